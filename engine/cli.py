@@ -1,0 +1,101 @@
+"""``python -m engine run SCENARIO.json [--trace FILE]`` and ``python -m engine bench``.
+
+The command line is the engine's only contact with the outside world (files, the wall clock for
+``stats.wall_ms``); the simulation itself never reads either.
+"""
+import argparse
+import json
+import sys
+import time
+
+from .scenario import ScenarioError
+from .simulation import Simulation
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m engine",
+                                     description="ISR Lab: a deterministic simulator of Kafka replication")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run a scenario and print the result document")
+    run.add_argument("scenario", help="scenario JSON file, or the name of a library scenario")
+    run.add_argument("--trace", help="write every history event as one JSON object per line")
+    run.add_argument("--seed", type=int, help="override the scenario's seed")
+    run.add_argument("--summary", action="store_true",
+                     help="print the story (history without HW moves) instead of the full document")
+    sub.add_parser("list", help="list the library scenarios")
+    bench = sub.add_parser("bench", help="run the reference workload and print speed figures")
+    bench.add_argument("--duration-ms", type=int, default=60000)
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        return _run(args)
+    if args.command == "list":
+        from .scenarios import library
+        for name, doc in library().items():
+            print(f"{name:40s} {doc['name']}")
+        return 0
+    from .bench import run_bench
+    return run_bench(args.duration_ms)
+
+
+def _load(path):
+    from .scenarios import library
+    lib = library()
+    if path in lib:
+        return lib[path]
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except OSError as exc:
+        raise SystemExit(f"error: cannot read {path}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise SystemExit(f"error: {path} is not valid JSON: {exc}") from None
+
+
+def _run(args):
+    doc = _load(args.scenario)
+    if args.seed is not None and isinstance(doc, dict):
+        doc = {**doc, "seed": args.seed}
+    trace_file = open(args.trace, "w", encoding="utf-8") if args.trace else None
+    trace = None
+    if trace_file:
+        def trace(event):
+            trace_file.write(json.dumps(event, separators=(",", ":")) + "\n")
+    started = time.perf_counter()
+    try:
+        sim = Simulation(doc, trace=trace)
+    except ScenarioError as exc:
+        print(f"error: invalid scenario: {exc}", file=sys.stderr)
+        return 2
+    result = sim.run()
+    result["stats"]["wall_ms"] = round((time.perf_counter() - started) * 1000)
+    if trace_file:
+        trace_file.close()
+    if args.summary:
+        print(story(result))
+    else:
+        json.dump(result, sys.stdout, separators=(",", ":"))
+        sys.stdout.write("\n")
+    return 0
+
+
+def story(result):
+    """A readable account: the replication story, the violations and the record outcome."""
+    lines = [f"{result['scenario']['name']} (kafka_version {result['scenario']['kafka_version']}, "
+             f"seed {result['scenario']['seed']})"]
+    for event in result["history"]:
+        if event["type"] == "high_watermark":
+            continue
+        where = ""
+        if event.get("topic") is not None and event.get("partition") is not None:
+            where = f" {event['topic']}-{event['partition']}"
+        who = f" broker {event['broker']}" if event.get("broker") is not None else ""
+        lines.append(f"{event['t_ms']:>9} ms  {event['type']}{where}{who}: {event.get('reason', '')}")
+    counts = {}
+    for rec in result["records"]:
+        label = rec["status"] + (f" {rec['error']}" if rec["error"] else "") + (" LOST" if rec["lost"] else "")
+        counts[label] = counts.get(label, 0) + 1
+    lines.append("records: " + ", ".join(f"{n} {label}" for label, n in sorted(counts.items())))
+    lines.append(f"violations: {len(result['violations'])}")
+    for v in result["violations"]:
+        lines.append(f"  {v['t_ms']} ms {v['invariant']} {v['topic']}-{v['partition']}: {v['detail']}")
+    return "\n".join(lines)

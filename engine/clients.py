@@ -1,0 +1,578 @@
+"""Producers and consumers (§6 client facts, §10, §12 client table).
+
+A producer assigns every record a unique id ``"<name>-<n>"``, partitions it (keyed: murmur2 as
+the Java client; unkeyed: round-robin up to 2.3, the sticky partitioner of KIP-480 from 2.4),
+and sends one Produce per broker with one batch per partition, at most
+``max.in.flight.requests.per.connection`` at a time. Errors are retried per the era's ``retries``
+(0 up to 2.0; unbounded within ``delivery.timeout.ms`` from 2.1) after ``retry.backoff.ms``, and
+NOT_LEADER / network errors refresh metadata first. A consumer reads every assigned partition
+from its leader up to the high watermark.
+"""
+from .messages import FETCH, LIST_OFFSETS, METADATA, OFFSETS_FOR_LEADER_EPOCH, PRODUCE
+from .network import Node
+
+RETRIABLE = {"NOT_LEADER_OR_FOLLOWER", "NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
+             "REQUEST_TIMED_OUT", "NETWORK_EXCEPTION", "UNKNOWN_TOPIC_OR_PARTITION",
+             "LEADER_NOT_AVAILABLE"}
+REFRESH_METADATA = {"NOT_LEADER_OR_FOLLOWER", "NETWORK_EXCEPTION", "REQUEST_TIMED_OUT",
+                    "UNKNOWN_TOPIC_OR_PARTITION", "LEADER_NOT_AVAILABLE", "FENCED_LEADER_EPOCH",
+                    "UNKNOWN_LEADER_EPOCH"}
+BATCH_RECORDS = 163  # batch.size 16384 / 100-byte records
+
+
+def murmur2(data):
+    """Kafka's Utils.murmur2 (the default partitioner's hash of the key bytes)."""
+    length = len(data)
+    seed = 0x9747b28c
+    m = 0x5bd1e995
+    h = (seed ^ length) & 0xFFFFFFFF
+    for i in range(0, length - length % 4, 4):
+        k = data[i] | (data[i + 1] << 8) | (data[i + 2] << 16) | (data[i + 3] << 24)
+        k = (k * m) & 0xFFFFFFFF
+        k ^= k >> 24
+        k = (k * m) & 0xFFFFFFFF
+        h = (h * m) & 0xFFFFFFFF
+        h ^= k
+    rest = length % 4
+    tail = length - rest
+    if rest == 3:
+        h ^= data[tail + 2] << 16
+    if rest >= 2:
+        h ^= data[tail + 1] << 8
+    if rest >= 1:
+        h ^= data[tail]
+        h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 15
+    return h
+
+
+def key_partition(key, partitions):
+    return (murmur2(str(key).encode()) & 0x7FFFFFFF) % partitions
+
+
+class Record:
+    __slots__ = ("id", "producer", "topic", "partition", "key", "value", "acks", "status", "error",
+                 "offset", "sent_ms", "acked_ms", "lost", "leader_epoch", "batch_seq", "batch_count",
+                 "attempts")
+
+    def __init__(self, rid, producer, topic, acks, sent_ms, key=None, value=None):
+        self.id = rid
+        self.producer = producer
+        self.topic = topic
+        self.partition = None
+        self.key = key
+        self.value = value
+        self.acks = acks
+        self.status = "pending"
+        self.error = None
+        self.offset = None
+        self.sent_ms = sent_ms
+        self.acked_ms = None
+        self.lost = False
+        self.leader_epoch = None
+        self.batch_seq = None
+        self.batch_count = None
+        self.attempts = 0
+
+    def to_dict(self):
+        return {"id": self.id, "producer": self.producer, "topic": self.topic,
+                "partition": self.partition, "acks": self.acks, "status": self.status,
+                "error": self.error, "offset": self.offset, "sent_ms": self.sent_ms,
+                "acked_ms": self.acked_ms, "lost": self.lost}
+
+
+class Batch:
+    __slots__ = ("key", "records", "acks", "created_ms", "attempts", "seq", "ready_ms", "in_flight")
+
+    def __init__(self, key, acks, created_ms):
+        self.key = key
+        self.records = []
+        self.acks = acks
+        self.created_ms = created_ms
+        self.attempts = 0
+        self.seq = None
+        self.ready_ms = created_ms
+        self.in_flight = False
+
+
+def acks_value(acks):
+    return {"all": -1, "-1": -1, -1: -1, "1": 1, 1: 1, "0": 0, 0: 0}[acks]
+
+
+def acks_label(acks):
+    return {-1: "all", 1: "1", 0: "0"}[acks]
+
+
+class ClientBase(Node):
+    """Shared metadata handling: refresh from the least recently tried broker."""
+
+    def __init__(self, sim, name, config):
+        Node.__init__(self, name, sim)
+        self.name = name
+        self.config = config
+        self.running = False
+        self.leaders = {}         # key -> (leader, leader_epoch)
+        self.topic_partitions = {}  # topic -> count
+        self.metadata_in_flight = False
+        self.metadata_wanted = False
+        self.metadata_ms = -1
+        self._bootstrap = 0
+
+    def refresh_metadata(self, _=None):
+        if not self.running:
+            return
+        if self.metadata_in_flight:
+            self.metadata_wanted = True
+            return
+        brokers = self.sim.broker_ids
+        target = brokers[self._bootstrap % len(brokers)]
+        self._bootstrap += 1
+        self.metadata_in_flight = True
+        self.metadata_wanted = False
+        self.request(target, METADATA, {"topics": None}, self.config["request.timeout.ms"]
+                     if "request.timeout.ms" in self.config else 30000, self._on_metadata)
+
+    def _on_metadata(self, _ctx, body, error):
+        self.metadata_in_flight = False
+        if error or body.get("error"):
+            self.set_timer(self.config.get("retry.backoff.ms", 100), self.refresh_metadata)
+            return
+        self.metadata_ms = self.scheduler.now_ms
+        counts = {}
+        for key, st in body["partitions"].items():
+            topic, part = self.sim.split_key(key)
+            counts[topic] = max(counts.get(topic, 0), part + 1)
+            self.leaders[key] = (st["leader"], st["leader_epoch"])
+        self.topic_partitions.update(counts)
+        self.on_metadata_updated()
+        if self.metadata_wanted:
+            self.set_timer(self.config.get("retry.backoff.ms", 100), self.refresh_metadata)
+
+    def on_metadata_updated(self):
+        raise NotImplementedError
+
+
+class Producer(ClientBase):
+    def __init__(self, sim, name, spec, config):
+        ClientBase.__init__(self, sim, name, config)
+        self.spec = spec
+        self.acks = acks_value(spec.get("acks", config["acks"]))
+        self.topic = spec.get("topic")
+        self.queues = {}          # key -> [Batch] waiting to be sent (oldest first)
+        self.unassigned = []      # records created before the topic's metadata was known
+        self.in_flight = {}       # broker -> requests outstanding
+        self.next_id = 0
+        self.seqs = {}            # key -> next sequence (idempotence)
+        self.round_robin = 0
+        self.sticky = {}          # topic -> partition (KIP-480)
+        self.wake_at = None
+        self.idempotent = bool(config.get("enable.idempotence"))
+        self.retries = config["retries"]
+        self.delivery_timeout_ms = config.get("delivery.timeout.ms")
+        self.max_in_flight = config["max.in.flight.requests.per.connection"]
+        self.rng = sim.streams.fork(f"producer/{name}")
+        self.handlers = {}
+
+    def start(self, _=None):
+        if self.running:
+            return
+        self.running = True
+        self.refresh_metadata()
+        rate = self.spec.get("rate_per_s") or 0
+        if rate > 0 and self.topic:
+            self._steady_index = 0
+            self._steady_start = self.scheduler.now_ms
+            self._tick_steady(None)
+
+    def stop(self):
+        self.running = False
+
+    # -- steady load ------------------------------------------------------------------------------
+    def _tick_steady(self, _):
+        if not self.running:
+            return
+        stop = self.spec.get("stop_ms")
+        now = self.scheduler.now_ms
+        if stop is not None and now >= stop:
+            return
+        rate = self.spec["rate_per_s"]
+        # Records due by now: index i is due at start + floor(i * 1000 / rate).
+        while self._steady_start + (self._steady_index * 1000) // rate <= now:
+            self.send(self.topic, None, None, None, self.acks)
+            self._steady_index += 1
+        due = self._steady_start + (self._steady_index * 1000) // rate
+        self.scheduler.schedule(due - now, self._tick_steady, None)
+
+    # -- the application's send() ------------------------------------------------------------------
+    def send(self, topic, partition, key, value, acks):
+        rid = f"{self.name}-{self.next_id}"
+        self.next_id += 1
+        record = Record(rid, self.name, topic, acks_label(acks), self.scheduler.now_ms, key, value)
+        record.partition = partition
+        self.sim.register_record(record)
+        if acks == 0:
+            record.status = "pending"
+        if topic in self.topic_partitions:
+            self._append(record, acks)
+        else:
+            self.unassigned.append((record, acks))
+            self.refresh_metadata()
+        return record
+
+    def _choose_partition(self, record):
+        count = self.topic_partitions[record.topic]
+        if record.partition is not None:
+            return record.partition
+        if record.key is not None:
+            return key_partition(record.key, count)
+        available = [p for p in range(count)
+                     if self.leaders.get(self.sim.key(record.topic, p), (-1,))[0] >= 0] or list(range(count))
+        if self.spec.get("partitioner", "default") == "default" and self.sim.era.version in ("2.4", "2.6"):
+            current = self.sticky.get(record.topic)
+            if current is None or current not in available:
+                current = available[self.rng.randrange(len(available))]
+                self.sticky[record.topic] = current
+            return current
+        self.round_robin += 1
+        return available[(self.round_robin - 1) % len(available)]
+
+    def _append(self, record, acks):
+        part = self._choose_partition(record)
+        record.partition = part
+        key = self.sim.key(record.topic, part)
+        queue = self.queues.setdefault(key, [])
+        now = self.scheduler.now_ms
+        if queue and not queue[-1].in_flight and queue[-1].attempts == 0 and queue[-1].acks == acks \
+                and len(queue[-1].records) < BATCH_RECORDS:
+            queue[-1].records.append(record)
+        else:
+            queue.append(Batch(key, acks, now))
+            queue[-1].records.append(record)
+        self._send_ready()
+
+    def on_metadata_updated(self):
+        if self.unassigned:
+            waiting, self.unassigned = self.unassigned, []
+            for record, acks in waiting:
+                if record.topic in self.topic_partitions:
+                    self._append(record, acks)
+                else:
+                    self.unassigned.append((record, acks))
+        self._send_ready()
+
+    # -- the sender thread ---------------------------------------------------------------------------
+    def _send_ready(self, _=None):
+        if not self.running:
+            return
+        now = self.scheduler.now_ms
+        per_node = {}
+        next_wake = None
+        for key, queue in self.queues.items():
+            batch = None
+            for candidate in queue:
+                if not candidate.in_flight:
+                    batch = candidate
+                    break
+            if batch is None:
+                continue
+            if self._expired(batch, now):
+                queue.remove(batch)
+                self._fail(batch, "REQUEST_TIMED_OUT",
+                           f"expired in the accumulator after {now - batch.created_ms} ms")
+                continue
+            if batch.ready_ms > now:
+                next_wake = batch.ready_ms if next_wake is None else min(next_wake, batch.ready_ms)
+                continue
+            leader = self.leaders.get(key, (-1, -1))[0]
+            if leader < 0:
+                self.refresh_metadata()
+                expiry = self._expiry_ms(batch)
+                next_wake = expiry if next_wake is None else min(next_wake, expiry)
+                continue
+            per_node.setdefault((leader, batch.acks), []).append(batch)
+        for (node, acks), batches in per_node.items():
+            if self.in_flight.get(node, 0) >= self.max_in_flight:
+                continue
+            self._send_batches(node, acks, batches)
+        if next_wake is not None and (self.wake_at is None or next_wake < self.wake_at
+                                      or self.wake_at <= now):
+            self.wake_at = next_wake
+            self.set_timer(max(next_wake - now, 0), self._wake)
+
+    def _wake(self, _):
+        self.wake_at = None
+        self._send_ready()
+
+    def _expiry_ms(self, batch):
+        if self.delivery_timeout_ms is not None:
+            return batch.created_ms + self.delivery_timeout_ms
+        return batch.ready_ms + self.config["request.timeout.ms"]
+
+    def _expired(self, batch, now):
+        return now >= self._expiry_ms(batch)
+
+    def _send_batches(self, node, acks, batches):
+        parts = {}
+        for batch in batches:
+            batch.in_flight = True
+            batch.attempts += 1
+            if self.idempotent and batch.seq is None:
+                batch.seq = self.seqs.get(batch.key, 0)
+                self.seqs[batch.key] = batch.seq + len(batch.records)
+                for i, record in enumerate(batch.records):
+                    record.batch_seq, record.batch_count = batch.seq, len(batch.records)
+            for record in batch.records:
+                record.attempts = batch.attempts
+            parts[batch.key] = {"ids": [r.id for r in batch.records], "seq": batch.seq}
+        body = {"acks": acks, "timeout_ms": self.config["request.timeout.ms"], "producer": self.name,
+                "partitions": parts}
+        if acks == 0:
+            self.send(node, PRODUCE, body)
+            for batch in batches:
+                self._dequeue(batch)
+                for record in batch.records:
+                    record.status = "unacknowledged"
+            return
+        self.in_flight[node] = self.in_flight.get(node, 0) + 1
+        self.request(node, PRODUCE, body, self.config["request.timeout.ms"], self._on_produce_response,
+                     (node, batches))
+
+    def _dequeue(self, batch):
+        queue = self.queues.get(batch.key)
+        if queue and batch in queue:
+            queue.remove(batch)
+
+    def _on_produce_response(self, ctx, body, error):
+        node, batches = ctx
+        self.in_flight[node] -= 1
+        refresh = False
+        for batch in batches:
+            batch.in_flight = False
+            result = None if error else body["partitions"].get(batch.key)
+            err = error or (result or {}).get("error") or (None if result else "NETWORK_EXCEPTION")
+            if err is None:
+                self._dequeue(batch)
+                self._acked(batch, result["base_offset"])
+                continue
+            refresh = refresh or err in REFRESH_METADATA
+            if self._can_retry(batch, err):
+                batch.ready_ms = self.scheduler.now_ms + self.config["retry.backoff.ms"]
+                for record in batch.records:
+                    record.error = err
+            else:
+                self._dequeue(batch)
+                self._fail(batch, err, None)
+        if refresh:
+            self.refresh_metadata()
+        self._send_ready()
+
+    def _can_retry(self, batch, err):
+        if err not in RETRIABLE or not self.running:
+            return False
+        if batch.attempts > self.retries:
+            return False
+        if self.delivery_timeout_ms is not None and \
+                self.scheduler.now_ms >= batch.created_ms + self.delivery_timeout_ms:
+            return False
+        return True
+
+    def _acked(self, batch, base_offset):
+        now = self.scheduler.now_ms
+        for i, record in enumerate(batch.records):
+            record.status = "acked"
+            record.error = None
+            record.offset = base_offset + i
+            record.acked_ms = now
+            self.sim.on_acked(record)
+
+    def _fail(self, batch, err, detail):
+        for record in batch.records:
+            record.status = "failed"
+            record.error = err
+        self.sim.emit("produce_failed", topic=self.sim.split_key(batch.key)[0],
+                      partition=self.sim.split_key(batch.key)[1], producer=self.name, error=err,
+                      records=[r.id for r in batch.records], attempts=batch.attempts,
+                      reason=detail or (f"{err} after {batch.attempts} attempt(s); retries="
+                                        f"{self.retries}" + (f", delivery.timeout.ms={self.delivery_timeout_ms}"
+                                                             if self.delivery_timeout_ms else "")))
+
+    def view(self):
+        queued = sum(len(b.records) for q in self.queues.values() for b in q)
+        return {"type": "producer", "running": self.running, "sent": self.next_id, "queued": queued,
+                "in_flight": dict((str(k), v) for k, v in self.in_flight.items())}
+
+
+class Consumer(ClientBase):
+    def __init__(self, sim, name, spec, config):
+        ClientBase.__init__(self, sim, name, config)
+        self.spec = spec
+        self.topic = spec["topic"]
+        self.positions = {}       # key -> next offset to read
+        self.last_epochs = {}     # key -> leader epoch of the last record read
+        self.fetch_epochs = {}    # key -> leader epoch the position was validated against
+        self.resetting = {}       # key -> None: waiting for ListOffsets
+        self.validating = {}      # key -> None: waiting for OffsetsForLeaderEpoch (KIP-320)
+        self.in_flight = {}       # broker -> True
+        self.consumed = sim.consumed.setdefault(name, [])
+        self.error = None
+        self.handlers = {}
+
+    def assigned(self):
+        count = self.topic_partitions.get(self.topic, 0)
+        if self.spec.get("partition") is not None:
+            return [self.sim.key(self.topic, self.spec["partition"])] if self.spec["partition"] < count else []
+        return [self.sim.key(self.topic, p) for p in range(count)]
+
+    def start(self, _=None):
+        if self.running:
+            return
+        self.running = True
+        self.refresh_metadata()
+
+    def stop(self):
+        self.running = False
+
+    def on_metadata_updated(self):
+        start = self.spec.get("from")
+        for key in self.assigned():
+            if key not in self.positions and key not in self.resetting:
+                if isinstance(start, int):
+                    self.positions[key] = start
+                else:
+                    self._reset(key, start or self.config["auto.offset.reset"])
+        self._poll()
+
+    def _reset(self, key, policy):
+        if policy == "none":
+            self.error = f"OFFSET_OUT_OF_RANGE on {key} with auto.offset.reset=none"
+            self.sim.emit("consumer_error", consumer=self.name, reason=self.error)
+            self.running = False
+            return
+        self.resetting[key] = policy
+        self.positions.pop(key, None)
+        self._list_offsets(key)
+
+    def _list_offsets(self, key):
+        leader = self.leaders.get(key, (-1, -1))[0]
+        if leader < 0:
+            self.set_timer(self.config["retry.backoff.ms"], self._retry_reset, key)
+            return
+        policy = self.resetting[key]
+        self.request(leader, LIST_OFFSETS, {"replica_id": -1, "partitions": {key: policy}},
+                     self.config["request.timeout.ms"], self._on_list_offsets, key)
+
+    def _retry_reset(self, key):
+        if key in self.resetting and self.running:
+            self.refresh_metadata()
+            self._list_offsets(key)
+
+    def _on_list_offsets(self, key, body, error):
+        answer = None if error else body["partitions"].get(key)
+        if error or answer is None or answer["error"]:
+            self.set_timer(self.config["retry.backoff.ms"], self._retry_reset, key)
+            return
+        policy = self.resetting.pop(key, None)
+        self.positions[key] = answer["offset"]
+        self.fetch_epochs[key] = answer["leader_epoch"]
+        self.sim.emit("consumer_reset", consumer=self.name, topic=self.sim.split_key(key)[0],
+                      partition=self.sim.split_key(key)[1], offset=answer["offset"],
+                      reason=f"auto.offset.reset={policy}: position set to {answer['offset']}")
+        self._poll()
+
+    def _poll(self, _=None):
+        if not self.running:
+            return
+        per_node = {}
+        for key, pos in self.positions.items():
+            if key in self.validating:
+                continue
+            leader, epoch = self.leaders.get(key, (-1, -1))
+            if leader < 0:
+                continue
+            if self.sim.era.consumer_truncation_detection and key in self.last_epochs \
+                    and self.fetch_epochs.get(key, epoch) != epoch:
+                self._validate(key, leader, epoch)
+                continue
+            self.fetch_epochs[key] = epoch
+            per_node.setdefault(leader, {})[key] = {
+                "fetch_offset": pos,
+                "current_leader_epoch": epoch if self.sim.era.consumer_truncation_detection else -1}
+        for node, parts in per_node.items():
+            if self.in_flight.get(node):
+                continue
+            self.in_flight[node] = True
+            self.request(node, FETCH, {"replica_id": -1, "max_wait_ms": self.config["fetch.max.wait.ms"],
+                                       "min_bytes": 1, "partitions": parts},
+                         self.config["request.timeout.ms"], self._on_fetch, (node, parts))
+
+    def _on_fetch(self, ctx, body, error):
+        node, parts = ctx
+        self.in_flight[node] = False
+        if not self.running:
+            return
+        if error:
+            self.refresh_metadata()
+            self.set_timer(self.config["retry.backoff.ms"], self._poll)
+            return
+        refresh = False
+        now = self.scheduler.now_ms
+        for key, resp in body["partitions"].items():
+            if self.positions.get(key) != parts[key]["fetch_offset"]:
+                continue
+            err = resp["error"]
+            if err is None:
+                offset = parts[key]["fetch_offset"]
+                topic, part = self.sim.split_key(key)
+                for i, (epoch, rid) in enumerate(resp["records"]):
+                    self.consumed.append({"id": rid, "partition": part, "offset": offset + i, "at_ms": now,
+                                          "topic": topic})
+                    self.sim.on_consumed(self.name, key, offset + i, rid)
+                if resp["records"]:
+                    self.positions[key] = offset + len(resp["records"])
+                    self.last_epochs[key] = resp["records"][-1][0]
+            elif err == "OFFSET_OUT_OF_RANGE":
+                self._reset(key, self.config["auto.offset.reset"])
+            else:
+                refresh = True
+        if refresh:
+            self.refresh_metadata()
+            self.set_timer(self.config["retry.backoff.ms"], self._poll)
+        else:
+            self._poll()
+
+    # -- KIP-320 client side: detect truncation after a leader change (§10) ---------------------------
+    def _validate(self, key, leader, epoch):
+        self.validating[key] = None
+        self.request(leader, OFFSETS_FOR_LEADER_EPOCH,
+                     {"replica_id": -1, "partitions": {key: {"leader_epoch": self.last_epochs[key],
+                                                             "current_leader_epoch": epoch}}},
+                     self.config["request.timeout.ms"], self._on_validated, (key, epoch))
+
+    def _on_validated(self, ctx, body, error):
+        key, epoch = ctx
+        self.validating.pop(key, None)
+        answer = None if error else body["partitions"].get(key)
+        if error or answer is None or answer["error"]:
+            self.refresh_metadata()
+            self.set_timer(self.config["retry.backoff.ms"], self._poll)
+            return
+        self.fetch_epochs[key] = epoch
+        end = answer["end_offset"]
+        position = self.positions.get(key)
+        if end == -1:
+            self._reset(key, self.config["auto.offset.reset"])
+            return
+        if position is not None and end < position:
+            topic, part = self.sim.split_key(key)
+            self.positions[key] = end
+            self.sim.emit("consumer_truncation_detected", consumer=self.name, topic=topic, partition=part,
+                          offset=end, previous_position=position,
+                          reason=f"OffsetsForLeaderEpoch(epoch {self.last_epochs[key]}) -> end offset "
+                                 f"{end} < position {position}: the log was truncated; seek to {end}")
+        self._poll()
+
+    def view(self):
+        return {"type": "consumer", "running": self.running, "positions": dict(self.positions),
+                "read": len(self.consumed), "error": self.error}

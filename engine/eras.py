@@ -1,0 +1,162 @@
+"""Kafka protocol eras as feature flags and defaults (reference §0, §12; scenario format §4).
+
+Eras are not forks: the broker, controller and clients ask ``era.<flag>`` at the ~dozen places
+where Kafka's behaviour changed. Each flag names the KIP or JIRA that introduced the change.
+"""
+from dataclasses import dataclass
+
+VERSIONS = ("0.10", "1.1", "2.0", "2.4", "2.6")
+LONG_MAX = 9223372036854775807
+INT_MAX = 2147483647
+
+
+@dataclass(frozen=True)
+class Era:
+    version: str
+    #: How a replica becomes follower (§8.1): "hw" truncates to the local high watermark
+    #: (pre-KIP-101, 0.10.2); "kip101" asks OffsetsForLeaderEpoch for an end offset (0.11-1.1);
+    #: "kip279" gets (epoch, end offset) back and walks epochs (2.0+).
+    truncation: str
+    #: Record batches carry the leader epoch and brokers keep a leader-epoch cache (KIP-101, 0.11).
+    epoch_cache: bool
+    #: KAFKA-7415 (2.1): a new leader writes (epoch, LEO) into its cache at election time.
+    epoch_entry_on_become_leader: bool
+    #: KIP-320 (2.1): fetches carry current_leader_epoch; FENCED/UNKNOWN_LEADER_EPOCH.
+    kip320_fencing: bool
+    #: KAFKA-7152 (2.1): a replica whose LEO equals the leader's LEO is never out of sync.
+    out_of_sync_needs_leo_behind: bool
+    #: KAFKA-7128 (2.1): to join the ISR a follower must also reach the leader-epoch start offset.
+    expand_needs_epoch_start_offset: bool
+    #: 2.1+: every accepted LeaderAndIsr restarts the fetcher; <= 2.0 only a new leader id does (§8.1).
+    refetch_on_epoch_bump: bool
+    #: <= 2.0: OFFSET_OUT_OF_RANGE with a shorter leader log and unclean election disabled halts
+    #: the broker ("Exiting because log truncation is not allowed") (§7).
+    halt_on_unclean_truncation: bool
+    #: 1.1+: the controller always keeps the last ISR member; <= 1.0 only with unclean disabled (§9.3).
+    controller_keeps_last_isr_member: bool
+    #: KAFKA-6082 (2.1): controller ZK writes are fenced by the /controller_epoch zkVersion.
+    controller_writes_fenced: bool
+    #: KIP-380 / KAFKA-7235 (2.2): broker epoch = czxid of /brokers/ids/N; bounced brokers detected.
+    broker_epoch: bool
+    #: KIP-320 client side (2.3): consumers detect log truncation after a leader change.
+    consumer_truncation_detection: bool
+    #: KAFKA-7538 (2.5): read-lock double check for ISR changes (cosmetic in a simulator).
+    isr_double_checked_locking: bool
+    #: Error code 6 was NOT_LEADER_FOR_PARTITION until 2.6 renamed it NOT_LEADER_OR_FOLLOWER.
+    not_leader_error_name: str
+    #: Idempotent producers exist from 0.11.
+    idempotence: bool
+    #: Client defaults that changed across eras (§12 client table).
+    producer_retries: int
+    delivery_timeout: bool
+
+    @property
+    def isr_expiration_divisor(self):
+        """isr-expiration runs every replica.lag.time.max.ms / 2 from 0.10.2 (KAFKA-4485, §2.1)."""
+        return 2
+
+
+_OLD = dict(truncation="hw", epoch_cache=False, epoch_entry_on_become_leader=False,
+            kip320_fencing=False, out_of_sync_needs_leo_behind=False,
+            expand_needs_epoch_start_offset=False, refetch_on_epoch_bump=False,
+            halt_on_unclean_truncation=True, controller_keeps_last_isr_member=False,
+            controller_writes_fenced=False, broker_epoch=False,
+            consumer_truncation_detection=False, isr_double_checked_locking=False,
+            not_leader_error_name="NOT_LEADER_FOR_PARTITION", idempotence=False,
+            producer_retries=0, delivery_timeout=False)
+_KIP101 = {**_OLD, "truncation": "kip101", "epoch_cache": True,
+           "controller_keeps_last_isr_member": True, "idempotence": True}
+_KIP279 = {**_KIP101, "truncation": "kip279"}
+_KIP320 = {**_KIP279, "epoch_entry_on_become_leader": True, "kip320_fencing": True,
+           "out_of_sync_needs_leo_behind": True, "expand_needs_epoch_start_offset": True,
+           "refetch_on_epoch_bump": True, "halt_on_unclean_truncation": False,
+           "controller_writes_fenced": True, "broker_epoch": True,
+           "consumer_truncation_detection": True, "producer_retries": INT_MAX,
+           "delivery_timeout": True}
+_KIP537 = {**_KIP320, "isr_double_checked_locking": True,
+           "not_leader_error_name": "NOT_LEADER_OR_FOLLOWER"}
+
+ERAS = {
+    "0.10": Era("0.10", **_OLD),  # 0.10.2: KAFKA-4485 lag rule, truncate to HW
+    "1.1": Era("1.1", **_KIP101),
+    "2.0": Era("2.0", **_KIP279),
+    "2.4": Era("2.4", **_KIP320),
+    "2.6": Era("2.6", **_KIP537),  # KIP-537 defaults live in CONFIG below
+}
+
+
+def _all(value):
+    return {v: value for v in VERSIONS}
+
+
+def _from(first, value, before=None):
+    """``value`` from era ``first`` on; ``before`` (None = key absent) in earlier eras."""
+    idx = VERSIONS.index(first)
+    return {v: (value if i >= idx else before) for i, v in enumerate(VERSIONS)}
+
+
+# key -> (kind, scope, defaults per era (None = the era does not know the key), constraint)
+# kinds: "int", "bool", "enum:<a>|<b>", "acks"; scope: broker, topic (also broker), producer,
+# consumer, client (producer and consumer), sim
+CONFIG = {
+    "replica.lag.time.max.ms": ("int", "broker", {**_all(10000), "2.6": 30000}, 1),
+    "min.insync.replicas": ("int", "topic", _all(1), 1),
+    "unclean.leader.election.enable": ("bool", "topic", {**_all(False), "0.10": True}, None),
+    "replica.fetch.wait.max.ms": ("int", "broker", _all(500), 0),
+    "replica.fetch.min.bytes": ("int", "broker", _all(1), 1),
+    "replica.fetch.max.bytes": ("int", "broker", _all(1048576), 1),
+    "replica.fetch.response.max.bytes": ("int", "broker", _all(10485760), 1),
+    "replica.fetch.backoff.ms": ("int", "broker", _all(1000), 0),
+    "replica.socket.timeout.ms": ("int", "broker", _all(30000), 1),
+    "replica.high.watermark.checkpoint.interval.ms": ("int", "broker", _all(5000), 1),
+    "num.replica.fetchers": ("int", "broker", _all(1), 1),
+    "zookeeper.session.timeout.ms": ("int", "broker", {**_all(6000), "2.6": 18000}, 300),
+    "auto.leader.rebalance.enable": ("bool", "broker", _all(True), None),
+    "leader.imbalance.check.interval.seconds": ("int", "broker", _all(300), 1),
+    "leader.imbalance.per.broker.percentage": ("int", "broker", _all(10), 0),
+    "controlled.shutdown.enable": ("bool", "broker", _all(True), None),
+    "controlled.shutdown.max.retries": ("int", "broker", _all(3), 0),
+    "controlled.shutdown.retry.backoff.ms": ("int", "broker", _all(5000), 0),
+    "controller.socket.timeout.ms": ("int", "broker", _all(30000), 1),
+    "log.flush.interval.messages": ("int", "topic", _all(LONG_MAX), 1),
+    "log.flush.interval.ms": ("int?", "topic", _all(None), 1),
+    # producer
+    "acks": ("acks", "producer", _all("1"), None),
+    "retries": ("int", "producer", {v: ERAS[v].producer_retries for v in VERSIONS}, 0),
+    "delivery.timeout.ms": ("int", "producer", _from("2.4", 120000), 1),
+    "request.timeout.ms": ("int", "client", _all(30000), 1),
+    "linger.ms": ("int", "producer", _all(0), 0),
+    "max.in.flight.requests.per.connection": ("int", "producer", _all(5), 1),
+    "retry.backoff.ms": ("int", "client", _all(100), 0),
+    "enable.idempotence": ("bool", "producer", _from("1.1", False), None),
+    "metadata.max.age.ms": ("int", "client", _all(300000), 1),
+    # consumer
+    "auto.offset.reset": ("enum:latest|earliest|none", "consumer", _all("latest"), None),
+    "isolation.level": ("enum:read_uncommitted|read_committed", "consumer",
+                        _from("1.1", "read_uncommitted"), None),
+    "fetch.max.wait.ms": ("int", "consumer", _all(500), 0),
+    "fetch.min.bytes": ("int", "consumer", _all(1), 1),
+    # simulator knobs (not Kafka's): the model of the machine under the broker
+    "sim.record.size.bytes": ("int", "sim", _all(100), 1),
+    "sim.os.dirty.expire.ms": ("int", "sim", _all(30000), 0),
+    "sim.os.dirty.writeback.interval.ms": ("int", "sim", _all(5000), 1),
+}
+
+def known_keys(version):
+    """Config keys the era knows. ``log.flush.interval.ms`` defaults to unset (None)."""
+    return [k for k, (_kind, _scope, defaults, _c) in CONFIG.items()
+            if defaults[version] is not None or k == "log.flush.interval.ms"]
+
+
+def default(version, key):
+    return CONFIG[key][2][version]
+
+
+def scopes_of(key):
+    scope = CONFIG[key][1]
+    return ("producer", "consumer") if scope == "client" else (scope,)
+
+
+def defaults(version, scope=None):
+    return {k: CONFIG[k][2][version] for k in known_keys(version)
+            if scope is None or set(scopes_of(k)) & set(scope)}

@@ -1,0 +1,213 @@
+"""Invariants checked as the state changes, reported as ``violations`` (never as exceptions).
+
+Each check runs at the moment the relevant state changes (an HW move, a state-znode write, a new
+leader, a truncation), which is "after every step" without rescanning the cluster per event.
+Names follow the scenario format §5; background in the reference §13 and §15.3. In eras and
+settings where Kafka really loses data, these checks report the loss — they never prevent it.
+"""
+
+
+class Invariants:
+    def __init__(self, sim):
+        self.sim = sim
+        self.acked = {}            # key -> [Record] acknowledged (acks=1 or all)
+        self.consumed = {}         # key -> {offset: {record id: consumer}}
+        self.reported_lost = set()
+        self.reported_read = set()
+        self.reported_divergence = set()
+        self.znode_state = {}      # state path -> (leader_epoch, zk version)
+        self.controller_epoch = 0
+        self.terms = {}            # (broker, key) -> [leader_epoch, hw]
+        self.verified = {}         # (broker, key) -> offset below which divergence was checked
+
+    def violation(self, invariant, key, detail, records=()):
+        topic, part = self.sim.split_key(key) if key else (None, None)
+        entry = {"invariant": invariant, "t_ms": self.sim.now_ms, "topic": topic,
+                 "partition": part, "detail": detail, "records": list(records)}
+        self.sim.violations.append(entry)
+        self.sim.emit("violation", topic=topic, partition=part, invariant=invariant,
+                      records=list(records)[:50], reason=detail)
+
+    # -- ZooKeeper writes: leader_not_in_isr, epoch_decreased ----------------------------------------
+    def on_znode_write(self, path, data, version):
+        if path == "/controller_epoch":
+            if isinstance(data, int) and data < self.controller_epoch:
+                self.violation("epoch_decreased", None,
+                               f"/controller_epoch went from {self.controller_epoch} to {data}")
+            self.controller_epoch = max(self.controller_epoch, data if isinstance(data, int) else 0)
+            return
+        if not path.endswith("/state") or not path.startswith("/brokers/topics/"):
+            return
+        key = self.sim.key_of_state_path(path)
+        leader, epoch, isr = data["leader"], data["leader_epoch"], data["isr"]
+        if leader != -1 and leader not in isr:
+            self.violation("leader_not_in_isr", key, f"{path} names leader {leader} but ISR {isr}")
+        previous = self.znode_state.get(path)
+        if previous is not None:
+            old_epoch, old_version = previous
+            if epoch < old_epoch:
+                self.violation("epoch_decreased", key,
+                               f"leader epoch went from {old_epoch} to {epoch} in {path}")
+            if version <= old_version:
+                self.violation("epoch_decreased", key,
+                               f"zkVersion went from {old_version} to {version} in {path}")
+        self.znode_state[path] = (epoch, version)
+
+    # -- high watermarks: hw_above_leo, leader_hw_decreased, replica_divergence --------------------
+    def on_leader_hw(self, broker, part, old_hw, new_hw):
+        key = part.key
+        term = self.terms.get((broker.node_id, key))
+        if term is not None and term[0] == part.leader_epoch and new_hw < term[1]:
+            self.violation("leader_hw_decreased", key,
+                           f"leader {broker.node_id} HW went from {term[1]} to {new_hw} in epoch "
+                           f"{part.leader_epoch}")
+        self.terms[(broker.node_id, key)] = [part.leader_epoch, new_hw]
+        self.on_hw(broker, key, part.log)
+
+    def reconciled(self, broker, key):
+        """A replica's HW is a claim about committed data only once it acts in the current
+        epoch: as leader, or as a follower that finished reconciling its log (a restarted
+        replica still holding a stale checkpointed HW is not yet compared)."""
+        if not broker.running:
+            return False
+        part = broker.partitions.get(key)
+        if part is None:
+            return False
+        if part.is_leader:
+            return True
+        for fetcher in broker.fetchers.values():
+            state = fetcher.partitions.get(key)
+            if state is not None:
+                return not state.truncating
+        return part.leader_epoch >= 0
+
+    def on_hw(self, broker, key, log):
+        if log.hw > log.leo:
+            self.violation("hw_above_leo", key,
+                           f"broker {broker.node_id} has HW {log.hw} > LEO {log.leo}")
+        if not self.reconciled(broker, key):
+            return
+        lo = self.verified.get((broker.node_id, key), 0)
+        hi = log.hw
+        if hi <= lo:
+            if hi < lo:
+                self.verified[(broker.node_id, key)] = hi
+            return
+        for other in self.sim.brokers.values():
+            if other is broker or not self.reconciled(other, key):
+                continue
+            olog = other.logs.get(key)
+            end = min(hi, olog.hw)
+            if end > lo:
+                self._compare(key, broker.node_id, log, other.node_id, olog, lo, end)
+        self.verified[(broker.node_id, key)] = hi
+
+    def _compare(self, key, a_id, a, b_id, b, lo, hi):
+        start = max(lo, a.log_start_offset, b.log_start_offset)
+        if start >= hi:
+            return
+        ra = a.records[start - a.log_start_offset:hi - a.log_start_offset]
+        rb = b.records[start - b.log_start_offset:hi - b.log_start_offset]
+        if ra == rb:
+            return
+        for i, (x, y) in enumerate(zip(ra, rb)):
+            if x[1] != y[1]:
+                offset = start + i
+                if (key, offset) not in self.reported_divergence:
+                    self.reported_divergence.add((key, offset))
+                    self.violation("replica_divergence", key,
+                                   f"offset {offset} holds {x[1]} (epoch {x[0]}) on broker {a_id} but "
+                                   f"{y[1]} (epoch {y[0]}) on broker {b_id}, below both HWs "
+                                   f"({a.hw}, {b.hw})", [x[1], y[1]])
+                return
+
+    def on_log_reconciled(self, broker, key, log):
+        """A replica that starts acting in a new epoch (a new leader, a follower done
+        truncating) is compared afresh over its whole committed range."""
+        self.verified.pop((broker.node_id, key), None)
+        self.on_hw(broker, key, log)
+
+    def on_truncated(self, broker, key):
+        log = broker.logs[key]
+        mark = self.verified.get((broker.node_id, key))
+        if mark is not None and mark > log.leo:
+            self.verified[(broker.node_id, key)] = log.leo
+        self.check_records(key)
+
+    # -- records: acked_record_lost, consumer_read_lost_record ---------------------------------------
+    def on_acked(self, record):
+        self.acked.setdefault(self.sim.key(record.topic, record.partition), []).append(record)
+
+    def on_consumed(self, consumer, key, offset, record_id):
+        self.consumed.setdefault(key, {}).setdefault(offset, {}).setdefault(record_id, consumer)
+
+    def leader_log(self, key):
+        """The log of the partition's current leader per ZooKeeper, if that broker is up and
+        acting as leader; None while the partition is offline or mid-election."""
+        state = self.sim.zk_server.tree.nodes.get(self.sim.state_path(key))
+        if state is None:
+            return None
+        broker = self.sim.brokers.get(state.data["leader"])
+        if broker is None or not broker.running:
+            return None
+        part = broker.partitions.get(key)
+        if part is None or not part.is_leader:
+            return None
+        return part.log
+
+    def check_records(self, key, log=None, cause=None):
+        log = log if log is not None else self.leader_log(key)
+        if log is None:
+            return
+        lost = []
+        for record in self.acked.get(key, ()):
+            if record.acks != "all" or record.id in self.reported_lost:
+                continue
+            entry = log.record_at(record.offset)
+            if entry is None or entry[1] != record.id:
+                lost.append(record)
+        if lost:
+            for record in lost:
+                self.reported_lost.add(record.id)
+            first = lost[0]
+            entry = log.record_at(first.offset)
+            self.violation("acked_record_lost", key,
+                           f"{len(lost)} record(s) acknowledged with acks=all are not in the "
+                           f"leader's log (e.g. {first.id} acked at offset {first.offset} at "
+                           f"{first.acked_ms} ms; the leader has "
+                           f"{entry[1] if entry else 'nothing'} there, LEO {log.leo})"
+                           + (f"; {cause}" if cause else ""), [r.id for r in lost])
+        read_lost = []
+        for offset, readers in self.consumed.get(key, {}).items():
+            entry = log.record_at(offset)
+            for rid, consumer in readers.items():
+                if (entry is None or entry[1] != rid) and rid not in self.reported_read:
+                    self.reported_read.add(rid)
+                    read_lost.append((rid, consumer, offset))
+        if read_lost:
+            rid, consumer, offset = read_lost[0]
+            self.violation("consumer_read_lost_record", key,
+                           f"{len(read_lost)} record(s) read by consumers are gone from the leader's "
+                           f"log (e.g. {consumer} read {rid} at offset {offset})",
+                           [r[0] for r in read_lost])
+
+    def finalize(self):
+        """At the end: mark every acknowledged record that is in no live leader's log as lost
+        (an offline partition's record counts as lost only if no replica holds it at all)."""
+        for key, records in self.acked.items():
+            log = self.leader_log(key)
+            if log is not None:
+                self.check_records(key, log, "at the end of the run")
+                for record in records:
+                    entry = log.record_at(record.offset)
+                    record.lost = entry is None or entry[1] != record.id
+                continue
+            logs = [b.logs[key] for b in self.sim.brokers.values() if key in b.logs]
+            for record in records:
+                record.lost = not any((lg.record_at(record.offset) or (0, None))[1] == record.id
+                                      for lg in logs)
+                if record.lost and record.acks == "all" and record.id not in self.reported_lost:
+                    self.reported_lost.add(record.id)
+                    self.violation("acked_record_lost", key,
+                                   f"{record.id} (acks=all, offset {record.offset}) is on no replica "
+                                   f"at the end of the run", [record.id])

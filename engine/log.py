@@ -1,0 +1,139 @@
+"""A replica's local log: records, log end offset, high watermark, flush point, epoch cache.
+
+Offsets are 0-based; ``leo`` is the offset of the *next* record (reference conventions). Each
+record is a tuple ``(leader_epoch, record_id)``. The leader-epoch cache (KIP-101, §1.3) is a list
+of ``[epoch, start_offset]`` pairs in increasing order.
+"""
+
+UNDEFINED = -1
+
+
+class ReplicaLog:
+    __slots__ = ("records", "log_start_offset", "hw", "flushed_offset", "epoch_cache",
+                 "unflushed_since", "dirty_marks")
+
+    def __init__(self):
+        self.records = []          # (epoch, record_id) per offset, from log_start_offset
+        self.log_start_offset = 0
+        self.hw = 0
+        self.flushed_offset = 0    # offsets below this survive a power failure
+        self.epoch_cache = []      # [[epoch, start_offset], ...]
+        self.unflushed_since = 0   # append count since last flush (log.flush.interval.messages)
+        self.dirty_marks = []      # [(time_ms, leo)] taken by the OS writeback task
+
+    @property
+    def leo(self):
+        return self.log_start_offset + len(self.records)
+
+    def latest_epoch(self):
+        return self.epoch_cache[-1][0] if self.epoch_cache else UNDEFINED
+
+    def record_at(self, offset):
+        i = offset - self.log_start_offset
+        if 0 <= i < len(self.records):
+            return self.records[i]
+        return None
+
+    def read(self, offset, max_records):
+        start = offset - self.log_start_offset
+        return self.records[start:start + max_records]
+
+    def append(self, epoch, record_ids, track_epochs):
+        """Append as leader; returns the first offset. Stamps ``epoch`` (§6 step 4)."""
+        first = self.leo
+        if track_epochs:
+            self.assign_epoch(epoch, first)
+        self.records.extend([(epoch, rid) for rid in record_ids])
+        self.unflushed_since += len(record_ids)
+        return first
+
+    def append_replicated(self, records, track_epochs):
+        """Append as follower: offsets and epochs as the leader wrote them (§7)."""
+        if track_epochs:
+            offset = self.leo
+            last = self.epoch_cache[-1][0] if self.epoch_cache else None
+            for epoch, _rid in records:
+                if epoch != last:
+                    self.assign_epoch(epoch, offset)
+                    last = epoch
+                offset += 1
+        self.records.extend(records)
+        self.unflushed_since += len(records)
+
+    def truncate_to(self, offset):
+        """Drop every record at ``offset`` and above; returns how many went."""
+        offset = max(offset, self.log_start_offset)
+        removed = self.leo - offset
+        if removed > 0:
+            del self.records[offset - self.log_start_offset:]
+        else:
+            removed = 0
+        self.truncate_epochs_from_end(self.leo)
+        if self.hw > self.leo:
+            self.hw = self.leo
+        if self.flushed_offset > self.leo:
+            self.flushed_offset = self.leo
+        leo = self.leo
+        self.dirty_marks = [(t, min(mark, leo)) for t, mark in self.dirty_marks]
+        return removed
+
+    def flush(self):
+        self.flushed_offset = self.leo
+        self.unflushed_since = 0
+
+    def writeback(self, now_ms, expire_ms):
+        """The OS wrote back every page dirtied more than ``expire_ms`` ago: each mark says
+        "at time t the log ended at offset o", so marks older than the expiry are now durable."""
+        marks = self.dirty_marks
+        marks.append((now_ms, self.leo))
+        while marks and marks[0][0] <= now_ms - expire_ms:
+            _t, offset = marks.pop(0)
+            if offset > self.flushed_offset:
+                self.flushed_offset = min(offset, self.leo)
+
+    # -- leader epoch cache (LeaderEpochFileCache, §1.3) -------------------------------------
+    def assign_epoch(self, epoch, start_offset):
+        cache = self.epoch_cache
+        if cache:
+            last_epoch, last_start = cache[-1]
+            if last_epoch == epoch and start_offset >= last_start:
+                return
+            while cache and (cache[-1][0] >= epoch or cache[-1][1] >= start_offset):
+                cache.pop()
+        cache.append([epoch, start_offset])
+
+    def truncate_epochs_from_end(self, end_offset):
+        cache = self.epoch_cache
+        while cache and cache[-1][1] >= end_offset:
+            cache.pop()
+
+    def end_offset_for(self, requested_epoch, era):
+        """OffsetsForLeaderEpoch as answered by this replica: (epoch, end_offset) (§1.3).
+
+        0.11-1.1 answer only an offset (the epoch is reported UNDEFINED); 2.0 also returns the
+        largest epoch <= requested; from 2.1 (KAFKA-7415) an epoch below the first cached one
+        answers (requested, first start offset) instead of UNDEFINED.
+        """
+        return end_offset_for(self.epoch_cache, requested_epoch, self.leo, era)
+
+
+def end_offset_for(cache, requested, leo, era):
+    if requested == UNDEFINED or not cache:
+        return UNDEFINED, UNDEFINED
+    latest = cache[-1][0]
+    if requested == latest:
+        return (requested if era.truncation == "kip279" else UNDEFINED), leo
+    if requested > latest:
+        return UNDEFINED, UNDEFINED
+    if requested < cache[0][0]:
+        if era.epoch_entry_on_become_leader:
+            return requested, cache[0][1]
+        return UNDEFINED, UNDEFINED
+    floor_epoch = UNDEFINED
+    for epoch, start in cache:
+        if epoch > requested:
+            if era.truncation == "kip279":
+                return floor_epoch, start
+            return UNDEFINED, start
+        floor_epoch = epoch
+    return UNDEFINED, UNDEFINED  # unreachable: requested < latest guarantees a larger epoch

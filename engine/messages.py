@@ -1,0 +1,60 @@
+"""Message envelope and the request/response types that travel over the simulated network.
+
+Bodies are plain JSON-able dicts (cheap to build, drawn as-is by the web view). The fields of
+each body follow the Kafka request of the same name (reference §7, §9.5); the comments list them.
+"""
+
+# ZooKeeper client <-> server
+ZK_REQUEST = "ZkRequest"      # {session, xid, op, args}  op: connect|ping|close|create|get|set|
+#                               delete|exists|get_children|multi
+ZK_RESPONSE = "ZkResponse"    # {session, xid, op, result, error}
+ZK_WATCH = "ZkWatchEvent"     # {session, type, path}
+
+# controller -> broker
+LEADER_AND_ISR = "LeaderAndIsr"  # {controller_id, controller_epoch, broker_epoch, partitions: [state]}
+UPDATE_METADATA = "UpdateMetadata"  # {controller_id, controller_epoch, partitions: [state], live_brokers}
+STOP_REPLICA = "StopReplica"    # {controller_id, controller_epoch, partitions: [[topic, p]], delete}
+# broker -> controller
+CONTROLLED_SHUTDOWN = "ControlledShutdown"  # {broker, broker_epoch}
+
+# replication and clients
+FETCH = "Fetch"  # {replica_id, max_wait_ms, min_bytes, partitions: {tp: {fetch_offset, log_start_offset, current_leader_epoch}}}
+OFFSETS_FOR_LEADER_EPOCH = "OffsetsForLeaderEpoch"  # {replica_id, partitions: {tp: {leader_epoch, current_leader_epoch}}}
+PRODUCE = "Produce"  # {acks, timeout_ms, producer, partitions: {tp: [record ids]}}
+METADATA = "Metadata"  # {topics}
+LIST_OFFSETS = "ListOffsets"  # {partitions: {tp: "earliest"|"latest"}}
+
+RESPONSE_SUFFIX = "Response"
+
+#: Synthesised when the target's process is gone: the OS refuses the connection (RST).
+DISCONNECTED = "NETWORK_EXCEPTION"
+
+
+class Envelope:
+    """One message on the wire. ``correlation_id`` links a response to its request."""
+    __slots__ = ("id", "source", "target", "type", "body", "sent_at_ms", "deliver_at_ms",
+                 "correlation_id", "is_request")
+
+    def __init__(self, msg_id, source, target, type_, body, sent_at_ms, deliver_at_ms,
+                 correlation_id, is_request):
+        self.id = msg_id
+        self.source = source
+        self.target = target
+        self.type = type_
+        self.body = body
+        self.sent_at_ms = sent_at_ms
+        self.deliver_at_ms = deliver_at_ms
+        self.correlation_id = correlation_id
+        self.is_request = is_request
+
+    def to_dict(self):
+        return {"id": self.id, "source": self.source, "target": self.target, "type": self.type,
+                "sent_at_ms": self.sent_at_ms, "deliver_at_ms": self.deliver_at_ms,
+                "correlation_id": self.correlation_id}
+
+    def __repr__(self):
+        return f"<{self.type} {self.source}->{self.target} @{self.deliver_at_ms}>"
+
+
+def response_type(request_type):
+    return request_type + RESPONSE_SUFFIX

@@ -1,0 +1,229 @@
+"""Links between nodes: latency with seeded jitter, one-way cuts, partitions, heal.
+
+Nodes are broker ids (int), ``"zk"`` for the ZooKeeper ensemble and client names (str). A link
+is directed: ``cut(a, b)`` drops a->b only. Every kind of fault (isolate, partition, cut) is kept
+as a set of blocked directed pairs, so "heal one link" and "heal all" are exact.
+
+Delivery is FIFO per directed link (Kafka talks over TCP): a jittered message never overtakes an
+earlier one. A message is dropped if its link is blocked when it is sent or when it would arrive.
+A request to a node whose *process* is down (machine up) is answered with a synthesised
+``NETWORK_EXCEPTION`` (connection refused), one round trip later; a powered-off or cut node
+simply never answers and the sender's request timeout fires.
+"""
+from .messages import DISCONNECTED, Envelope, response_type
+
+
+class Network:
+    def __init__(self, scheduler, rng, latency_ms=1, jitter_ms=0):
+        self.scheduler = scheduler
+        self.rng = rng
+        self.latency_ms = latency_ms
+        self.jitter_ms = jitter_ms
+        self.nodes = {}
+        self.blocked = set()        # (source, target) pairs that drop messages
+        self.link_latency = {}      # (source, target) -> one-way latency override
+        self._last_delivery = {}    # (source, target) -> deliver time of the last message (FIFO)
+        self._next_id = 0
+        self.in_flight = {}         # envelope id -> Envelope (for the view)
+        self.sent = 0
+        self.dropped = 0
+        self.observer = None        # callable(kind, envelope) for traces; kind: send|deliver|drop
+
+    def add_node(self, node_id, node):
+        self.nodes[node_id] = node
+
+    # -- faults -----------------------------------------------------------------------------
+    def is_blocked(self, source, target):
+        return (source, target) in self.blocked
+
+    def cut(self, source, target):
+        if source != target:
+            self.blocked.add((source, target))
+
+    def isolate(self, node, others):
+        for other in others:
+            self.cut(node, other)
+            self.cut(other, node)
+
+    def partition(self, groups):
+        """Only nodes in the same group talk; nodes in no group form one more group."""
+        group_of = {}
+        for index, group in enumerate(groups):
+            for node in group:
+                group_of[node] = index
+        rest = len(groups)
+        members = list(self.nodes)
+        for a in members:
+            for b in members:
+                if a != b and group_of.get(a, rest) != group_of.get(b, rest):
+                    self.blocked.add((a, b))
+
+    def heal(self, source=None, target=None):
+        if source is None:
+            self.blocked.clear()
+            self.link_latency.clear()
+            return
+        for pair in ((source, target), (target, source)):
+            self.blocked.discard(pair)
+            self.link_latency.pop(pair, None)
+
+    def slow(self, source, target, latency_ms):
+        self.link_latency[(source, target)] = latency_ms
+
+    # -- sending ----------------------------------------------------------------------------
+    def send(self, source, target, type_, body, correlation_id=None, is_request=False):
+        sched = self.scheduler
+        now = sched.now_ms
+        self._next_id += 1
+        self.sent += 1
+        if source == target:
+            deliver = now
+        else:
+            latency = self.link_latency.get((source, target), self.latency_ms)
+            if self.jitter_ms:
+                latency += self.rng.randint(0, self.jitter_ms)
+            deliver = now + latency
+            link = (source, target)
+            last = self._last_delivery.get(link, 0)
+            if deliver < last:
+                deliver = last
+            self._last_delivery[link] = deliver
+        env = Envelope(self._next_id, source, target, type_, body, now, deliver,
+                       correlation_id, is_request)
+        if self.blocked and (source, target) in self.blocked:
+            self.dropped += 1
+            if self.observer:
+                self.observer("drop", env)
+            return env
+        self.in_flight[env.id] = env
+        if self.observer:
+            self.observer("send", env)
+        sched.schedule_at(deliver, self._deliver, env)
+        return env
+
+    def _deliver(self, env):
+        self.in_flight.pop(env.id, None)
+        if self.blocked and (env.source, env.target) in self.blocked:
+            self.dropped += 1
+            if self.observer:
+                self.observer("drop", env)
+            return
+        node = self.nodes.get(env.target)
+        if node is None:
+            return
+        state = node.net_state
+        if state == "up":
+            if self.observer:
+                self.observer("deliver", env)
+            node.receive(env)
+        elif state == "refusing" and env.is_request:
+            # Connection refused: the sender learns it one way-latency later.
+            self.send(env.target, env.source, response_type(env.type), {"error": DISCONNECTED},
+                      env.correlation_id)
+        else:
+            self.dropped += 1
+            if self.observer:
+                self.observer("drop", env)
+
+    def in_flight_view(self):
+        return [env.to_dict() for env in self.in_flight.values()]
+
+
+class Node:
+    """Base of every actor on the network: timers that die with the process, requests with
+    timeouts, a paused state that defers everything (a long GC pause), and handler dispatch.
+
+    Subclasses fill ``self.handlers`` (message type -> bound method) and set ``net_state``.
+    """
+
+    def __init__(self, node_id, sim):
+        self.node_id = node_id
+        self.sim = sim
+        self.scheduler = sim.scheduler
+        self.network = sim.network
+        self.incarnation = 0
+        self.net_state = "up"     # up | refusing (process down) | silent (powered off)
+        self.paused = False
+        self.deferred = []        # (kind, payload) held while paused, replayed on resume
+        self.pending = {}         # correlation id -> (callback, ctx)
+        self._next_corr = 0
+        self.handlers = {}
+
+    # -- timers -----------------------------------------------------------------------------
+    def set_timer(self, delay_ms, fn, arg=None):
+        self.scheduler.schedule(delay_ms, self._fire, (self.incarnation, fn, arg))
+
+    def _fire(self, entry):
+        if entry[0] != self.incarnation:
+            return
+        if self.paused:
+            self.deferred.append(("timer", entry))
+            return
+        entry[1](entry[2])
+
+    # -- messages ---------------------------------------------------------------------------
+    def send(self, target, type_, body, correlation_id=None):
+        return self.network.send(self.node_id, target, type_, body, correlation_id)
+
+    def request(self, target, type_, body, timeout_ms, callback, ctx=None):
+        """Send a request; ``callback(ctx, response_body_or_None, error_or_None)`` runs once,
+        on the response or when ``timeout_ms`` passes (error ``REQUEST_TIMED_OUT``)."""
+        self._next_corr += 1
+        corr = (self.incarnation, self._next_corr)
+        self.pending[corr] = (callback, ctx)
+        self.network.send(self.node_id, target, type_, body, corr, True)
+        if timeout_ms is not None:
+            self.set_timer(timeout_ms, self._request_timeout, corr)
+        return corr
+
+    def _request_timeout(self, corr):
+        entry = self.pending.pop(corr, None)
+        if entry is not None:
+            entry[0](entry[1], None, "REQUEST_TIMED_OUT")
+
+    def reply(self, request_env, body):
+        self.network.send(self.node_id, request_env.source, response_type(request_env.type),
+                          body, request_env.correlation_id)
+
+    def receive(self, env):
+        if self.paused:
+            self.deferred.append(("message", env))
+            return
+        self.dispatch(env)
+
+    def dispatch(self, env):
+        corr = env.correlation_id
+        if corr is not None and not env.is_request:
+            entry = self.pending.pop(corr, None)
+            if entry is None:
+                return  # late response to a request that timed out or a previous incarnation
+            body = env.body
+            entry[0](entry[1], body, body.get("error") if body.get("error") == DISCONNECTED else None)
+            return
+        handler = self.handlers.get(env.type)
+        if handler is not None:
+            handler(env)
+
+    # -- pause / resume ---------------------------------------------------------------------
+    def pause(self):
+        self.paused = True
+
+    def resume(self):
+        """Everything that queued up during the pause happens now, in its original order."""
+        self.paused = False
+        backlog, self.deferred = self.deferred, []
+        for kind, payload in backlog:
+            if self.paused:  # a handler may not pause us, but keep the queue intact if so
+                self.deferred.append((kind, payload))
+                continue
+            if kind == "timer":
+                self._fire(payload)
+            else:
+                self.dispatch(payload)
+
+    def new_incarnation(self):
+        """A crash: every timer and outstanding request of the old process is forgotten."""
+        self.incarnation += 1
+        self.pending = {}
+        self.deferred = []
+        self.paused = False

@@ -1,0 +1,79 @@
+"""The run result document (scenario format §5) and the live view of the cluster."""
+
+
+def build_result(sim):
+    tree = sim.zk_server.tree
+    controller = tree.nodes.get("/controller")
+    epoch = tree.nodes.get("/controller_epoch")
+    return {
+        "scenario": {"name": sim.scenario["name"], "seed": sim.scenario["seed"],
+                     "kafka_version": sim.scenario["kafka_version"], "engine_version": engine_version()},
+        "end_ms": sim.now_ms,
+        "controller": {"broker": controller.data["brokerid"] if controller else None,
+                       "epoch": epoch.data if epoch else 0},
+        "brokers": {str(b): broker_result(sim, broker) for b, broker in sim.brokers.items()},
+        "partitions": {key: partition_result(sim, key, with_logs=True) for key in partition_keys(sim)},
+        "zk": zk_dump(sim),
+        "records": [r.to_dict() for r in sim.records.values()],
+        "consumed": {name: list(reads) for name, reads in sim.consumed.items()},
+        "history": sim.history,
+        "violations": sim.violations,
+        "stats": {"events": sim.scheduler.events, "messages_sent": sim.network.sent,
+                  "messages_dropped": sim.network.dropped},
+    }
+
+
+def engine_version():
+    from .simulation import ENGINE_VERSION
+    return ENGINE_VERSION
+
+
+def partition_keys(sim):
+    return [sim.key(t, p) for t, spec in sim.topics.items() for p in range(spec["partitions"])]
+
+
+def broker_result(sim, broker):
+    session = sim.zk_server.session_of(broker.node_id)
+    if broker.state in ("stopped", "halted", "registration_failed"):
+        zk_state = "expired" if session is None else "orphaned"
+    else:
+        zk_state = broker.zk.state
+    out = {"state": "paused" if broker.paused else broker.state, "zk_session": zk_state}
+    if session is not None:
+        out["zk_session_expires_at_ms"] = session.expires_at_ms
+    return out
+
+
+def partition_result(sim, key, with_logs):
+    topic, part = sim.split_key(key)
+    node = sim.zk_server.tree.nodes.get(sim.state_path(key))
+    replicas = sim.topics[topic]["assignment"][str(part)]
+    state = node.data if node else {"leader": -1, "leader_epoch": -1, "isr": []}
+    leader = state["leader"]
+    leader_broker = sim.brokers.get(leader)
+    offline = leader == -1 or leader_broker is None or not leader_broker.running
+    out = {"replicas": replicas, "leader": leader, "leader_epoch": state["leader_epoch"],
+           "isr": list(state["isr"]), "zk_version": node.version if node else -1, "offline": offline,
+           "replica_state": {}}
+    for b in replicas:
+        broker = sim.brokers[b]
+        log = broker.logs.get(key)
+        if log is None:
+            continue
+        entry = {"leo": log.leo, "hw": log.hw, "log_start_offset": log.log_start_offset,
+                 "epoch_cache": [list(e) for e in log.epoch_cache],
+                 "flushed_offset": log.flushed_offset}
+        if with_logs:
+            entry["log"] = [{"offset": log.log_start_offset + i, "epoch": e, "id": rid}
+                            for i, (e, rid) in enumerate(log.records)]
+        out["replica_state"][str(b)] = entry
+    return out
+
+
+def zk_dump(sim):
+    out = {}
+    for path, node in sorted(sim.zk_server.tree.nodes.items()):
+        if path == "/":
+            continue
+        out[path] = {"data": node.data, "version": node.version, "ephemeral_owner": node.ephemeral_owner}
+    return out

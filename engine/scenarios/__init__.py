@@ -1,0 +1,42 @@
+"""The scenario library: named stories of Kafka replication, each with what to watch.
+
+Every file here is a scenario document (scenario format §1). ``library()`` returns them in the
+order of ``ORDER`` (a teaching order: ISR basics first, then failures, then the famous bugs).
+"""
+import json
+import os
+
+ORDER = (
+    "isr-shrink-slow-follower",
+    "isr-expansion",
+    "isr-change-propagation",
+    "broker-failure-clean-election",
+    "not-enough-replicas",
+    "acks1-loss-on-failover",
+    "unclean-election-loss",
+    "kip101-scenario-1-v0.10",
+    "kip101-scenario-1-v2.6",
+    "kip101-scenario-2-v0.10",
+    "kip101-scenario-2-v2.6",
+    "controller-failover-session-expiry",
+    "zombie-leader-after-pause",
+    "jepsen-partition-v0.10",
+    "controlled-shutdown",
+    "preferred-leader-election",
+)
+
+_HERE = os.path.dirname(__file__)
+
+
+def library():
+    out = {}
+    for name in ORDER:
+        if not os.path.exists(os.path.join(_HERE, name + ".json")):
+            continue
+        with open(os.path.join(_HERE, name + ".json"), encoding="utf-8") as handle:
+            out[name] = json.load(handle)
+    return out
+
+
+def get(name):
+    return library()[name]

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Idempotent setup for a fresh Debian machine: system packages (only when missing), a virtual
+# environment in .venv, and the pinned Python requirements (reinstalled only when they change).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+command -v java >/dev/null 2>&1 || need_apt+=(openjdk-17-jre-headless)
+for pkg in chromium libxerial-sqlite-jdbc-java libpostgresql-jdbc-java postgresql; do
+  have_pkg "$pkg" || need_apt+=("$pkg")
+done
+if [ "${#need_apt[@]}" -gt 0 ]; then
+  echo "setup: installing Debian packages: ${need_apt[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.requirements.sha256
+want=$(sha256sum requirements.txt | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: installing Python requirements"
+  .venv/bin/pip install -q -r requirements.txt
+  echo "$want" > "$stamp"
+fi

@@ -1,0 +1,22 @@
+"""Test-wide settings. With ISRLAB_NO_SKIP=1 (set by ./test.sh, hence CI) a skipped test fails
+the session: browser, Spark and PostgreSQL tests must run, not be skipped."""
+import os
+
+_skipped = []
+
+
+def pytest_runtest_logreport(report):
+    if report.skipped:
+        _skipped.append(report.nodeid)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if os.environ.get("ISRLAB_NO_SKIP") == "1" and _skipped:
+        session.exitstatus = 1
+
+
+def pytest_terminal_summary(terminalreporter):
+    if os.environ.get("ISRLAB_NO_SKIP") == "1" and _skipped:
+        terminalreporter.write_line(
+            f"FAILED: {len(_skipped)} test(s) skipped; every test must run here: " + ", ".join(_skipped[:10]),
+            red=True)
