@@ -106,49 +106,95 @@ def acks_label(acks):
 
 
 class ClientBase(Node):
-    """Shared metadata handling: refresh from the least recently tried broker."""
+    """Shared client plumbing: metadata refresh (at most every retry.backoff.ms, from a broker
+    not in reconnect backoff) and per-node reconnect backoff after a failed connection
+    (reconnect.backoff.ms 50, doubling up to reconnect.backoff.max.ms 1000)."""
+
+    RECONNECT_BACKOFF_MS = 50
+    RECONNECT_BACKOFF_MAX_MS = 1000
 
     def __init__(self, sim, name, config):
         Node.__init__(self, name, sim)
         self.name = name
         self.config = config
         self.running = False
-        self.leaders = {}         # key -> (leader, leader_epoch)
+        self.leaders = {}           # key -> (leader, leader_epoch)
         self.topic_partitions = {}  # topic -> count
         self.metadata_in_flight = False
         self.metadata_wanted = False
-        self.metadata_ms = -1
+        self.metadata_timer = False
+        self.last_metadata_attempt_ms = None
+        self.node_backoff = {}      # node -> (until_ms, current backoff)
         self._bootstrap = 0
 
+    # -- connections ----------------------------------------------------------------------------
+    def node_ready(self, node):
+        entry = self.node_backoff.get(node)
+        return entry is None or entry[0] <= self.scheduler.now_ms
+
+    def node_failed(self, node):
+        previous = self.node_backoff.get(node)
+        backoff = self.RECONNECT_BACKOFF_MS if previous is None else \
+            min(previous[1] * 2, self.RECONNECT_BACKOFF_MAX_MS)
+        self.node_backoff[node] = (self.scheduler.now_ms + backoff, backoff)
+
+    def node_ok(self, node):
+        if node in self.node_backoff:
+            del self.node_backoff[node]
+
+    # -- metadata ---------------------------------------------------------------------------------
     def refresh_metadata(self, _=None):
         if not self.running:
             return
         if self.metadata_in_flight:
             self.metadata_wanted = True
             return
-        brokers = self.sim.broker_ids
-        target = brokers[self._bootstrap % len(brokers)]
-        self._bootstrap += 1
+        now = self.scheduler.now_ms
+        backoff = self.config["retry.backoff.ms"]
+        if self.last_metadata_attempt_ms is not None and now < self.last_metadata_attempt_ms + backoff:
+            if not self.metadata_timer:
+                self.metadata_timer = True
+                self.set_timer(self.last_metadata_attempt_ms + backoff - now, self._metadata_timer)
+            return
+        target = self._least_loaded_node()
+        self.last_metadata_attempt_ms = now
         self.metadata_in_flight = True
         self.metadata_wanted = False
-        self.request(target, METADATA, {"topics": None}, self.config["request.timeout.ms"]
-                     if "request.timeout.ms" in self.config else 30000, self._on_metadata)
+        self.request(target, METADATA, {"topics": None}, self.config["request.timeout.ms"],
+                     self._on_metadata, target)
 
-    def _on_metadata(self, _ctx, body, error):
+    def _metadata_timer(self, _):
+        self.metadata_timer = False
+        self.refresh_metadata()
+
+    def _least_loaded_node(self):
+        brokers = self.sim.broker_ids
+        for i in range(len(brokers)):
+            node = brokers[(self._bootstrap + i) % len(brokers)]
+            if self.node_ready(node):
+                self._bootstrap += i + 1
+                return node
+        self._bootstrap += 1
+        return brokers[(self._bootstrap - 1) % len(brokers)]
+
+    def _on_metadata(self, node, body, error):
         self.metadata_in_flight = False
         if error or body.get("error"):
-            self.set_timer(self.config.get("retry.backoff.ms", 100), self.refresh_metadata)
+            self.node_failed(node)
+            self.refresh_metadata()
             return
-        self.metadata_ms = self.scheduler.now_ms
+        self.node_ok(node)
         counts = {}
+        split = self.sim.split_key
         for key, st in body["partitions"].items():
-            topic, part = self.sim.split_key(key)
-            counts[topic] = max(counts.get(topic, 0), part + 1)
+            topic, part = split(key)
+            if part + 1 > counts.get(topic, 0):
+                counts[topic] = part + 1
             self.leaders[key] = (st["leader"], st["leader_epoch"])
         self.topic_partitions.update(counts)
         self.on_metadata_updated()
         if self.metadata_wanted:
-            self.set_timer(self.config.get("retry.backoff.ms", 100), self.refresh_metadata)
+            self.refresh_metadata()
 
     def on_metadata_updated(self):
         raise NotImplementedError
@@ -158,9 +204,10 @@ class Producer(ClientBase):
     def __init__(self, sim, name, spec, config):
         ClientBase.__init__(self, sim, name, config)
         self.spec = spec
-        self.acks = acks_value(spec.get("acks", config["acks"]))
+        self.acks = acks_value(spec.get("acks") or config["acks"])
         self.topic = spec.get("topic")
-        self.queues = {}          # key -> [Batch] waiting to be sent (oldest first)
+        self.queues = {}          # key -> [Batch] (oldest first)
+        self.ready_keys = {}      # keys with at least one batch not in flight
         self.unassigned = []      # records created before the topic's metadata was known
         self.in_flight = {}       # broker -> requests outstanding
         self.next_id = 0
@@ -168,6 +215,7 @@ class Producer(ClientBase):
         self.round_robin = 0
         self.sticky = {}          # topic -> partition (KIP-480)
         self.wake_at = None
+        self.available = {}       # topic -> partitions with a leader (cache)
         self.idempotent = bool(config.get("enable.idempotence"))
         self.retries = config["retries"]
         self.delivery_timeout_ms = config.get("delivery.timeout.ms")
@@ -191,6 +239,7 @@ class Producer(ClientBase):
 
     # -- steady load ------------------------------------------------------------------------------
     def _tick_steady(self, _):
+        """Emit the records due by now; index i is due at start + floor(i * 1000 / rate)."""
         if not self.running:
             return
         stop = self.spec.get("stop_ms")
@@ -198,12 +247,11 @@ class Producer(ClientBase):
         if stop is not None and now >= stop:
             return
         rate = self.spec["rate_per_s"]
-        # Records due by now: index i is due at start + floor(i * 1000 / rate).
         while self._steady_start + (self._steady_index * 1000) // rate <= now:
             self.send(self.topic, None, None, None, self.acks)
             self._steady_index += 1
         due = self._steady_start + (self._steady_index * 1000) // rate
-        self.scheduler.schedule(due - now, self._tick_steady, None)
+        self.set_timer(due - now, self._tick_steady)
 
     # -- the application's send() ------------------------------------------------------------------
     def send(self, topic, partition, key, value, acks):
@@ -221,38 +269,73 @@ class Producer(ClientBase):
             self.refresh_metadata()
         return record
 
+    def _available(self, topic):
+        """Partitions of the topic with a known leader (recomputed on each metadata update)."""
+        cached = self.available.get(topic)
+        if cached is None:
+            count = self.topic_partitions[topic]
+            key = self.sim.key
+            live = [p for p in range(count) if self.leaders.get(key(topic, p), (-1,))[0] >= 0]
+            cached = self.available[topic] = live or list(range(count))
+        return cached
+
+    def _sticky(self):
+        return self.spec.get("partitioner", "default") == "default" and self.sim.era.version in ("2.4", "2.6")
+
     def _choose_partition(self, record):
-        count = self.topic_partitions[record.topic]
+        """DefaultPartitioner: murmur2 of the key; without a key, round-robin (<= 2.3) or the
+        sticky partition (KIP-480, 2.4+)."""
         if record.partition is not None:
             return record.partition
         if record.key is not None:
-            return key_partition(record.key, count)
-        available = [p for p in range(count)
-                     if self.leaders.get(self.sim.key(record.topic, p), (-1,))[0] >= 0] or list(range(count))
-        if self.spec.get("partitioner", "default") == "default" and self.sim.era.version in ("2.4", "2.6"):
+            return key_partition(record.key, self.topic_partitions[record.topic])
+        available = self._available(record.topic)
+        if self._sticky():
             current = self.sticky.get(record.topic)
             if current is None or current not in available:
-                current = available[self.rng.randrange(len(available))]
-                self.sticky[record.topic] = current
+                current = self._new_sticky(record.topic, None)
             return current
         self.round_robin += 1
         return available[(self.round_robin - 1) % len(available)]
 
-    def _append(self, record, acks):
-        part = self._choose_partition(record)
-        record.partition = part
-        key = self.sim.key(record.topic, part)
-        queue = self.queues.setdefault(key, [])
-        now = self.scheduler.now_ms
-        if queue and not queue[-1].in_flight and queue[-1].attempts == 0 and queue[-1].acks == acks \
+    def _new_sticky(self, topic, previous):
+        """StickyPartitionCache.nextPartition: a random available partition other than the last."""
+        available = [p for p in self._available(topic) if p != previous] or self._available(topic)
+        choice = available[self.rng.randrange(len(available))]
+        self.sticky[topic] = choice
+        return choice
+
+    def _open_batch(self, key):
+        queue = self.queues.get(key)
+        if queue and not queue[-1].in_flight and queue[-1].attempts == 0 \
                 and len(queue[-1].records) < BATCH_RECORDS:
-            queue[-1].records.append(record)
-        else:
-            queue.append(Batch(key, acks, now))
-            queue[-1].records.append(record)
+            return queue[-1]
+        return None
+
+    def _append(self, record, acks):
+        explicit = record.partition is not None or record.key is not None
+        part = self._choose_partition(record)
+        key = self.sim.key(record.topic, part)
+        batch = self._open_batch(key)
+        if batch is not None and batch.acks != acks:
+            batch = None
+        if batch is None and not explicit and self._sticky():
+            # onNewBatch: the sticky partition moves on whenever it would need a new batch.
+            part = self._new_sticky(record.topic, part)
+            key = self.sim.key(record.topic, part)
+            batch = self._open_batch(key)
+            if batch is not None and batch.acks != acks:
+                batch = None
+        record.partition = part
+        if batch is None:
+            batch = Batch(key, acks, self.scheduler.now_ms)
+            self.queues.setdefault(key, []).append(batch)
+            self.ready_keys[key] = None
+        batch.records.append(record)
         self._send_ready()
 
     def on_metadata_updated(self):
+        self.available = {}
         if self.unassigned:
             waiting, self.unassigned = self.unassigned, []
             for record, acks in waiting:
@@ -264,38 +347,47 @@ class Producer(ClientBase):
 
     # -- the sender thread ---------------------------------------------------------------------------
     def _send_ready(self, _=None):
-        if not self.running:
+        """One pass of the Sender: for every partition with an unsent batch whose leader is
+        known and reachable, drain its oldest unsent batch into one Produce per broker."""
+        if not self.running or not self.ready_keys:
             return
         now = self.scheduler.now_ms
         per_node = {}
         next_wake = None
-        for key, queue in self.queues.items():
+        leaders = self.leaders
+        for key in list(self.ready_keys):
             batch = None
-            for candidate in queue:
+            for candidate in self.queues[key]:
                 if not candidate.in_flight:
                     batch = candidate
                     break
             if batch is None:
+                del self.ready_keys[key]
                 continue
-            if self._expired(batch, now):
-                queue.remove(batch)
+            if now >= self._expiry_ms(batch):
+                self._dequeue(batch)
                 self._fail(batch, "REQUEST_TIMED_OUT",
-                           f"expired in the accumulator after {now - batch.created_ms} ms")
+                           f"expired after {now - batch.created_ms} ms without being acknowledged"
+                           + (f" (delivery.timeout.ms {self.delivery_timeout_ms})"
+                              if self.delivery_timeout_ms is not None else
+                              f" (request.timeout.ms {self.config['request.timeout.ms']})"))
                 continue
+            wake = None
+            leader = leaders.get(key, (-1, -1))[0]
             if batch.ready_ms > now:
-                next_wake = batch.ready_ms if next_wake is None else min(next_wake, batch.ready_ms)
-                continue
-            leader = self.leaders.get(key, (-1, -1))[0]
-            if leader < 0:
+                wake = batch.ready_ms
+            elif leader < 0:
                 self.refresh_metadata()
-                expiry = self._expiry_ms(batch)
-                next_wake = expiry if next_wake is None else min(next_wake, expiry)
-                continue
-            per_node.setdefault((leader, batch.acks), []).append(batch)
+                wake = self._expiry_ms(batch)
+            elif not self.node_ready(leader):
+                wake = self.node_backoff[leader][0]
+            elif self.in_flight.get(leader, 0) < self.max_in_flight:
+                per_node.setdefault((leader, batch.acks), []).append(batch)
+            if wake is not None and (next_wake is None or wake < next_wake):
+                next_wake = wake
         for (node, acks), batches in per_node.items():
-            if self.in_flight.get(node, 0) >= self.max_in_flight:
-                continue
-            self._send_batches(node, acks, batches)
+            if self.in_flight.get(node, 0) < self.max_in_flight:
+                self._send_batches(node, acks, batches)
         if next_wake is not None and (self.wake_at is None or next_wake < self.wake_at
                                       or self.wake_at <= now):
             self.wake_at = next_wake
@@ -318,6 +410,8 @@ class Producer(ClientBase):
         for batch in batches:
             batch.in_flight = True
             batch.attempts += 1
+            if not any(not b.in_flight for b in self.queues[batch.key]):
+                self.ready_keys.pop(batch.key, None)
             if self.idempotent and batch.seq is None:
                 batch.seq = self.seqs.get(batch.key, 0)
                 self.seqs[batch.key] = batch.seq + len(batch.records)
@@ -343,10 +437,16 @@ class Producer(ClientBase):
         queue = self.queues.get(batch.key)
         if queue and batch in queue:
             queue.remove(batch)
+        if not any(not b.in_flight for b in queue or ()):
+            self.ready_keys.pop(batch.key, None)
 
     def _on_produce_response(self, ctx, body, error):
         node, batches = ctx
         self.in_flight[node] -= 1
+        if error == "NETWORK_EXCEPTION":
+            self.node_failed(node)
+        elif not error:
+            self.node_ok(node)
         refresh = False
         for batch in batches:
             batch.in_flight = False
@@ -359,6 +459,7 @@ class Producer(ClientBase):
             refresh = refresh or err in REFRESH_METADATA
             if self._can_retry(batch, err):
                 batch.ready_ms = self.scheduler.now_ms + self.config["retry.backoff.ms"]
+                self.ready_keys[batch.key] = None
                 for record in batch.records:
                     record.error = err
             else:
@@ -416,6 +517,7 @@ class Consumer(ClientBase):
         self.validating = {}      # key -> None: waiting for OffsetsForLeaderEpoch (KIP-320)
         self.in_flight = {}       # broker -> True
         self.consumed = sim.consumed.setdefault(name, [])
+        self.by_node = None       # leader -> assigned keys (rebuilt on each metadata update)
         self.error = None
         self.handlers = {}
 
@@ -434,7 +536,16 @@ class Consumer(ClientBase):
     def stop(self):
         self.running = False
 
+    def _keys_led_by(self, node):
+        by_node = self.by_node
+        if by_node is None:
+            by_node = self.by_node = {}
+            for key in self.assigned():
+                by_node.setdefault(self.leaders.get(key, (-1, -1))[0], []).append(key)
+        return by_node.get(node, ())
+
     def on_metadata_updated(self):
+        self.by_node = None
         start = self.spec.get("from")
         for key in self.assigned():
             if key not in self.positions and key not in self.resetting:
@@ -482,30 +593,41 @@ class Consumer(ClientBase):
         self._poll()
 
     def _poll(self, _=None):
+        """Send a Fetch to every leader that has none outstanding (one per broker, like the
+        Java consumer's Fetcher)."""
         if not self.running:
             return
-        per_node = {}
-        for key, pos in self.positions.items():
-            if key in self.validating:
+        nodes = {}
+        for key in self.positions:
+            leader = self.leaders.get(key, (-1, -1))[0]
+            if leader >= 0:
+                nodes[leader] = None
+        for node in nodes:
+            self._poll_node(node)
+
+    def _poll_node(self, node):
+        if not self.running or self.in_flight.get(node) or not self.node_ready(node):
+            return
+        parts = {}
+        detect = self.sim.era.consumer_truncation_detection
+        leaders = self.leaders
+        positions = self.positions
+        for key in self._keys_led_by(node):
+            pos = positions.get(key)
+            if pos is None or key in self.validating:
                 continue
-            leader, epoch = self.leaders.get(key, (-1, -1))
-            if leader < 0:
-                continue
-            if self.sim.era.consumer_truncation_detection and key in self.last_epochs \
-                    and self.fetch_epochs.get(key, epoch) != epoch:
+            leader, epoch = leaders[key]
+            if detect and key in self.last_epochs and self.fetch_epochs.get(key, epoch) != epoch:
                 self._validate(key, leader, epoch)
                 continue
             self.fetch_epochs[key] = epoch
-            per_node.setdefault(leader, {})[key] = {
-                "fetch_offset": pos,
-                "current_leader_epoch": epoch if self.sim.era.consumer_truncation_detection else -1}
-        for node, parts in per_node.items():
-            if self.in_flight.get(node):
-                continue
-            self.in_flight[node] = True
-            self.request(node, FETCH, {"replica_id": -1, "max_wait_ms": self.config["fetch.max.wait.ms"],
-                                       "min_bytes": 1, "partitions": parts},
-                         self.config["request.timeout.ms"], self._on_fetch, (node, parts))
+            parts[key] = {"fetch_offset": pos, "current_leader_epoch": epoch if detect else -1}
+        if not parts:
+            return
+        self.in_flight[node] = True
+        self.request(node, FETCH, {"replica_id": -1, "max_wait_ms": self.config["fetch.max.wait.ms"],
+                                   "min_bytes": 1, "partitions": parts},
+                     self.config["request.timeout.ms"], self._on_fetch, (node, parts))
 
     def _on_fetch(self, ctx, body, error):
         node, parts = ctx
@@ -513,9 +635,12 @@ class Consumer(ClientBase):
         if not self.running:
             return
         if error:
+            if error == "NETWORK_EXCEPTION":
+                self.node_failed(node)
             self.refresh_metadata()
             self.set_timer(self.config["retry.backoff.ms"], self._poll)
             return
+        self.node_ok(node)
         refresh = False
         now = self.scheduler.now_ms
         for key, resp in body["partitions"].items():
@@ -523,15 +648,16 @@ class Consumer(ClientBase):
                 continue
             err = resp["error"]
             if err is None:
-                offset = parts[key]["fetch_offset"]
-                topic, part = self.sim.split_key(key)
-                for i, (epoch, rid) in enumerate(resp["records"]):
-                    self.consumed.append({"id": rid, "partition": part, "offset": offset + i, "at_ms": now,
-                                          "topic": topic})
-                    self.sim.on_consumed(self.name, key, offset + i, rid)
-                if resp["records"]:
-                    self.positions[key] = offset + len(resp["records"])
-                    self.last_epochs[key] = resp["records"][-1][0]
+                records = resp["records"]
+                if records:
+                    offset = parts[key]["fetch_offset"]
+                    topic, part = self.sim.split_key(key)
+                    for i, (_epoch, rid) in enumerate(records):
+                        self.consumed.append({"id": rid, "topic": topic, "partition": part,
+                                              "offset": offset + i, "at_ms": now})
+                        self.sim.on_consumed(self.name, key, offset + i, rid)
+                    self.positions[key] = offset + len(records)
+                    self.last_epochs[key] = records[-1][0]
             elif err == "OFFSET_OUT_OF_RANGE":
                 self._reset(key, self.config["auto.offset.reset"])
             else:
@@ -540,7 +666,7 @@ class Consumer(ClientBase):
             self.refresh_metadata()
             self.set_timer(self.config["retry.backoff.ms"], self._poll)
         else:
-            self._poll()
+            self._poll_node(node)
 
     # -- KIP-320 client side: detect truncation after a leader change (§10) ---------------------------
     def _validate(self, key, leader, epoch):

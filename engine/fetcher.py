@@ -74,7 +74,9 @@ class ReplicaFollower:
             self.complete_all_delayed(part.key)
         restart = old_leader != leader or self.era.refetch_on_epoch_bump
         if not restart:
+            part.reconciled = part.reconciled or was_leader
             return
+        part.reconciled = False
         self.remove_fetcher_partition(part.key)
         log = part.log
         if self.era.truncation == "hw":
@@ -82,6 +84,7 @@ class ReplicaFollower:
             self.truncate(part, to, f"becoming follower of {leader} in epoch {part.leader_epoch}: "
                                     f"truncate to the local high watermark {log.hw} (pre-KIP-101)")
             self.add_fetcher_partition(part, truncating=False)
+            part.reconciled = True
             self.sim.on_log_reconciled(self, part.key, log)
         else:
             self.add_fetcher_partition(part, truncating=True)
@@ -139,6 +142,7 @@ class ReplicaFollower:
                 fs.truncating = False
                 fs.offset = part.log.leo
                 del truncating[key]
+                part.reconciled = True
                 self.sim.on_log_reconciled(self, key, part.log)
         if truncating:
             reqs = {}
@@ -219,6 +223,7 @@ class ReplicaFollower:
         if done:
             fs.truncating = False
             fs.offset = log.leo
+            part.reconciled = True
             self.sim.on_log_reconciled(self, part.key, log)
 
     # -- fetch responses (§7 follower processing) ------------------------------------------------------

@@ -64,22 +64,15 @@ class Invariants:
         self.terms[(broker.node_id, key)] = [part.leader_epoch, new_hw]
         self.on_hw(broker, key, part.log)
 
-    def reconciled(self, broker, key):
+    @staticmethod
+    def reconciled(broker, key):
         """A replica's HW is a claim about committed data only once it acts in the current
         epoch: as leader, or as a follower that finished reconciling its log (a restarted
         replica still holding a stale checkpointed HW is not yet compared)."""
         if not broker.running:
             return False
         part = broker.partitions.get(key)
-        if part is None:
-            return False
-        if part.is_leader:
-            return True
-        for fetcher in broker.fetchers.values():
-            state = fetcher.partitions.get(key)
-            if state is not None:
-                return not state.truncating
-        return part.leader_epoch >= 0
+        return part is not None and part.reconciled
 
     def on_hw(self, broker, key, log):
         if log.hw > log.leo:

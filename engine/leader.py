@@ -52,6 +52,7 @@ class ReplicaLeader:
             remotes[rid] = remote
         part.remotes = remotes
         part.term_start_hw = log.hw
+        part.reconciled = True
         self.producer_state.pop(part.key, None)  # rebuilt from this replica's log when needed
         self.sim.emit("become_leader", topic=part.topic, partition=part.index, broker=self.node_id,
                       leader_epoch=part.leader_epoch, isr=list(part.isr), leo=log.leo, hw=log.hw,
@@ -185,7 +186,7 @@ class ReplicaLeader:
             if not self._try_complete_produce(op):
                 for key in delayed:
                     self.produce_purgatory.setdefault(key, []).append(op)
-                self.set_timer(body["timeout_ms"], self._expire_produce, op)
+                self.set_deadline(body["timeout_ms"], self._expire_produce, op)
             return
         self.reply(env, {"error": None, "partitions": results})
 
@@ -297,6 +298,9 @@ class ReplicaLeader:
 
     # -- fetch (§7 leader side, §10 consumers) ------------------------------------------------------
     def on_fetch(self, env):
+        """Fetch from a follower (replica_id >= 0) or a consumer (-1). The HW put in the answer is
+        read *before* the follower's new position is recorded (§5.2); a fetch that finds nothing
+        is parked for up to max_wait_ms (DelayedFetch)."""
         if self.not_serving(env):
             return
         body = env.body
@@ -306,15 +310,24 @@ class ReplicaLeader:
         responses = {}
         ready = False
         max_records = self.sim.max_fetch_records
+        partitions = self.partitions
+        fencing = self.era.kip320_fencing
         for key, req in body["partitions"].items():
-            part = self.partitions.get(key)
-            error = self._fetch_error(part, req)
-            if error:
-                responses[key] = {"error": error}
+            part = partitions.get(key)
+            if part is None or not part.is_leader:
+                responses[key] = {"error": "NOT_LEADER_OR_FOLLOWER"}
                 ready = True
                 continue
+            if fencing:
+                current = req["current_leader_epoch"]
+                if current != -1 and current != part.leader_epoch:
+                    responses[key] = {"error": "FENCED_LEADER_EPOCH" if current < part.leader_epoch
+                                      else "UNKNOWN_LEADER_EPOCH"}
+                    ready = True
+                    continue
             log = part.log
-            leo, hw = log.leo, log.hw
+            leo = log.leo
+            hw = log.hw
             offset = req["fetch_offset"]
             if offset > leo or offset < log.log_start_offset:
                 responses[key] = {"error": "OFFSET_OUT_OF_RANGE", "leo": leo}
@@ -326,15 +339,15 @@ class ReplicaLeader:
                     responses[key] = {"error": "NOT_LEADER_OR_FOLLOWER"}
                     ready = True
                     continue
-                records = log.read(offset, max_records) if offset < leo else []
+                records = log.read(offset, max_records) if offset < leo else ()
                 old_leo = remote.leo
                 update_fetch_state(remote, offset, leo, now)
                 if replica_id not in part.isr:
                     self.maybe_expand_isr(part, replica_id, remote)
-                if remote.leo != old_leo:
+                if offset != old_leo:
                     self.maybe_increment_hw(part, f"follower {replica_id} fetched at offset {offset}")
             else:
-                records = log.read(offset, min(max_records, hw - offset)) if offset < hw else []
+                records = log.read(offset, min(max_records, hw - offset)) if offset < hw else ()
             if records:
                 ready = True
             responses[key] = {"error": None, "hw": hw, "leo": leo,
@@ -347,7 +360,7 @@ class ReplicaLeader:
         table = self.fetch_purgatory
         for key in op.parts:
             table.setdefault(key, []).append(op)
-        self.set_timer(body["max_wait_ms"], self._expire_fetch, op)
+        self.set_deadline(body["max_wait_ms"], self._expire_fetch, op)
 
     def _fetch_error(self, part, req):
         if part is None or not part.is_leader:

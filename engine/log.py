@@ -10,20 +10,17 @@ UNDEFINED = -1
 
 class ReplicaLog:
     __slots__ = ("records", "log_start_offset", "hw", "flushed_offset", "epoch_cache",
-                 "unflushed_since", "dirty_marks")
+                 "unflushed_since", "dirty_marks", "leo")
 
     def __init__(self):
         self.records = []          # (epoch, record_id) per offset, from log_start_offset
         self.log_start_offset = 0
+        self.leo = 0               # log_start_offset + len(records), kept in step (hot path)
         self.hw = 0
         self.flushed_offset = 0    # offsets below this survive a power failure
         self.epoch_cache = []      # [[epoch, start_offset], ...]
         self.unflushed_since = 0   # append count since last flush (log.flush.interval.messages)
         self.dirty_marks = []      # [(time_ms, leo)] taken by the OS writeback task
-
-    @property
-    def leo(self):
-        return self.log_start_offset + len(self.records)
 
     def latest_epoch(self):
         return self.epoch_cache[-1][0] if self.epoch_cache else UNDEFINED
@@ -44,6 +41,7 @@ class ReplicaLog:
         if track_epochs:
             self.assign_epoch(epoch, first)
         self.records.extend([(epoch, rid) for rid in record_ids])
+        self.leo += len(record_ids)
         self.unflushed_since += len(record_ids)
         return first
 
@@ -58,6 +56,7 @@ class ReplicaLog:
                     last = epoch
                 offset += 1
         self.records.extend(records)
+        self.leo += len(records)
         self.unflushed_since += len(records)
 
     def truncate_to(self, offset):
@@ -66,6 +65,7 @@ class ReplicaLog:
         removed = self.leo - offset
         if removed > 0:
             del self.records[offset - self.log_start_offset:]
+            self.leo = offset
         else:
             removed = 0
         self.truncate_epochs_from_end(self.leo)

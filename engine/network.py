@@ -10,7 +10,10 @@ A request to a node whose *process* is down (machine up) is answered with a synt
 ``NETWORK_EXCEPTION`` (connection refused), one round trip later; a powered-off or cut node
 simply never answers and the sender's request timeout fires.
 """
+from heapq import heappop, heappush
+
 from .messages import DISCONNECTED, Envelope, response_type
+
 
 
 class Network:
@@ -78,6 +81,8 @@ class Network:
         self.sent += 1
         if source == target:
             deliver = now
+        elif not self.jitter_ms and not self.link_latency and not self._last_delivery:
+            deliver = now + self.latency_ms  # constant latency keeps every link FIFO by itself
         else:
             latency = self.link_latency.get((source, target), self.latency_ms)
             if self.jitter_ms:
@@ -115,7 +120,10 @@ class Network:
         if state == "up":
             if self.observer:
                 self.observer("deliver", env)
-            node.receive(env)
+            if node.paused:
+                node.deferred.append(("message", env))
+            else:
+                node.dispatch(env)
         elif state == "refusing" and env.is_request:
             # Connection refused: the sender learns it one way-latency later.
             self.send(env.target, env.source, response_type(env.type), {"error": DISCONNECTED},
@@ -148,6 +156,9 @@ class Node:
         self.pending = {}         # correlation id -> (callback, ctx)
         self._next_corr = 0
         self.handlers = {}
+        self._deadlines = []      # heap of (time_ms, seq, fn, arg): lazily cancelled timers
+        self._deadline_seq = 0
+        self._sweep_at = None
 
     # -- timers -----------------------------------------------------------------------------
     def set_timer(self, delay_ms, fn, arg=None):
@@ -161,6 +172,46 @@ class Node:
             return
         entry[1](entry[2])
 
+    def set_deadline(self, delay_ms, fn, arg):
+        """A timer that usually becomes moot (a request timeout, a parked request's expiry).
+        Instead of one scheduler entry each, deadlines sit in a per-node heap swept by a single
+        timer; ``fn(arg)`` must itself ignore a deadline whose request already completed."""
+        at = self.scheduler.now_ms + delay_ms
+        self._deadline_seq += 1
+        heappush(self._deadlines, (at, self._deadline_seq, fn, arg))
+        if self._sweep_at is None or at < self._sweep_at:
+            self._sweep_at = at
+            self.set_timer(delay_ms, self._sweep_deadlines, at)
+
+    def _sweep_deadlines(self, at):
+        if at != self._sweep_at:
+            return  # a later sweep superseded by an earlier one
+        self._sweep_at = None
+        incarnation = self.incarnation
+        heap = self._deadlines
+        now = self.scheduler.now_ms
+        while heap and heap[0][0] <= now:
+            _at, _seq, fn, arg = heappop(heap)
+            fn(arg)
+            if self.incarnation != incarnation:
+                return  # the handler stopped this process: its deadlines died with it
+        self._skip_moot_deadlines()
+        if heap and (self._sweep_at is None or heap[0][0] < self._sweep_at):
+            self._sweep_at = heap[0][0]
+            self.set_timer(heap[0][0] - now, self._sweep_deadlines, heap[0][0])
+
+    def _skip_moot_deadlines(self):
+        heap = self._deadlines
+        while heap and self.deadline_moot(heap[0][2], heap[0][3]):
+            heappop(heap)
+
+    def deadline_moot(self, fn, arg):
+        """Whether a queued deadline no longer matters (checked only at the heap's head)."""
+        if fn == self._request_timeout:
+            return arg not in self.pending
+        done = getattr(arg, "done", None)
+        return bool(done)
+
     # -- messages ---------------------------------------------------------------------------
     def send(self, target, type_, body, correlation_id=None):
         return self.network.send(self.node_id, target, type_, body, correlation_id)
@@ -173,7 +224,7 @@ class Node:
         self.pending[corr] = (callback, ctx)
         self.network.send(self.node_id, target, type_, body, corr, True)
         if timeout_ms is not None:
-            self.set_timer(timeout_ms, self._request_timeout, corr)
+            self.set_deadline(timeout_ms, self._request_timeout, corr)
         return corr
 
     def _request_timeout(self, corr):
@@ -227,3 +278,5 @@ class Node:
         self.pending = {}
         self.deferred = []
         self.paused = False
+        self._deadlines = []
+        self._sweep_at = None

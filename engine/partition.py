@@ -123,7 +123,8 @@ class Partition:
     it belongs to the broker's disk and survives crashes; this object does not."""
     __slots__ = ("topic", "index", "key", "replicas", "log", "leader_id", "leader_epoch",
                  "controller_epoch", "zk_version", "isr", "remotes", "epoch_start_offset",
-                 "isr_write_in_flight", "is_leader", "term_start_hw", "isr_update_failed")
+                 "isr_write_in_flight", "is_leader", "term_start_hw", "isr_update_failed",
+                 "reconciled")
 
     def __init__(self, topic, index, key, replicas, log):
         self.topic = topic
@@ -142,6 +143,7 @@ class Partition:
         self.is_leader = False
         self.term_start_hw = 0
         self.isr_update_failed = False  # a conditional ISR write failed; until next LeaderAndIsr
+        self.reconciled = False  # acting in the current epoch: leader, or follower done truncating
 
     def view(self):
         return {"leader": self.leader_id, "leader_epoch": self.leader_epoch, "isr": list(self.isr),

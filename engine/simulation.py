@@ -6,6 +6,7 @@ scheduled like a timeline operation one millisecond later and recorded in ``comm
 scenario plus its commands replays the live session byte for byte (``replay_scenario``).
 """
 import copy
+import pickle
 
 from . import eras
 from .broker import Broker
@@ -447,6 +448,23 @@ class Simulation:
         doc["timeline"] = sorted(doc["timeline"] + copy.deepcopy(self.commands),
                                  key=lambda op: op["at_ms"])
         return doc
+
+    # -- snapshots (exact: the whole state, scheduler heap included) -------------------------------
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["trace"] = None  # an observer of this process, not part of the simulation
+        return state
+
+    def snapshot(self):
+        """The complete state as bytes; ``Simulation.restore`` continues exactly from here.
+        Pickle: trusted input only (snapshots are made and read by this program)."""
+        return pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @staticmethod
+    def restore(blob, trace=None):
+        sim = pickle.loads(blob)
+        sim.trace = trace
+        return sim
 
     def result(self):
         from .result import build_result

@@ -393,6 +393,7 @@ class ZkServer:
         self.network = sim.network
         self.tree = ZooKeeper(now=self._now, notify=self._on_watch)
         self.net_state = "up"
+        self.paused = False  # the ensemble is never paused; the attribute keeps delivery uniform
         self._expiry_checks = {}  # session id -> scheduled check time
         self.observer = None      # callable(path, data, version) after each partition-state write
 
@@ -400,7 +401,7 @@ class ZkServer:
         return self.scheduler.now_ms
 
     # -- network ----------------------------------------------------------------------------
-    def receive(self, env):
+    def dispatch(self, env):
         body = env.body
         op = body["op"]
         sid = body.get("session")

@@ -1,0 +1,164 @@
+"""What a viewer sees of a running simulation: a JSON-able picture of the cluster right now.
+
+``cluster_view(sim)`` is what the live web view draws each frame: brokers (state, ZooKeeper
+session and its expiry deadline), every partition's replicas (LEO, HW, the log as runs of leader
+epochs plus its newest records, ISR membership and how close each follower is to
+``replica.lag.time.max.ms``), the znode tree, messages in flight, clients and record outcomes.
+It never changes the simulation; the same simulation state always gives the same view.
+"""
+from .partition import NEVER_MS
+
+LOG_TAIL = 40
+
+
+def cluster_view(sim, log_tail=LOG_TAIL):
+    tree = sim.zk_server.tree
+    controller = tree.nodes.get("/controller")
+    epoch = tree.nodes.get("/controller_epoch")
+    return {
+        "t_ms": sim.now_ms,
+        "duration_ms": sim.scenario["duration_ms"],
+        "finished": sim.finished,
+        "name": sim.scenario["name"],
+        "kafka_version": sim.scenario["kafka_version"],
+        "config": {k: sim.config[k] for k in ("replica.lag.time.max.ms", "zookeeper.session.timeout.ms",
+                                              "min.insync.replicas", "unclean.leader.election.enable",
+                                              "replica.fetch.wait.max.ms")},
+        "controller": {"broker": controller.data["brokerid"] if controller else None,
+                       "epoch": epoch.data if epoch else 0},
+        "brokers": [broker_view(sim, b) for b in sim.brokers.values()],
+        "partitions": [partition_view(sim, key, log_tail) for key in _keys(sim)],
+        "zk": zk_view(sim),
+        "messages": sim.network.in_flight_view(),
+        "links": links_view(sim),
+        "clients": {name: client.view() for name, client in sim.clients.items()},
+        "records": records_summary(sim),
+        "history_len": len(sim.history),
+        "violations": len(sim.violations),
+    }
+
+
+def _keys(sim):
+    return [sim.key(t, p) for t, spec in sim.topics.items() for p in range(spec["partitions"])]
+
+
+def broker_view(sim, broker):
+    session = sim.zk_server.session_of(broker.node_id)
+    zk = {"client_state": broker.zk.state if broker.running or broker.state == "starting" else "none",
+          "session_id": session.session_id if session else None,
+          "last_heard_by_zk_ms": session.last_heard_ms if session else None,
+          "expires_at_ms": session.expires_at_ms if session else None}
+    state = broker.state
+    if broker.paused:
+        state = "paused"
+    isolated = [n for n in sim.network.nodes
+                if n != broker.node_id and sim.network.is_blocked(broker.node_id, n)
+                and sim.network.is_blocked(n, broker.node_id)]
+    return {"id": broker.node_id, "state": state, "net_state": broker.net_state,
+            "controller": broker.controller.active, "controller_epoch": broker.controller.epoch,
+            "broker_epoch": broker.broker_epoch, "zk": zk, "isolated_from": isolated,
+            "leads": sorted(k for k, p in broker.partitions.items() if p.is_leader)}
+
+
+def partition_view(sim, key, log_tail):
+    topic, index = sim.split_key(key)
+    node = sim.zk_server.tree.nodes.get(sim.state_path(key))
+    state = node.data if node else {"leader": -1, "leader_epoch": -1, "isr": []}
+    replicas = sim.topics[topic]["assignment"][str(index)]
+    leader_broker = sim.brokers.get(state["leader"])
+    leader_part = leader_broker.partitions.get(key) if leader_broker and leader_broker.running else None
+    lag_max = sim.config["replica.lag.time.max.ms"]
+    now = sim.now_ms
+    out = []
+    for b in replicas:
+        broker = sim.brokers[b]
+        log = broker.logs.get(key)
+        part = broker.partitions.get(key) if broker.running else None
+        entry = {"broker": b, "leo": log.leo if log else 0, "hw": log.hw if log else 0,
+                 "log_start_offset": log.log_start_offset if log else 0,
+                 "flushed_offset": log.flushed_offset if log else 0,
+                 "epoch_cache": [list(e) for e in log.epoch_cache] if log else [],
+                 "segments": epoch_runs(log) if log else [],
+                 "tail": log_tail_view(log, log_tail) if log else [],
+                 "in_isr": b in state["isr"], "is_leader": bool(part and part.is_leader),
+                 "local_leader_epoch": part.leader_epoch if part else None,
+                 "local_isr": list(part.isr) if part and part.is_leader else None,
+                 "running": broker.running}
+        if leader_part is not None and leader_part.is_leader and b != state["leader"]:
+            remote = leader_part.remotes.get(b)
+            if remote is not None:
+                caught = remote.last_caught_up_ms
+                entry["lag"] = {"last_caught_up_ms": None if caught == NEVER_MS else caught,
+                                "ms_behind": None if caught == NEVER_MS else now - caught,
+                                "lag_max_ms": lag_max, "leader_view_leo": remote.leo}
+        out.append(entry)
+    return {"key": key, "topic": topic, "partition": index, "replicas": replicas,
+            "leader": state["leader"], "leader_epoch": state["leader_epoch"], "isr": list(state["isr"]),
+            "zk_version": node.version if node else -1,
+            "offline": state["leader"] == -1 or leader_part is None,
+            "replica_state": out}
+
+
+def epoch_runs(log):
+    """The log as [[start_offset, end_offset_exclusive, leader_epoch], ...] runs."""
+    runs = []
+    start = log.log_start_offset
+    current = None
+    offset = start
+    for epoch, _rid in log.records:
+        if epoch != current:
+            if current is not None:
+                runs.append([start, offset, current])
+            start, current = offset, epoch
+        offset += 1
+    if current is not None:
+        runs.append([start, offset, current])
+    return runs
+
+
+def log_tail_view(log, count):
+    first = max(log.log_start_offset, log.leo - count)
+    return [[first + i, epoch, rid] for i, (epoch, rid) in enumerate(log.read(first, count))]
+
+
+def zk_view(sim):
+    out = []
+    for path, node in sorted(sim.zk_server.tree.nodes.items()):
+        if path == "/":
+            continue
+        out.append({"path": path, "data": node.data, "version": node.version,
+                    "ephemeral_owner": node.ephemeral_owner, "czxid": node.czxid,
+                    "mzxid": node.mzxid})
+    return out
+
+
+def links_view(sim):
+    net = sim.network
+    return {"blocked": sorted([list(pair) for pair in net.blocked], key=str),
+            "slow": sorted([[a, b, ms] for (a, b), ms in net.link_latency.items()], key=str),
+            "latency_ms": net.latency_ms}
+
+
+def records_summary(sim):
+    counts = {"acked": 0, "failed": 0, "pending": 0, "unacknowledged": 0}
+    errors = {}
+    for record in sim.records.values():
+        counts[record.status] = counts.get(record.status, 0) + 1
+        if record.error and record.status == "failed":
+            errors[record.error] = errors.get(record.error, 0) + 1
+    counts["lost_acks_all"] = len(sim.invariants.reported_lost)
+    counts["errors"] = errors
+    counts["total"] = len(sim.records)
+    return counts
+
+
+def recent_records(sim, limit=100):
+    """The newest records with their fate (for the ledger)."""
+    records = list(sim.records.values())[-limit:]
+    lost = sim.invariants.reported_lost
+    out = []
+    for r in records:
+        d = r.to_dict()
+        d["lost"] = d["lost"] or r.id in lost
+        out.append(d)
+    return out
