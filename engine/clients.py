@@ -126,6 +126,20 @@ class ClientBase(Node):
         self.last_metadata_attempt_ms = None
         self.node_backoff = {}      # node -> (until_ms, current backoff)
         self._bootstrap = 0
+        self.metadata_ms = None     # when the last metadata answer arrived
+
+    def start_metadata_refresh(self):
+        """metadata.max.age.ms: refresh even without errors, so a client that has nothing
+        outstanding still learns about new leaders."""
+        self.set_timer(self.config["metadata.max.age.ms"], self._metadata_age_tick)
+
+    def _metadata_age_tick(self, _):
+        if not self.running:
+            return
+        age = self.config["metadata.max.age.ms"]
+        if self.metadata_ms is None or self.scheduler.now_ms - self.metadata_ms >= age:
+            self.refresh_metadata()
+        self.set_timer(age, self._metadata_age_tick)
 
     # -- connections ----------------------------------------------------------------------------
     def node_ready(self, node):
@@ -184,6 +198,7 @@ class ClientBase(Node):
             self.refresh_metadata()
             return
         self.node_ok(node)
+        self.metadata_ms = self.scheduler.now_ms
         counts = {}
         split = self.sim.split_key
         for key, st in body["partitions"].items():
@@ -228,6 +243,7 @@ class Producer(ClientBase):
             return
         self.running = True
         self.refresh_metadata()
+        self.start_metadata_refresh()
         rate = self.spec.get("rate_per_s") or 0
         if rate > 0 and self.topic:
             self._steady_index = 0
@@ -532,6 +548,7 @@ class Consumer(ClientBase):
             return
         self.running = True
         self.refresh_metadata()
+        self.start_metadata_refresh()
 
     def stop(self):
         self.running = False
@@ -606,7 +623,11 @@ class Consumer(ClientBase):
             self._poll_node(node)
 
     def _poll_node(self, node):
-        if not self.running or self.in_flight.get(node) or not self.node_ready(node):
+        if not self.running or self.in_flight.get(node):
+            return
+        if not self.node_ready(node):
+            # reconnect backoff: try this node again when it ends
+            self.set_timer(self.node_backoff[node][0] - self.scheduler.now_ms, self._poll_node, node)
             return
         parts = {}
         detect = self.sim.era.consumer_truncation_detection

@@ -1,0 +1,21 @@
+import functools
+
+import pytest
+
+from engine.scenarios import library
+from engine.simulation import Simulation
+
+
+@functools.lru_cache(maxsize=None)
+def _run(name):
+    return Simulation(library()[name]).run()
+
+
+@pytest.fixture
+def run_library():
+    return _run
+
+
+def events(result, type_, **match):
+    return [e for e in result["history"]
+            if e["type"] == type_ and all(e.get(k) == v for k, v in match.items())]

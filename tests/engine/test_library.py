@@ -1,0 +1,186 @@
+"""Each library scenario ends the way Kafka really ends (timings and rules from the reference)."""
+from engine.scenarios import ORDER, library
+
+from .conftest import events
+
+
+def expiry_window(fault_ms, timeout_ms=18000):
+    """A session expires timeout_ms after the ensemble last heard the broker; an idle client pings
+    every timeout/3, so that is between timeout - timeout/3 and timeout after the fault."""
+    return fault_ms + timeout_ms - timeout_ms // 3, fault_ms + timeout_ms + 100
+
+
+def test_session_expiry_is_the_timeout_after_the_last_heartbeat(run_library):
+    r = run_library("broker-failure-clean-election")
+    [expired] = events(r, "session_expired", broker=1)
+    assert "no heartbeat for 18000 ms" in expired["reason"]
+    lo, hi = expiry_window(5000)
+    assert lo <= expired["t_ms"] <= hi
+
+
+def lost(result):
+    return [r for r in result["records"] if r["lost"]]
+
+
+def test_every_library_scenario_is_listed_and_valid():
+    lib = library()
+    assert list(lib) == list(ORDER) and len(lib) >= 10
+    assert all(doc["description"] for doc in lib.values())
+
+
+def test_slow_follower_is_shrunk_after_the_lag_by_the_isr_expiration_task(run_library):
+    r = run_library("isr-shrink-slow-follower")
+    [shrink] = events(r, "isr_shrink", broker=0)
+    # isolated at 5 s; lag 30 s; the task runs every 15 s, so 35 s < shrink <= 5 + 45 s (§2.1)
+    assert 35000 < shrink["t_ms"] <= 50100
+    assert shrink["isr_before"] == [0, 1, 2] and shrink["isr"] == [0, 1]
+    assert "replica.lag.time.max.ms 30000" in shrink["reason"]
+    assert shrink["leader_epoch"] == 0 and shrink["zk_version"] == 1   # leader write: no epoch bump
+    [expand] = events(r, "isr_expand", broker=0)
+    assert expand["t_ms"] > 50000 and expand["isr"] == [0, 1, 2]
+    assert r["partitions"]["orders-0"]["isr"] == [0, 1, 2] and r["violations"] == []
+
+
+def test_restarted_follower_rejoins_once_at_the_hw_and_epoch_start(run_library):
+    r = run_library("isr-expansion")
+    [removed] = events(r, "isr_shrink", by="controller")
+    lo, hi = expiry_window(5000)                      # crash at 5 s, 18 s session timeout
+    assert lo <= removed["t_ms"] <= hi
+    assert removed["leader_epoch"] == 1               # controller-side shrink bumps the epoch (§9.6)
+    [expand] = events(r, "isr_expand")
+    assert 40000 < expand["t_ms"] < 41000 and "KAFKA-7128" in expand["reason"]
+    assert sorted(r["partitions"]["orders-0"]["isr"]) == [0, 1, 2]
+    assert lost(r) == [] and r["violations"] == []
+
+
+def test_isr_change_reaches_the_controller_after_the_blackout(run_library):
+    r = run_library("isr-change-propagation")
+    [shrink] = events(r, "isr_shrink", broker=1)
+    created = [e for e in events(r, "isr_change_notification", stage="created") if e["broker"] == 1][0]
+    delay = created["t_ms"] - shrink["t_ms"]
+    assert 5000 < delay <= 7500 + 10                   # §4.2: 5.0-7.5 s for an isolated change
+    processed = events(r, "isr_change_notification", stage="processed")[0]
+    assert processed["broker"] == 0 and processed["t_ms"] - created["t_ms"] < 50
+    assert not [p for p in r["zk"] if p.startswith("/isr_change_notification/")]
+
+
+def test_leader_failure_waits_for_the_session_timeout_then_elects_in_assignment_order(run_library):
+    r = run_library("broker-failure-clean-election")
+    [elected] = events(r, "leader_elected", kind="clean")
+    [expired] = events(r, "session_expired", broker=1)
+    assert 0 < elected["t_ms"] - expired["t_ms"] < 50
+    assert elected["leader"] == 2 and elected["leader_epoch"] == 1
+    assert lost(r) == [] and r["violations"] == []
+    acked = {x["id"] for x in r["records"] if x["status"] == "acked"}
+    read = {x["id"] for x in r["consumed"]["c1"]}
+    assert acked <= read | {x["id"] for x in r["records"] if x["acked_ms"] and x["acked_ms"] > 59000}
+
+
+def test_min_insync_replicas_rejects_acks_all_but_not_acks_1(run_library):
+    r = run_library("not-enough-replicas")
+    strict = [x for x in r["records"] if x["producer"] == "strict"]
+    relaxed = [x for x in r["records"] if x["producer"] == "relaxed"]
+    assert {x["error"] for x in strict if x["status"] == "failed"} >= {"NOT_ENOUGH_REPLICAS"}
+    assert not [x for x in relaxed if x["status"] == "failed"]
+    errors = events(r, "produce_error", error="NOT_ENOUGH_REPLICAS")
+    assert errors and all("min.insync.replicas 2" in e["reason"] for e in errors)
+    first = min(e["t_ms"] for e in errors)
+    last = max(e["t_ms"] for e in errors)
+    shrinks = events(r, "isr_shrink", by="controller")
+    [rejoin] = events(r, "isr_expand")
+    assert first >= max(e["t_ms"] for e in shrinks) and last < rejoin["t_ms"] + 100
+
+
+def test_acks_1_loses_what_the_old_leader_acknowledged_alone(run_library):
+    r = run_library("acks1-loss-on-failover")
+    gone = lost(r)
+    assert gone and all(x["acks"] == "1" and 5000 <= x["sent_ms"] <= 10000 for x in gone)
+    assert r["violations"] == []                       # acks=1 loss is allowed, not a violation
+
+
+def test_unclean_election_loses_acknowledged_acks_all_records(run_library):
+    r = run_library("unclean-election-loss")
+    [unclean] = events(r, "leader_elected", kind="unclean")
+    assert unclean["leader"] == 2 and unclean["isr"] == [2]
+    [violation] = [v for v in r["violations"] if v["invariant"] == "acked_record_lost"]
+    assert violation["t_ms"] == unclean["t_ms"] and len(violation["records"]) == len(lost(r)) > 0
+
+
+def test_kip101_scenario_1_pre_0_11_truncates_committed_data(run_library):
+    r = run_library("kip101-scenario-1-v0.10")
+    truncations = events(r, "truncation", broker=3)
+    assert truncations and "high watermark" in truncations[0]["reason"]
+    [violation] = r["violations"]
+    assert violation["invariant"] == "acked_record_lost" and len(violation["records"]) >= 1
+    assert r["partitions"]["orders-0"]["leader"] == 3
+
+
+def test_kip101_scenario_1_with_leader_epochs_keeps_everything(run_library):
+    r = run_library("kip101-scenario-1-v2.6")
+    assert r["partitions"]["orders-0"]["leader"] == 3
+    assert not events(r, "truncation", broker=3)
+    assert lost(r) == [] and r["violations"] == []
+
+
+def test_kip101_scenario_2_pre_0_11_diverges(run_library):
+    r = run_library("kip101-scenario-2-v0.10")
+    kinds = {v["invariant"] for v in r["violations"]}
+    assert kinds == {"replica_divergence", "acked_record_lost"}
+    logs = r["partitions"]["orders-0"]["replica_state"]
+    assert logs["1"]["log"][1]["id"] != logs["2"]["log"][1]["id"]   # m2 vs m3 at offset 1, forever
+
+
+def test_kip101_scenario_2_with_leader_epochs_agrees_but_loses_the_unflushed_m2(run_library):
+    r = run_library("kip101-scenario-2-v2.6")
+    assert [v["invariant"] for v in r["violations"]] == ["acked_record_lost"]
+    assert [x["id"] for x in lost(r)] == ["p1-1"]
+    logs = r["partitions"]["orders-0"]["replica_state"]
+    assert [e["id"] for e in logs["1"]["log"]] == [e["id"] for e in logs["2"]["log"]]
+    [trunc] = events(r, "truncation", broker=1)
+    assert trunc["to_offset"] == 1 and "OffsetsForLeaderEpoch(epoch 0)" in trunc["reason"]
+
+
+def test_controller_failover_on_session_expiry(run_library):
+    r = run_library("controller-failover-session-expiry")
+    elected = events(r, "controller_elected")
+    assert [(e["broker"], e["epoch"]) for e in elected] == [(0, 1), (1, 2)]
+    lo, hi = expiry_window(5000)
+    assert lo <= elected[1]["t_ms"] <= hi
+    [resigned] = events(r, "controller_resigned")
+    assert resigned["broker"] == 0 and resigned["t_ms"] > 35000
+    assert r["controller"] == {"broker": 1, "epoch": 2} and r["violations"] == []
+
+
+def test_zombie_leader_acks_acks_1_records_that_are_then_truncated(run_library):
+    r = run_library("zombie-leader-after-pause")
+    gone = lost(r)
+    assert gone and all(x["producer"] == "fast" for x in gone)
+    assert all(30000 <= x["acked_ms"] < 30100 for x in gone)   # acknowledged by the zombie on resume
+    assert not [x for x in r["records"] if x["producer"] == "safe" and x["lost"]]
+    assert r["violations"] == []
+
+
+def test_jepsen_partition_0_10(run_library):
+    r = run_library("jepsen-partition-v0.10")
+    [shrink] = events(r, "isr_shrink", broker=1)
+    assert shrink["isr"] == [1]
+    [unclean] = events(r, "leader_elected", kind="unclean")
+    assert unclean["leader"] == 2
+    assert len(lost(r)) > 500
+    assert all(v["invariant"] == "acked_record_lost" for v in r["violations"])
+
+
+def test_controlled_shutdown_moves_leadership_before_stopping(run_library):
+    r = run_library("controlled-shutdown")
+    moved = events(r, "leader_elected", kind="controlled_shutdown")
+    stopped = [e for e in events(r, "broker_stopped", broker=1)][0]
+    assert moved and all(e["t_ms"] <= stopped["t_ms"] and e["previous_leader"] == 1 for e in moved)
+    assert lost(r) == [] and r["violations"] == []
+    assert events(r, "leader_elected", kind="preferred")
+
+
+def test_auto_rebalance_moves_leadership_back_to_the_preferred_replica(run_library):
+    r = run_library("preferred-leader-election")
+    [rebalance] = events(r, "auto_rebalance")
+    assert rebalance["t_ms"] == 45022                  # first check 5 s after failover, then every 20 s
+    assert r["partitions"]["orders-2"]["leader"] == 2
