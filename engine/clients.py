@@ -264,13 +264,14 @@ class Producer(ClientBase):
             return
         rate = self.spec["rate_per_s"]
         while self._steady_start + (self._steady_index * 1000) // rate <= now:
-            self.send(self.topic, None, None, None, self.acks)
+            self.send_record(self.topic, None, None, None, self.acks)
             self._steady_index += 1
         due = self._steady_start + (self._steady_index * 1000) // rate
         self.set_timer(due - now, self._tick_steady)
 
     # -- the application's send() ------------------------------------------------------------------
-    def send(self, topic, partition, key, value, acks):
+    def send_record(self, topic, partition, key, value, acks):
+        """KafkaProducer.send(): create the record, partition it, hand it to the sender."""
         rid = f"{self.name}-{self.next_id}"
         self.next_id += 1
         record = Record(rid, self.name, topic, acks_label(acks), self.scheduler.now_ms, key, value)

@@ -298,7 +298,11 @@ def _client(c, field, kind, topics, version, duration_ms):
     fixed = PRODUCER_KEYS if kind == "producer" else CONSUMER_KEYS
     spec = {"name": c["name"], "type": kind}
     config = {}
-    for key, value in c.items():
+    items = list(c.items())
+    if isinstance(c.get("config"), dict):
+        # the normalised form keeps client config keys under "config"
+        items = [(k, v) for k, v in items if k != "config"] + list(c["config"].items())
+    for key, value in items:
         if key in ("name", "type"):
             continue
         if key in fixed and key not in ("acks", "isolation.level", "auto.offset.reset"):

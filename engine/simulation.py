@@ -238,7 +238,7 @@ class Simulation:
                                          "start_ms": self.now_ms})
             producer.start()
         acks = acks_value(op["acks"]) if "acks" in op else producer.acks
-        ids = [producer.send(op["topic"], op.get("partition"), op.get("key"), op.get("value"), acks).id
+        ids = [producer.send_record(op["topic"], op.get("partition"), op.get("key"), op.get("value"), acks).id
                for _ in range(op["count"])]
         span = ids[0] if len(ids) == 1 else f"{ids[0]}..{ids[-1]}"
         return f"{name} sends {op['count']} record(s) to {op['topic']} with acks={acks_label(acks)}: {span}"

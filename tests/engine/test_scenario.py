@@ -20,7 +20,11 @@ def test_defaults_fill_an_empty_document():
 
 
 def test_load_is_idempotent():
-    sc = load({"brokers": 4, "topics": [{"name": "a", "partitions": 5, "replication_factor": 3}]})
+    sc = load({"brokers": 4, "topics": [{"name": "a", "partitions": 5, "replication_factor": 3}],
+               "clients": [{"name": "p", "type": "producer", "topic": "a", "acks": "all",
+                            "request.timeout.ms": 5000},
+                           {"name": "c", "type": "consumer", "topic": "a", "auto.offset.reset": "earliest"}],
+               "timeline": [{"at_ms": 5, "op": "crash", "broker": 1}]})
     assert load(json.loads(json.dumps(sc))) == sc
 
 
