@@ -1,0 +1,81 @@
+"""Counterexample search and shrinking (issue: find the failure, shrink it, show it)."""
+import pytest
+
+from engine.faults import DEFAULT_PROFILE
+from engine.scenario import ScenarioError
+from engine.search import check, narrate, search, shrink, validate_property
+
+OLD = {"kafka_version": "0.10", "brokers": 3,
+       "topics": [{"name": "t", "partitions": 1, "replication_factor": 2}],
+       "clients": [{"name": "p1", "type": "producer", "topic": "t", "acks": "all", "rate_per_s": 20}],
+       "duration_ms": 60000}
+SAFE = {"kafka_version": "2.6", "brokers": 3,
+        "config": {"min.insync.replicas": 2, "unclean.leader.election.enable": False},
+        "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+        "clients": [{"name": "p1", "type": "producer", "topic": "t", "acks": "all", "rate_per_s": 20}],
+        "duration_ms": 60000}
+PROCESS_CRASHES_ONLY = {k: (0.0, 0, 0) for k in DEFAULT_PROFILE}
+PROCESS_CRASHES_ONLY["crash_process"] = (4.0, 1000, 30000)
+
+
+@pytest.fixture(scope="module")
+def old_counterexample():
+    found = search(OLD, {"name": "no_acked_loss"}, runs=100)
+    assert found["found"], "0.10 with RF 2 and unclean election must lose an acknowledged record"
+    small, evaluations = shrink(found["scenario"], {"name": "no_acked_loss"})
+    return found, small, evaluations
+
+
+def test_old_kafka_loses_data_and_the_schedule_shrinks_to_a_few_steps(old_counterexample):
+    found, small, evaluations = old_counterexample
+    assert len(small["timeline"]) <= 6
+    assert len(small["timeline"]) < len(found["scenario"]["timeline"])
+    broken, evidence, result = check(small, {"name": "no_acked_loss"})
+    assert broken and evidence["records"]
+    assert any(r["lost"] for r in result["records"])
+    assert small["duration_ms"] <= found["scenario"]["duration_ms"]
+
+
+def test_shrinking_is_deterministic(old_counterexample):
+    found, small, _ = old_counterexample
+    again, _ = shrink(found["scenario"], {"name": "no_acked_loss"})
+    assert again == small
+
+
+def test_narration_ends_with_the_break_and_uses_reasons(old_counterexample):
+    _, small, _ = old_counterexample
+    broken, evidence, result = check(small, {"name": "no_acked_loss"})
+    steps = narrate(result, evidence)
+    assert steps[-1]["type"] == "property_broken" and steps[-1]["text"] == evidence["detail"]
+    assert [s["step"] for s in steps] == list(range(1, len(steps) + 1))
+    assert any(s["type"] == "leader_elected" for s in steps)
+
+
+def test_safe_settings_lose_nothing_under_process_crashes():
+    found = search(SAFE, {"name": "no_acked_loss"}, profile=PROCESS_CRASHES_ONLY, runs=25)
+    assert found == {"found": False, "runs": 25, "seed": None, "scenario": None, "evidence": None}
+
+
+def test_not_enough_replicas_property_is_found_with_min_isr_2():
+    found = search(SAFE, {"name": "no_error", "param": "NOT_ENOUGH_REPLICAS"},
+                   profile=PROCESS_CRASHES_ONLY, runs=30)
+    assert found["found"] and "NOT_ENOUGH_REPLICAS" in found["evidence"]["detail"]
+
+
+def test_offline_property_reports_the_span():
+    scenario = {"kafka_version": "2.6", "brokers": 3,
+                "topics": [{"name": "t", "partitions": 1, "replication_factor": 1, "assignment": {"0": [1]}}],
+                "timeline": [{"at_ms": 1000, "op": "crash", "broker": 1},
+                             {"at_ms": 40000, "op": "restart", "broker": 1}], "duration_ms": 50000}
+    broken, evidence, _ = check(scenario, {"name": "max_offline_ms", "param": 5000})
+    assert broken and "t-0 offline for" in evidence["detail"]
+    assert not check(scenario, {"name": "max_offline_ms", "param": 60000})[0]
+
+
+@pytest.mark.parametrize("prop, field", [({"name": "nope"}, "property.name"),
+                                         ({"name": "invariant", "param": "x"}, "property.param"),
+                                         ({"name": "max_offline_ms", "param": -1}, "property.param")])
+def test_properties_are_validated(prop, field):
+    with pytest.raises(ScenarioError) as err:
+        validate_property(prop)
+    assert err.value.field == field
