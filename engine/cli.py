@@ -31,11 +31,22 @@ def main(argv=None):
     run.add_argument("--summary", action="store_true",
                      help="print the story (history without HW moves) instead of the full document")
     sub.add_parser("list", help="list the library scenarios")
+    find = sub.add_parser("search", help="search fault schedules for a run that breaks a property, "
+                                          "then shrink it (single process; the app runs it on Spark)")
+    find.add_argument("scenario", help="base scenario JSON file or library name (its timeline is kept)")
+    find.add_argument("--property", default="no_acked_loss",
+                      help="no_acked_loss (default), no_acked_all_loss, no_violation, "
+                           "invariant=NAME, max_offline_ms=N, no_error=KAFKA_ERROR")
+    find.add_argument("--runs", type=int, default=200)
+    find.add_argument("--first-seed", type=int, default=0)
+    find.add_argument("--no-shrink", action="store_true")
     bench = sub.add_parser("bench", help="run the reference workload and print speed figures")
     bench.add_argument("--duration-ms", type=int, default=60000)
     args = parser.parse_args(argv)
     if args.command == "run":
         return _run(args)
+    if args.command == "search":
+        return _search(args)
     if args.command == "list":
         from .scenarios import library
         for name, doc in library().items():
@@ -83,6 +94,37 @@ def _run(args):
     else:
         json.dump(result, sys.stdout, separators=(",", ":"))
         sys.stdout.write("\n")
+    return 0
+
+
+def parse_property(text):
+    name, _, param = text.partition("=")
+    if name == "max_offline_ms" and param:
+        param = int(param)
+    return {"name": name, "param": param or None}
+
+
+def _search(args):
+    from .search import check, narrate, search, shrink
+    base = _load(args.scenario)
+    prop = parse_property(args.property)
+    try:
+        found = search(base, prop, runs=args.runs, first_seed=args.first_seed)
+    except ScenarioError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not found["found"]:
+        print(f"not found in {found['runs']} runs")
+        return 1
+    scenario = found["scenario"]
+    print(f"found in run {found['runs']} (seed {found['seed']}): {found['evidence']['detail']}")
+    if not args.no_shrink:
+        scenario, evaluations = shrink(scenario, prop)
+        print(f"shrunk with {evaluations} runs to {len(scenario['timeline'])} operation(s)")
+    broken, evidence, result = check(scenario, prop)
+    for step in narrate(result, evidence):
+        print(f"{step['step']:>3}. {step['t_ms']:>7} ms  {step['text']}")
+    print(json.dumps(scenario))
     return 0
 
 
