@@ -10,7 +10,7 @@ A request to a node whose *process* is down (machine up) is answered with a synt
 ``NETWORK_EXCEPTION`` (connection refused), one round trip later; a powered-off or cut node
 simply never answers and the sender's request timeout fires.
 """
-from heapq import heappop, heappush
+from collections import deque
 
 from .messages import DISCONNECTED, Envelope, response_type
 
@@ -156,8 +156,7 @@ class Node:
         self.pending = {}         # correlation id -> (callback, ctx)
         self._next_corr = 0
         self.handlers = {}
-        self._deadlines = []      # heap of (time_ms, seq, fn, arg): lazily cancelled timers
-        self._deadline_seq = 0
+        self._deadlines = {}      # delay -> deque of (time_ms, fn, arg, is_request), lazily cancelled
         self._sweep_at = None
 
     # -- timers -----------------------------------------------------------------------------
@@ -172,45 +171,46 @@ class Node:
             return
         entry[1](entry[2])
 
-    def set_deadline(self, delay_ms, fn, arg):
+    def set_deadline(self, delay_ms, fn, arg, request=False):
         """A timer that usually becomes moot (a request timeout, a parked request's expiry).
-        Instead of one scheduler entry each, deadlines sit in a per-node heap swept by a single
-        timer; ``fn(arg)`` must itself ignore a deadline whose request already completed."""
+        Instead of one scheduler entry each, deadlines wait in per-delay FIFO queues (equal
+        delays expire in the order they were set) swept by a single timer. A deadline is moot
+        when its request was answered (``request=True``: ``arg`` no longer pending) or its parked
+        operation is done (``arg.done``)."""
         at = self.scheduler.now_ms + delay_ms
-        self._deadline_seq += 1
-        heappush(self._deadlines, (at, self._deadline_seq, fn, arg))
+        queue = self._deadlines.get(delay_ms)
+        if queue is None:
+            queue = self._deadlines[delay_ms] = deque()
+        queue.append((at, fn, arg, request))
         if self._sweep_at is None or at < self._sweep_at:
             self._sweep_at = at
             self.set_timer(delay_ms, self._sweep_deadlines, at)
 
     def _sweep_deadlines(self, at):
         if at != self._sweep_at:
-            return  # a later sweep superseded by an earlier one
+            return  # superseded by an earlier sweep
         self._sweep_at = None
         incarnation = self.incarnation
-        heap = self._deadlines
         now = self.scheduler.now_ms
-        while heap and heap[0][0] <= now:
-            _at, _seq, fn, arg = heappop(heap)
-            fn(arg)
-            if self.incarnation != incarnation:
-                return  # the handler stopped this process: its deadlines died with it
-        self._skip_moot_deadlines()
-        if heap and (self._sweep_at is None or heap[0][0] < self._sweep_at):
-            self._sweep_at = heap[0][0]
-            self.set_timer(heap[0][0] - now, self._sweep_deadlines, heap[0][0])
-
-    def _skip_moot_deadlines(self):
-        heap = self._deadlines
-        while heap and self.deadline_moot(heap[0][2], heap[0][3]):
-            heappop(heap)
-
-    def deadline_moot(self, fn, arg):
-        """Whether a queued deadline no longer matters (checked only at the heap's head)."""
-        if fn == self._request_timeout:
-            return arg not in self.pending
-        done = getattr(arg, "done", None)
-        return bool(done)
+        pending = self.pending
+        next_at = None
+        for queue in list(self._deadlines.values()):
+            while queue:
+                when, fn, arg, request = queue[0]
+                if (arg not in pending) if request else arg.done:
+                    queue.popleft()
+                    continue
+                if when > now:
+                    break
+                queue.popleft()
+                fn(arg)
+                if self.incarnation != incarnation:
+                    return  # the handler stopped this process: its deadlines died with it
+            if queue and (next_at is None or queue[0][0] < next_at):
+                next_at = queue[0][0]
+        if next_at is not None and (self._sweep_at is None or next_at < self._sweep_at):
+            self._sweep_at = next_at
+            self.set_timer(next_at - now, self._sweep_deadlines, next_at)
 
     # -- messages ---------------------------------------------------------------------------
     def send(self, target, type_, body, correlation_id=None):
@@ -224,7 +224,7 @@ class Node:
         self.pending[corr] = (callback, ctx)
         self.network.send(self.node_id, target, type_, body, corr, True)
         if timeout_ms is not None:
-            self.set_deadline(timeout_ms, self._request_timeout, corr)
+            self.set_deadline(timeout_ms, self._request_timeout, corr, request=True)
         return corr
 
     def _request_timeout(self, corr):
@@ -278,5 +278,5 @@ class Node:
         self.pending = {}
         self.deferred = []
         self.paused = False
-        self._deadlines = []
+        self._deadlines = {}
         self._sweep_at = None
