@@ -18,6 +18,8 @@ ORDER = (
     "kip101-scenario-1-v2.6",
     "kip101-scenario-2-v0.10",
     "kip101-scenario-2-v2.6",
+    "kip279-fast-leader-changes-v1.1",
+    "kip279-fast-leader-changes-v2.0",
     "controller-failover-session-expiry",
     "zombie-leader-after-pause",
     "jepsen-partition-v0.10",

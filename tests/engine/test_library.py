@@ -184,3 +184,21 @@ def test_auto_rebalance_moves_leadership_back_to_the_preferred_replica(run_libra
     [rebalance] = events(r, "auto_rebalance")
     assert rebalance["t_ms"] == 45022                  # first check 5 s after failover, then every 20 s
     assert r["partitions"]["orders-2"]["leader"] == 2
+
+
+def test_kip279_scenario_diverges_under_1_1(run_library):
+    r = run_library("kip279-fast-leader-changes-v1.1")
+    [divergence] = r["violations"]
+    assert divergence["invariant"] == "replica_divergence" and "offset 1" in divergence["detail"]
+    logs = r["partitions"]["orders-0"]["replica_state"]
+    assert logs["2"]["log"][1]["id"] == "p2-0" and logs["1"]["log"][1]["id"] == "p1-1"
+    assert events(r, "isr_update_failed", broker=1)     # the zombie's conditional writes fail
+
+
+def test_kip279_scenario_converges_under_2_0(run_library):
+    r = run_library("kip279-fast-leader-changes-v2.0")
+    [trunc] = events(r, "truncation", broker=2)
+    assert "(epoch 1, end offset 2)" in trunc["reason"] and trunc["to_offset"] == 1
+    logs = r["partitions"]["orders-0"]["replica_state"]
+    assert [e["id"] for e in logs["1"]["log"]] == [e["id"] for e in logs["2"]["log"]] == ["p1-0", "p1-1", "p3-0"]
+    assert r["violations"] == [] and [x["id"] for x in r["records"] if x["lost"]] == ["p2-0"]
