@@ -10,12 +10,13 @@ UNDEFINED = -1
 
 class ReplicaLog:
     __slots__ = ("records", "log_start_offset", "hw", "flushed_offset", "epoch_cache",
-                 "unflushed_since", "dirty_marks", "leo")
+                 "unflushed_since", "dirty_marks", "leo", "runs")
 
     def __init__(self):
         self.records = []          # (epoch, record_id) per offset, from log_start_offset
         self.log_start_offset = 0
         self.leo = 0               # log_start_offset + len(records), kept in step (hot path)
+        self.runs = []             # [[start, end, epoch]]: the log as runs of one leader epoch (for views)
         self.hw = 0
         self.flushed_offset = 0    # offsets below this survive a power failure
         self.epoch_cache = []      # [[epoch, start_offset], ...]
@@ -41,6 +42,7 @@ class ReplicaLog:
         if track_epochs:
             self.assign_epoch(epoch, first)
         self.records.extend([(epoch, rid) for rid in record_ids])
+        self._extend_runs(epoch, first, first + len(record_ids))
         self.leo += len(record_ids)
         self.unflushed_since += len(record_ids)
         return first
@@ -55,6 +57,10 @@ class ReplicaLog:
                     self.assign_epoch(epoch, offset)
                     last = epoch
                 offset += 1
+        offset = self.leo
+        for epoch, _rid in records:
+            self._extend_runs(epoch, offset, offset + 1)
+            offset += 1
         self.records.extend(records)
         self.leo += len(records)
         self.unflushed_since += len(records)
@@ -66,6 +72,11 @@ class ReplicaLog:
         if removed > 0:
             del self.records[offset - self.log_start_offset:]
             self.leo = offset
+            runs = self.runs
+            while runs and runs[-1][0] >= offset:
+                runs.pop()
+            if runs and runs[-1][1] > offset:
+                runs[-1][1] = offset
         else:
             removed = 0
         self.truncate_epochs_from_end(self.leo)
@@ -76,6 +87,13 @@ class ReplicaLog:
         leo = self.leo
         self.dirty_marks = [(t, min(mark, leo)) for t, mark in self.dirty_marks]
         return removed
+
+    def _extend_runs(self, epoch, start, end):
+        runs = self.runs
+        if runs and runs[-1][2] == epoch and runs[-1][1] == start:
+            runs[-1][1] = end
+        else:
+            runs.append([start, end, epoch])
 
     def flush(self):
         self.flushed_offset = self.leo

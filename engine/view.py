@@ -100,20 +100,8 @@ def partition_view(sim, key, log_tail):
 
 
 def epoch_runs(log):
-    """The log as [[start_offset, end_offset_exclusive, leader_epoch], ...] runs."""
-    runs = []
-    start = log.log_start_offset
-    current = None
-    offset = start
-    for epoch, _rid in log.records:
-        if epoch != current:
-            if current is not None:
-                runs.append([start, offset, current])
-            start, current = offset, epoch
-        offset += 1
-    if current is not None:
-        runs.append([start, offset, current])
-    return runs
+    """The log as [[start_offset, end_offset_exclusive, leader_epoch], ...] runs (kept by the log)."""
+    return [list(run) for run in log.runs]
 
 
 def log_tail_view(log, count):

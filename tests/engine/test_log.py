@@ -92,3 +92,17 @@ def test_writeback_makes_old_pages_durable_only():
     assert log.flushed_offset == 2
     log.writeback(35000, 30000)
     assert log.flushed_offset == 3
+
+
+def test_epoch_runs_follow_appends_and_truncation():
+    log = log_with([(0, 3), (2, 2)])
+    assert log.runs == [[0, 3, 0], [3, 5, 2]]
+    follower = ReplicaLog()
+    follower.append_replicated(log.read(0, 10), False)
+    assert follower.runs == log.runs
+    log.truncate_to(4)
+    assert log.runs == [[0, 3, 0], [3, 4, 2]]
+    log.truncate_to(2)
+    assert log.runs == [[0, 2, 0]]
+    log.append(5, ["x"], True)
+    assert log.runs == [[0, 2, 0], [2, 3, 5]]
