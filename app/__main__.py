@@ -1,0 +1,28 @@
+"""``python -m app [serve] [--host H] [--port P]``: serve ISR Lab (never in debug mode)."""
+import argparse
+import logging
+import sys
+
+from . import create_app, socketio_of
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m app", description="ISR Lab: the live web simulator")
+    parser.add_argument("command", nargs="?", default="serve", choices=("serve",))
+    parser.add_argument("--host", help="address to listen on (default ISRLAB_HOST or 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port (default ISRLAB_PORT or 5000)")
+    args = parser.parse_args(argv)
+    app = create_app()
+    host = args.host or app.config["HOST"]
+    port = app.config["PORT"] if args.port is None else args.port
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    shown = f"[{host}]" if ":" in host else host
+    print(f"ISR Lab is running on http://{shown}:{port}/  (Ctrl+C to stop)", flush=True)
+    socketio_of(app).run(app, host=host, port=port, debug=False, use_reloader=False,
+                         log_output=False, allow_unsafe_werkzeug=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

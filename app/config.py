@@ -1,0 +1,89 @@
+"""Settings of the web simulator. Environment variables are read here and nowhere else.
+
+``load_settings(environ)`` returns a plain dict (Flask config keys); ``create_app(config)`` merges
+an explicit mapping over it, so tests pass what they need without touching the environment.
+
+| variable                       | meaning                                                   | default |
+|--------------------------------|-----------------------------------------------------------|---------|
+| ISRLAB_HOST / ISRLAB_PORT      | where ``python -m app`` listens                           | 127.0.0.1 / 5000 |
+| ISRLAB_SECRET_KEY              | Flask secret key (generated per process when unset)       | random |
+| ISRLAB_ALLOWED_ORIGINS         | extra origins allowed to open Socket.IO connections, comma separated ("*" = any) | same origin only |
+| ISRLAB_FPS                     | frames per second pushed to each room                     | 30 |
+| ISRLAB_MAX_ROOMS               | live simulations at once                                  | 50 |
+| ISRLAB_MAX_VIEWERS             | viewers of one room                                       | 200 |
+| ISRLAB_ROOM_IDLE_S             | a room nobody watches is removed after this many seconds  | 600 |
+| ISRLAB_COMMANDS_PER_S          | sustained commands per connection (burst = 3x)            | 15 |
+| ISRLAB_MAX_BROKERS             | brokers of a live cluster                                 | 16 |
+| ISRLAB_MAX_PARTITIONS          | partitions of a live cluster (all topics)                 | 256 |
+"""
+import os
+import secrets
+
+DEFAULTS = {
+    "HOST": "127.0.0.1",
+    "PORT": 5000,
+    "ALLOWED_ORIGINS": None,          # None = same origin only (python-engineio's default)
+    "FRAME_RATE": 30,
+    "MAX_ROOMS": 50,
+    "MAX_VIEWERS": 200,
+    "ROOM_IDLE_S": 600.0,
+    "COMMANDS_PER_S": 15.0,
+    "COMMAND_BURST": 45,
+    # size limits of what a browser may ask for (checked before the engine sees it)
+    "MAX_BROKERS": 16,
+    "MAX_PARTITIONS": 256,
+    "MAX_CLIENTS": 24,
+    "MAX_TIMELINE": 2000,
+    "MAX_DURATION_MS": 3_600_000,
+    "MAX_RATE_PER_S": 5000,           # sum of the producers' rate_per_s
+    "MAX_PRODUCE_COUNT": 5000,        # records in one produce command
+    "MAX_SCENARIO_BYTES": 262_144,    # a scenario document as JSON
+    "MAX_MESSAGE_BYTES": 300_000,     # one Socket.IO message (Engine.IO max_http_buffer_size)
+    "MAX_CONTENT_LENGTH": 300_000,    # one HTTP request body
+    # the runner
+    "RUNNER_AUTOSTART": True,         # start the background task on first use (tests drive it by hand)
+    "TICK_BUDGET": 0.6,               # share of a frame period spent advancing simulations
+    "DEFAULT_SCENARIO": "broker-failure-clean-election",
+}
+
+
+def _int(environ, name, default):
+    raw = environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise SystemExit(f"error: {name}={raw!r} is not an integer") from None
+
+
+def _float(environ, name, default):
+    raw = environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise SystemExit(f"error: {name}={raw!r} is not a number") from None
+
+
+def load_settings(environ=None):
+    """The settings for this process: defaults, overridden by ISRLAB_* environment variables."""
+    environ = os.environ if environ is None else environ
+    cfg = dict(DEFAULTS)
+    cfg["HOST"] = environ.get("ISRLAB_HOST") or DEFAULTS["HOST"]
+    cfg["PORT"] = _int(environ, "ISRLAB_PORT", DEFAULTS["PORT"])
+    cfg["SECRET_KEY"] = environ.get("ISRLAB_SECRET_KEY") or secrets.token_hex(32)
+    origins = environ.get("ISRLAB_ALLOWED_ORIGINS")
+    if origins:
+        cfg["ALLOWED_ORIGINS"] = "*" if origins.strip() == "*" else \
+            [o.strip() for o in origins.split(",") if o.strip()]
+    cfg["FRAME_RATE"] = _int(environ, "ISRLAB_FPS", DEFAULTS["FRAME_RATE"])
+    cfg["MAX_ROOMS"] = _int(environ, "ISRLAB_MAX_ROOMS", DEFAULTS["MAX_ROOMS"])
+    cfg["MAX_VIEWERS"] = _int(environ, "ISRLAB_MAX_VIEWERS", DEFAULTS["MAX_VIEWERS"])
+    cfg["ROOM_IDLE_S"] = _float(environ, "ISRLAB_ROOM_IDLE_S", DEFAULTS["ROOM_IDLE_S"])
+    cfg["COMMANDS_PER_S"] = _float(environ, "ISRLAB_COMMANDS_PER_S", DEFAULTS["COMMANDS_PER_S"])
+    cfg["COMMAND_BURST"] = max(1, int(cfg["COMMANDS_PER_S"] * 3))
+    cfg["MAX_BROKERS"] = _int(environ, "ISRLAB_MAX_BROKERS", DEFAULTS["MAX_BROKERS"])
+    cfg["MAX_PARTITIONS"] = _int(environ, "ISRLAB_MAX_PARTITIONS", DEFAULTS["MAX_PARTITIONS"])
+    return cfg

@@ -1,0 +1,253 @@
+"""The runner: owns every live simulation (one per room) and is the only place where wall time
+meets simulated time.
+
+One background task loops at the frame rate: for each room it advances simulated time by the
+wall time elapsed times the room's speed (bounded by a slice of wall time so one big or
+"as fast as possible" room cannot starve the others), builds one frame per room, serialises it
+once per group of viewers and hands it to the transport. Rooms nobody has watched for
+``ROOM_IDLE_S`` are removed.
+
+The transport is anything with ``send(room_id, text, sids, everyone)`` and ``backlog(sid)``; the
+web layer plugs Socket.IO in, tests plug in a recorder. ``tick(now)`` runs one iteration, so tests
+drive the runner with a fake clock and no thread.
+
+For other parts of the app (saving runs, opening links): ``create(scenario)`` makes a room from a
+scenario document, ``get(room_id)`` returns the ``Room`` (``room.sim`` is the ``Simulation``,
+``room.commands`` the recorded live commands, ``room.sim.replay_scenario()`` the session as a
+scenario); hold ``room.lock`` while reading a running simulation.
+"""
+import logging
+import secrets
+import threading
+import time
+
+from engine.cli import tune_gc
+from engine.scenarios import library
+
+from .errors import AppError
+from .limits import check_room_id, check_scenario
+from .room import Room, Viewer
+
+log = logging.getLogger(__name__)
+
+
+class NullTransport:
+    def send(self, room_id, text, sids, everyone):
+        pass
+
+    def backlog(self, sid):
+        return 0
+
+
+class Runner:
+    def __init__(self, settings, transport=None, clock=time.monotonic, wall=time.time,
+                 sleep=time.sleep, start_task=None):
+        self.settings = settings
+        self.transport = transport or NullTransport()
+        self.clock = clock
+        self.wall = wall
+        self.sleep = sleep
+        self.start_task = start_task
+        self.lock = threading.RLock()
+        self.rooms = {}
+        self.sid_room = {}
+        self.library = library()
+        self._thread = None
+        self._stopping = threading.Event()
+        self.stats = {"ticks": 0, "frames": 0, "sends": 0, "tick_ms_max": 0.0, "late_ticks": 0}
+        self._last_cleanup = 0.0
+
+    # -- rooms -------------------------------------------------------------------------------------------
+    def scenario_for(self, library_name=None, scenario=None):
+        """(scenario document, source) from a library name or a document, checked against limits."""
+        if library_name is not None:
+            if not isinstance(library_name, str) or library_name not in self.library:
+                raise AppError("library", f"{str(library_name)[:60]!r} is not a library scenario",
+                               ", ".join(self.library))
+            return self.library[library_name], {"kind": "library", "name": library_name}
+        if scenario is None:
+            name = self.settings["DEFAULT_SCENARIO"]
+            return self.library[name], {"kind": "library", "name": name}
+        check_scenario(scenario, self.settings)
+        return scenario, {"kind": "custom"}
+
+    def create(self, scenario=None, library_name=None, room_id=None):
+        """A new room running ``scenario`` (a document) or a library scenario."""
+        doc, source = self.scenario_for(library_name, scenario)
+        with self.lock:
+            if len(self.rooms) >= self.settings["MAX_ROOMS"]:
+                raise AppError("room", f"this server already runs {len(self.rooms)} simulations",
+                               "try again when a room has been closed")
+            if room_id is None:
+                room_id = secrets.token_urlsafe(6)
+                while room_id in self.rooms:
+                    room_id = secrets.token_urlsafe(6)
+            else:
+                check_room_id(room_id)
+                if room_id in self.rooms:
+                    raise AppError("room", "already exists", "a new room id")
+        room = Room(room_id, doc, self.clock(), source)   # builds the cluster outside the lock
+        with self.lock:
+            if len(self.rooms) >= self.settings["MAX_ROOMS"]:
+                raise AppError("room", "this server is full", "try again later")
+            self.rooms[room_id] = room
+        self.ensure_running()
+        return room
+
+    def get(self, room_id):
+        with self.lock:
+            return self.rooms.get(room_id)
+
+    def require(self, room_id):
+        check_room_id(room_id)
+        room = self.get(room_id)
+        if room is None:
+            raise AppError("room", f"no room {room_id!r} (it may have been closed after being idle)",
+                           "open a new simulation")
+        return room
+
+    def remove(self, room_id):
+        with self.lock:
+            room = self.rooms.pop(room_id, None)
+            if room is not None:
+                for sid in list(room.viewers):
+                    self.sid_room.pop(sid, None)
+        return room
+
+    def room_of(self, sid):
+        with self.lock:
+            room_id = self.sid_room.get(sid)
+            return self.rooms.get(room_id) if room_id else None
+
+    # -- viewers -----------------------------------------------------------------------------------------
+    def join(self, room_id, sid):
+        room = self.require(room_id)
+        with self.lock:
+            previous = self.sid_room.get(sid)
+            if previous == room_id:
+                return room, None
+            with room.lock:
+                if len(room.viewers) >= self.settings["MAX_VIEWERS"]:
+                    raise AppError("room", f"{len(room.viewers)} viewers already", "another room")
+                room.viewers[sid] = Viewer(sid)
+                room.last_active_s = self.clock()
+                if room.paused_reason == "no viewers":
+                    room.playing, room.paused_reason = True, None
+                    room.wall_last = room.last_active_s
+            self.sid_room[sid] = room_id
+        left = self._leave_room(previous, sid) if previous else None
+        self.ensure_running()
+        return room, left
+
+    def leave(self, sid):
+        with self.lock:
+            room_id = self.sid_room.pop(sid, None)
+        return self._leave_room(room_id, sid) if room_id else None
+
+    def _leave_room(self, room_id, sid):
+        room = self.get(room_id)
+        if room is None:
+            return None
+        with room.lock:
+            room.viewers.pop(sid, None)
+            room.last_active_s = self.clock()
+            if not room.viewers and room.playing:
+                room.playing, room.paused_reason = False, "no viewers"
+        return room_id
+
+    def resync(self, sid):
+        room = self.room_of(sid)
+        if room is None:
+            raise AppError("room", "you are not watching a room", "join a room first")
+        with room.lock:
+            viewer = room.viewers.get(sid)
+            if viewer is not None:
+                viewer.last_seq = 0
+        return room
+
+    # -- the loop ------------------------------------------------------------------------------------------
+    def tick(self, now=None):
+        """One iteration: advance every room, build and send frames, remove idle rooms."""
+        now = self.clock() if now is None else now
+        period = 1.0 / self.settings["FRAME_RATE"]
+        with self.lock:
+            rooms = list(self.rooms.values())
+        playing = sum(1 for r in rooms if r.playing) or 1
+        slice_s = max(0.002, period * self.settings["TICK_BUDGET"] / playing)
+        wall_ms = self.wall() * 1000.0
+        backlog = self.transport.backlog
+        for room in rooms:
+            with room.lock:
+                try:
+                    room.advance(now, slice_s)
+                    plan = []
+                    if room.viewers:
+                        room.last_active_s = now
+                        if room.build_frame(wall_ms):
+                            self.stats["frames"] += 1
+                        plan = room.plan_sends(backlog)
+                        everyone = list(room.viewers)
+                except Exception:  # noqa: BLE001 - one broken room must not stop the others
+                    log.exception("room %s failed; pausing it", room.id)
+                    room.playing, room.paused_reason = False, "error"
+                    plan = []
+            for text, sids in plan:
+                self.transport.send(room.id, text, sids, everyone)
+                self.stats["sends"] += len(sids)
+        if now - self._last_cleanup >= 1.0:
+            self._last_cleanup = now
+            self.cleanup(now)
+        self.stats["ticks"] += 1
+
+    def cleanup(self, now=None):
+        """Remove rooms nobody has watched for ROOM_IDLE_S seconds. Returns their ids."""
+        now = self.clock() if now is None else now
+        idle = self.settings["ROOM_IDLE_S"]
+        with self.lock:
+            gone = [rid for rid, r in self.rooms.items() if not r.viewers and now - r.last_active_s > idle]
+            for rid in gone:
+                self.remove(rid)
+        return gone
+
+    def ensure_running(self):
+        """Start the background task once (unless RUNNER_AUTOSTART is off, as in unit tests)."""
+        if not self.settings["RUNNER_AUTOSTART"] or self._thread is not None:
+            return
+        with self.lock:
+            if self._thread is not None:
+                return
+            tune_gc()
+            self._stopping.clear()
+            starter = self.start_task or (lambda fn: _start_thread(fn))
+            self._thread = starter(self.run_forever)
+
+    def run_forever(self):
+        period = 1.0 / self.settings["FRAME_RATE"]
+        next_at = self.clock()
+        while not self._stopping.is_set():
+            started = self.clock()
+            try:
+                self.tick(started)
+            except Exception:  # noqa: BLE001
+                log.exception("runner tick failed")
+            spent = self.clock() - started
+            self.stats["tick_ms_max"] = max(self.stats["tick_ms_max"] * 0.999, spent * 1000)
+            next_at += period
+            delay = next_at - self.clock()
+            if delay < 0:
+                self.stats["late_ticks"] += 1
+                next_at = self.clock()
+                delay = 0.001
+            self.sleep(delay)
+
+    def stop(self):
+        self._stopping.set()
+        thread, self._thread = self._thread, None
+        if thread is not None and hasattr(thread, "join"):
+            thread.join(timeout=2)
+
+
+def _start_thread(fn):
+    thread = threading.Thread(target=fn, name="isrlab-runner", daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,361 @@
+"""What a room's viewers see, as a flat map of entities (``"b:1"``, ``"p:orders-0"``, ``"z:/controller"``).
+
+This is ``engine.view.cluster_view`` cut into pieces that can be diffed one by one, with two
+parts made incremental because the engine's versions walk every record on each call (fine for
+one result, too slow 30 times a second on a long run):
+
+* ``RecordDigest``: record outcomes counted as they settle, instead of ``records_summary``'s
+  pass over every record; it also notices acknowledged records (acks=1 as well as acks=all)
+  that are no longer in the current leader's log, i.e. lost so far.
+* ``MessageTap``: every message sent since the last frame, from the network's observer hook; the
+  view's in-flight list only shows messages that happen to be on the wire at frame time, and with
+  a 1 ms link that is almost never.
+
+Everything here reads the simulation and never changes it.
+"""
+from collections import deque
+from itertools import islice
+
+from engine.partition import NEVER_MS
+from engine.view import broker_view, epoch_runs, links_view, zk_view
+
+LOG_TAIL = 12            # record ids per replica sent each frame (the detail view asks for more)
+LEDGER_SIZE = 30         # newest records in the ledger
+LOST_LIST = 100          # newest lost record ids listed
+MESSAGES_PER_FRAME = 120
+
+
+# -- messages --------------------------------------------------------------------------------------
+class MessageTap:
+    """The network observer: remembers what was sent or dropped since the last drain.
+
+    It lives inside the simulation (``sim.network.observer``), so it must survive a snapshot:
+    pickling keeps no messages and a restored simulation gets a fresh, detached tap.
+    """
+    __slots__ = ("sent",)
+
+    def __init__(self):
+        self.sent = deque(maxlen=4096)
+
+    def __call__(self, kind, env):
+        if kind == "deliver" or env.source == env.target:
+            return  # deliveries are implied; a broker talking to itself has nothing to draw
+        label = env.type
+        if label.startswith("Zk") and isinstance(env.body, dict) and env.body.get("op"):
+            label = f"{label}:{env.body['op']}"
+        self.sent.append((env.id, env.source, env.target, label, env.sent_at_ms, env.deliver_at_ms,
+                          1 if kind == "drop" else 0))
+
+    def drain(self):
+        out = list(self.sent)
+        self.sent.clear()
+        return out
+
+    def __reduce__(self):
+        return (MessageTap, ())
+
+
+_PRIORITY = {"LeaderAndIsr": 0, "UpdateMetadata": 0, "StopReplica": 0, "ControlledShutdown": 0,
+             "OffsetsForLeaderEpoch": 1, "Produce": 2, "Metadata": 3, "ListOffsets": 3, "Fetch": 4}
+
+
+def _priority(msg):
+    label = msg[3]
+    base = label[:-8] if label.endswith("Response") else label
+    if msg[6]:
+        return -1  # drops show a fault at work
+    if base.startswith("Zk"):
+        return 5 if base.endswith(":ping") or base == "ZkWatchEvent" else 1
+    return _PRIORITY.get(base, 3)
+
+
+def sample_messages(messages, limit=MESSAGES_PER_FRAME):
+    """At most ``limit`` messages, the rarer kinds first (control requests, drops, ZooKeeper writes),
+    in sending order. Returns (kept, skipped count)."""
+    if len(messages) <= limit:
+        return messages, 0
+    ranked = sorted(range(len(messages)), key=lambda i: (_priority(messages[i]), i))[:limit]
+    ranked.sort()
+    return [messages[i] for i in ranked], len(messages) - limit
+
+
+# -- records -----------------------------------------------------------------------------------------
+LOSS_EVENTS = frozenset(("truncation", "become_leader", "leader_elected", "partition_offline"))
+
+
+class RecordDigest:
+    """Record outcomes by status, error and producer, updated from the records that settled since
+    the last call; plus acknowledged records that the current leader's log no longer holds."""
+
+    def __init__(self, sim):
+        self.sim = sim
+        self.seen = 0
+        self.pending = []
+        self.counts = {"acked": 0, "failed": 0, "unacknowledged": 0}
+        self.errors = {}
+        self.by_producer = {}
+        self.acked_by_key = {}      # key -> [Record] in ack order
+        self.checked = {}           # key -> how many of acked_by_key[key] were compared
+        self.lost_by_key = {}       # key -> {record id} not in the leader's log at the last check
+        self.lost_version = 0
+        self.finalized = False
+        self._pending_scan_at = 0
+        self._lost_cache = (None, 0, [], {}, set())
+
+    def _producer(self, name):
+        entry = self.by_producer.get(name)
+        if entry is None:
+            entry = self.by_producer[name] = {"acked": 0, "failed": 0, "unacknowledged": 0}
+        return entry
+
+    def update(self, frame_no, dirty_keys=()):
+        sim = self.sim
+        records = sim.records
+        n = len(records)
+        if n > self.seen:
+            fresh = list(islice(reversed(records.values()), n - self.seen))
+            fresh.reverse()
+            self.seen = n
+            self.pending.extend(fresh)
+        # a long outage can leave many records pending: rescan those at most every 8th frame
+        if len(self.pending) < 4000 or frame_no >= self._pending_scan_at:
+            self._pending_scan_at = frame_no + 8
+            still = []
+            for record in self.pending:
+                status = record.status
+                if status == "pending":
+                    still.append(record)
+                    continue
+                self.counts[status] = self.counts.get(status, 0) + 1
+                self._producer(record.producer)[status] += 1
+                if status == "failed" and record.error:
+                    self.errors[record.error] = self.errors.get(record.error, 0) + 1
+                elif status == "acked":
+                    key = sim.key(record.topic, record.partition)
+                    self.acked_by_key.setdefault(key, []).append(record)
+            self.pending = still
+        for key in dirty_keys:
+            self.checked[key] = 0
+        for key, acked in self.acked_by_key.items():
+            start = self.checked.get(key, 0)
+            if start < len(acked):
+                self._check(key, acked, start)
+
+    def _leader_log(self, key):
+        node = self.sim.zk_server.tree.nodes.get(self.sim.state_path(key))
+        if node is None:
+            return None
+        broker = self.sim.brokers.get(node.data["leader"])
+        if broker is None or not broker.running:
+            return None
+        part = broker.partitions.get(key)
+        return part.log if part is not None and part.is_leader else None
+
+    def _check(self, key, acked, start):
+        log = self._leader_log(key)
+        if log is None:
+            return  # offline: nothing to compare with yet (the end of the run decides)
+        before = self.lost_by_key.get(key, frozenset())
+        lost = set() if start == 0 else set(before)
+        for record in islice(acked, start, None):
+            entry = log.record_at(record.offset)
+            if entry is None or entry[1] != record.id:
+                lost.add(record.id)
+        if lost != before:
+            self.lost_version += 1
+        self.lost_by_key[key] = lost
+        self.checked[key] = len(acked)
+
+    def finalize(self):
+        """At the end of the run the engine has marked every lost record (acks=1 included)."""
+        if self.finalized:
+            return
+        self.update(1 << 60)
+        self.finalized = True
+        for key, acked in self.acked_by_key.items():
+            self.lost_by_key[key] = {r.id for r in acked if r.lost}
+        self.lost_version += 1
+
+    def lost_ids(self):
+        out = set(self.sim.invariants.reported_lost)
+        for ids in self.lost_by_key.values():
+            out |= ids
+        return out
+
+    def _lost_parts(self):
+        version = (self.lost_version, len(self.sim.invariants.reported_lost))
+        if self._lost_cache[0] != version:
+            lost = self.lost_ids()
+            per = {}
+            for rid in lost:
+                name = rid.rpartition("-")[0]
+                per[name] = per.get(name, 0) + 1
+            newest = sorted(lost, key=_record_order)[-LOST_LIST:]
+            self._lost_cache = (version, len(lost), newest, per, lost)
+        return self._lost_cache
+
+    def summary(self):
+        _v, count, newest, per, _ids = self._lost_parts()
+        by_producer = {}
+        for name, entry in self.by_producer.items():
+            by_producer[name] = {**entry, "lost": per.get(name, 0)}
+        return {**self.counts, "pending": len(self.pending), "total": self.seen,
+                "errors": dict(self.errors), "lost": count,
+                "lost_acks_all": len(self.sim.invariants.reported_lost),
+                "by_producer": by_producer, "lost_ids": newest}
+
+    def ledger(self, limit=LEDGER_SIZE):
+        lost = self._lost_parts()[4]
+        out = []
+        for r in islice(reversed(self.sim.records.values()), limit):
+            out.append([r.id, r.producer, r.topic, r.partition, r.acks, r.status, r.error, r.offset,
+                        r.sent_ms, r.acked_ms, bool(r.lost or r.id in lost)])
+        out.reverse()
+        return out
+
+
+def _record_order(rid):
+    name, _, n = rid.rpartition("-")
+    return (name, int(n) if n.isdigit() else 0)
+
+
+# -- partitions ----------------------------------------------------------------------------------------
+def partition_entity(sim, key, tail=LOG_TAIL):
+    """One partition as ``engine.view.partition_view`` draws it (same fields and meanings), with
+    the newest ``tail`` record ids as ``[first offset, [ids]]`` (the epochs are in the runs)."""
+    topic, index = sim.split_key(key)
+    node = sim.zk_server.tree.nodes.get(sim.state_path(key))
+    state = node.data if node else {"leader": -1, "leader_epoch": -1, "isr": []}
+    replicas = sim.topics[topic]["assignment"][str(index)]
+    leader_broker = sim.brokers.get(state["leader"])
+    leader_part = leader_broker.partitions.get(key) if leader_broker and leader_broker.running else None
+    lag_max = sim.config["replica.lag.time.max.ms"]
+    now = sim.now_ms
+    isr = state["isr"]
+    out = []
+    for b in replicas:
+        broker = sim.brokers[b]
+        log = broker.logs.get(key)
+        part = broker.partitions.get(key) if broker.running else None
+        entry = {"broker": b, "leo": 0, "hw": 0, "log_start_offset": 0, "flushed_offset": 0,
+                 "epoch_cache": [], "segments": [], "tail": [0, []],
+                 "in_isr": b in isr, "is_leader": bool(part and part.is_leader),
+                 "local_leader_epoch": part.leader_epoch if part else None,
+                 "local_isr": list(part.isr) if part and part.is_leader else None,
+                 "running": broker.running, "lag": None}
+        if log is not None:
+            first = max(log.log_start_offset, log.leo - tail)
+            entry.update(leo=log.leo, hw=log.hw, log_start_offset=log.log_start_offset,
+                         flushed_offset=log.flushed_offset,
+                         epoch_cache=[list(e) for e in log.epoch_cache],
+                         segments=epoch_runs(log),
+                         tail=[first, [rid for _e, rid in log.read(first, tail)]])
+        if leader_part is not None and leader_part.is_leader and b != state["leader"]:
+            remote = leader_part.remotes.get(b)
+            if remote is not None:
+                caught = remote.last_caught_up_ms
+                entry["lag"] = {"last_caught_up_ms": None if caught == NEVER_MS else caught,
+                                "ms_behind": None if caught == NEVER_MS else now - caught,
+                                "lag_max_ms": lag_max, "leader_view_leo": remote.leo}
+        out.append(entry)
+    return {"key": key, "topic": topic, "partition": index, "replicas": list(replicas),
+            "leader": state["leader"], "leader_epoch": state["leader_epoch"], "isr": list(isr),
+            "zk_version": node.version if node else -1,
+            "offline": state["leader"] == -1 or leader_part is None,
+            "replica_state": out}
+
+
+def partition_detail(sim, key, tail=200):
+    """The focused partition with a long tail of ``[offset, epoch, id]`` per replica (inspect)."""
+    view = partition_entity(sim, key, tail=0)
+    for entry in view["replica_state"]:
+        log = sim.brokers[entry["broker"]].logs.get(key)
+        entry.pop("tail", None)
+        if log is None:
+            entry["records"] = []
+            continue
+        first = max(log.log_start_offset, log.leo - tail)
+        entry["records"] = [[first + i, e, rid] for i, (e, rid) in enumerate(log.read(first, tail))]
+    return view
+
+
+# -- the whole picture -------------------------------------------------------------------------------
+class LiveView:
+    """Entities of one simulation, frame after frame."""
+
+    def __init__(self, sim):
+        self.sim = sim
+        self.digest = RecordDigest(sim)
+        self.tap = MessageTap()
+        sim.network.observer = self.tap
+        self.frame_no = 0
+        self.history_seen = len(sim.history)
+        self.violations_seen = 0
+
+    def meta(self):
+        sim = self.sim
+        sc = sim.scenario
+        return {"name": sc["name"], "description": sc["description"], "seed": sc["seed"],
+                "kafka_version": sc["kafka_version"], "duration_ms": sc["duration_ms"],
+                "brokers": list(sim.broker_ids),
+                "topics": [{"name": name, "partitions": spec["partitions"],
+                            "replication_factor": spec["replication_factor"],
+                            "config": dict(sim.topic_configs.get(name, {}))}
+                           for name, spec in sim.topics.items()],
+                "config": dict(sim.config), "network": dict(sc["network"]),
+                "commands": len(sim.commands)}
+
+    def new_history(self):
+        """History events since the last call, as (index, event) pairs."""
+        history = self.sim.history
+        start, end = self.history_seen, len(history)
+        self.history_seen = end
+        return start, history[start:end]
+
+    def new_violations(self):
+        v = self.sim.violations
+        start, self.violations_seen = self.violations_seen, len(v)
+        return v[start:]
+
+    def entities(self, dirty_keys=()):
+        sim = self.sim
+        self.frame_no += 1
+        tree = sim.zk_server.tree
+        controller = tree.nodes.get("/controller")
+        epoch = tree.nodes.get("/controller_epoch")
+        out = {"meta": self.meta(),
+               "controller": {"broker": controller.data["brokerid"] if controller else None,
+                              "epoch": epoch.data if epoch else 0},
+               "links": links_view(sim)}
+        for broker in sim.brokers.values():
+            out[f"b:{broker.node_id}"] = broker_view(sim, broker)
+        for topic, spec in sim.topics.items():
+            for p in range(spec["partitions"]):
+                key = sim.key(topic, p)
+                out["p:" + key] = partition_entity(sim, key)
+        for node in zk_view(sim):
+            path = node.pop("path")
+            out["z:" + path] = node
+        for name, client in sim.clients.items():
+            view = client.view()
+            spec = getattr(client, "spec", {}) or {}
+            view["topic"] = spec.get("topic")
+            if view["type"] == "producer":
+                view["acks"] = {-1: "all", 1: "1", 0: "0"}.get(getattr(client, "acks", None), "1")
+                view["rate_per_s"] = spec.get("rate_per_s") or 0
+            else:
+                view["isolation_level"] = client.config.get("isolation.level", "read_uncommitted") \
+                    if hasattr(client, "config") else None
+            out["c:" + name] = view
+        if sim.finished and not self.digest.finalized:
+            sim.result()  # runs the end-of-run checks once (marks lost acks=1 records)
+            self.digest.finalize()
+        else:
+            self.digest.update(self.frame_no, dirty_keys)
+        out["records"] = self.digest.summary()
+        out["ledger"] = self.digest.ledger()
+        return out
+
+    def messages(self):
+        kept, skipped = sample_messages(self.tap.drain())
+        return [list(m) for m in kept], skipped

@@ -1,0 +1,341 @@
+"""A room: one live simulation, the people watching it and how fast it runs.
+
+The runner owns rooms and calls ``advance`` and ``build_frame`` from its background task; web
+handlers call ``control``, ``apply`` and ``inspect`` from their own threads. Everything that
+touches the simulation holds ``room.lock``. The wall clock is never read here: the runner passes
+``now`` (monotonic seconds) in, so a test can drive a room with a fake clock.
+"""
+import copy
+import json
+import re
+import threading
+import time
+from collections import deque
+
+from engine.scenario import ScenarioError, load as load_scenario
+from engine.simulation import Simulation
+
+from .errors import AppError
+from .frames import FrameBuilder
+from .limits import check_command, check_scenario, retarget
+from .live_view import LOSS_EVENTS, LiveView, partition_detail
+
+SPEED_MIN = 0.1
+SPEED_MAX = 100.0
+MAX_OWED_WALL_S = 0.25     # a simulation that cannot keep up never owes more than this
+STEP_BUDGET_S = 0.25       # wall time one "step" may take
+EVENTS_PER_FRAME = 150     # replication-story events per frame (HW moves collapsed first)
+STORY_SKIP = frozenset(("high_watermark",))
+
+
+class Viewer:
+    __slots__ = ("sid", "last_seq", "sent", "skipped")
+
+    def __init__(self, sid):
+        self.sid = sid
+        self.last_seq = 0
+        self.sent = 0
+        self.skipped = 0
+
+
+def check_speed(value):
+    if value == "max":
+        return "max"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise AppError("speed", f"{str(value)[:20]!r} is not a speed", f'{SPEED_MIN} to {SPEED_MAX}, or "max"')
+    if not SPEED_MIN <= value <= SPEED_MAX:
+        raise AppError("speed", f"{value} is out of range", f'{SPEED_MIN} to {SPEED_MAX}, or "max"')
+    return float(value)
+
+
+def story_events(start, events, limit=EVENTS_PER_FRAME):
+    """(index, event) pairs worth sending: every event except that HW moves are collapsed to the
+    last one per (partition, broker); newest kept when over ``limit``. Returns (pairs, dropped)."""
+    story, hw = [], {}
+    for offset, event in enumerate(events):
+        if event["type"] in STORY_SKIP:
+            hw[(event.get("topic"), event.get("partition"), event.get("broker"))] = (start + offset, event)
+        else:
+            story.append((start + offset, event))
+    dropped = 0
+    if len(story) > limit:
+        dropped += len(story) - limit
+        story = story[-limit:]
+    room = limit - len(story)
+    hw_pairs = sorted(hw.values(), key=lambda p: p[0])
+    if room < len(hw_pairs):
+        hw_pairs = hw_pairs[len(hw_pairs) - room:] if room > 0 else []
+    merged = sorted(story + hw_pairs, key=lambda p: p[0])
+    return merged, dropped
+
+
+def replayable(sim):
+    """``sim.replay_scenario()``, made loadable: a scenario operation that conflicts with a live
+    command (the scenario crashes a broker the user had already crashed) is ignored by the running
+    engine but rejected by its loader (see the report on ``Simulation.apply``), so it is left out.
+    Returns (document, number of operations left out)."""
+    doc = sim.replay_scenario()
+    commands = {json.dumps(c, sort_keys=True) for c in sim.commands}
+    dropped = 0
+    for _attempt in range(len(doc["timeline"]) + 1):
+        try:
+            load_scenario(doc)
+            return doc, dropped
+        except ScenarioError as exc:
+            match = re.match(r"timeline\[(\d+)\]", exc.field or "")
+            if not match:
+                raise
+            index = int(match.group(1))
+            if json.dumps(doc["timeline"][index], sort_keys=True) in commands:
+                raise
+            del doc["timeline"][index]
+            dropped += 1
+    return doc, dropped
+
+
+class Room:
+    def __init__(self, room_id, scenario, now, source=None):
+        self.id = room_id
+        self.lock = threading.RLock()
+        self.viewers = {}
+        self.frames = FrameBuilder()
+        self.speed = 1.0
+        self.pause_on_violation = True
+        self.created_s = now
+        self.last_active_s = now
+        self.run_no = 0
+        self.notice = None
+        self._load(scenario, now, source or {"kind": "custom"})
+
+    # -- loading -----------------------------------------------------------------------------------
+    def _load(self, scenario, now, source):
+        sim = Simulation(scenario)            # ScenarioError goes back to the user
+        self.sim = sim
+        self.scenario = copy.deepcopy(sim.scenario)
+        self.source = source
+        self.view = LiveView(sim)
+        self.frames.reset()
+        self.run_no += 1
+        self.playing = True
+        self.paused_reason = None
+        self.sim_clock = float(sim.now_ms)
+        self.wall_last = now
+        self.samples = deque(maxlen=64)
+        self.actual_speed = 0.0
+        self.behind = False
+        self._token = None
+
+    def load(self, scenario, now, source=None, notice=None):
+        with self.lock:
+            self._load(scenario, now, source or {"kind": "custom"})
+            self.notice = notice
+            return self.describe()
+
+    @property
+    def commands(self):
+        """The live commands recorded so far (normalised operations with ``at_ms``)."""
+        return list(self.sim.commands)
+
+    def describe(self):
+        sim = self.sim
+        return {"room": self.id, "name": sim.scenario["name"], "kafka_version": sim.scenario["kafka_version"],
+                "t_ms": sim.now_ms, "duration_ms": sim.scenario["duration_ms"], "finished": sim.finished,
+                "playing": self.playing, "speed": self.speed, "viewers": len(self.viewers),
+                "commands": len(sim.commands), "source": self.source}
+
+    # -- time ------------------------------------------------------------------------------------------
+    def advance(self, now, slice_s, perf=time.perf_counter):
+        """Move simulated time on by the wall time since the last call times the speed, spending at
+        most ``slice_s`` of wall time; a run that cannot keep up falls behind (see actual_speed)."""
+        dt = max(0.0, now - self.wall_last)
+        self.wall_last = now
+        sim = self.sim
+        if not self.playing or sim.finished:
+            self.samples.clear()
+            self.actual_speed = 0.0
+            self.behind = False
+            return
+        if self.speed == "max":
+            target = sim.scenario["duration_ms"]
+        else:
+            owed = max(self.sim_clock, sim.now_ms) + dt * 1000.0 * self.speed
+            self.sim_clock = min(owed, sim.now_ms + self.speed * 1000.0 * MAX_OWED_WALL_S + 1)
+            target = int(self.sim_clock)
+        deadline = perf() + slice_s
+        violations = sim.violations
+        seen = len(violations)
+        if self.pause_on_violation:
+            def stop():
+                return perf() > deadline or len(violations) > seen
+        else:
+            def stop():
+                return perf() > deadline
+        sim.advance_to(target, stop)
+        self.behind = self.speed == "max" or sim.now_ms + 1 < target
+        self.samples.append((now, sim.now_ms))
+        while len(self.samples) > 2 and now - self.samples[0][0] > 1.0:
+            self.samples.popleft()
+        first_wall, first_sim = self.samples[0]
+        if now - first_wall > 0.05:
+            self.actual_speed = (sim.now_ms - first_sim) / ((now - first_wall) * 1000.0)
+        if self.pause_on_violation and len(violations) > seen:
+            self.playing = False
+            self.paused_reason = "violation"
+        if sim.finished:
+            self.playing = False
+            self.paused_reason = "finished"
+
+    # -- frames ------------------------------------------------------------------------------------------
+    def clock(self):
+        sim = self.sim
+        return {"room": self.id, "run": self.run_no, "t_ms": sim.now_ms,
+                "duration_ms": sim.scenario["duration_ms"], "finished": sim.finished,
+                "playing": self.playing, "paused_reason": self.paused_reason, "speed": self.speed,
+                "actual_speed": round(self.actual_speed, 2), "behind": self.behind,
+                "pause_on_violation": self.pause_on_violation, "history_len": len(sim.history),
+                "violations": len(sim.violations), "commands": len(sim.commands),
+                "viewers": len(self.viewers), "notice": self.notice, "source": self.source}
+
+    def build_frame(self, wall_ms):
+        """Fold the simulation's current state into the frame builder (True if a frame was made)."""
+        sim = self.sim
+        token = (self.run_no, sim.now_ms, sim.scheduler.events, len(sim.commands), len(sim.history))
+        if token == self._token:
+            return self.frames.touch(self.clock(), wall_ms)
+        self._token = token
+        start, fresh = self.view.new_history()
+        dirty = {sim.key(e["topic"], e["partition"]) for e in fresh
+                 if e["type"] in LOSS_EVENTS and e.get("topic") is not None and e.get("partition") is not None}
+        events, dropped = story_events(start, fresh)
+        if dropped:
+            events.append((start + len(fresh) - 1, {"t_ms": sim.now_ms, "type": "events_skipped",
+                                                     "count": dropped,
+                                                     "reason": f"{dropped} events in this frame not shown"}))
+            events.sort(key=lambda p: p[0])
+        violations = self.view.new_violations()
+        msgs, skipped = self.view.messages()
+        entities = self.view.entities(dirty)
+        return self.frames.update(entities, self.clock(), wall_ms, events, violations, msgs, skipped)
+
+    def plan_sends(self, backlog):
+        """[(payload text, [sids])]: who gets which payload now. A viewer whose connection still
+        holds an unsent frame skips this one (it catches up from its own base later)."""
+        seq = self.frames.seq
+        groups = {}
+        for viewer in self.viewers.values():
+            if viewer.last_seq == seq:
+                continue
+            if backlog(viewer.sid):
+                viewer.skipped += 1
+                continue
+            groups.setdefault(self.frames.base_for(viewer.last_seq), []).append(viewer)
+        plan = []
+        for base, viewers in groups.items():
+            text = self.frames.payload(base)
+            for viewer in viewers:
+                viewer.last_seq = seq
+                viewer.sent += 1
+            plan.append((text, [v.sid for v in viewers]))
+        return plan
+
+    # -- what users do ---------------------------------------------------------------------------------
+    def control(self, action, now, value=None):
+        """play | pause | step | speed | restart | replay | pause_on_violation. Returns a reply dict."""
+        with self.lock:
+            sim = self.sim
+            self.notice = None
+            if action == "play":
+                if sim.finished:
+                    raise AppError("action", "the run has ended", "restart or replay")
+                self.playing, self.paused_reason = True, None
+                self.sim_clock = float(sim.now_ms)
+                self.wall_last = now
+                return {}
+            if action == "pause":
+                self.playing, self.paused_reason = False, "user"
+                return {}
+            if action == "speed":
+                self.speed = check_speed(value)
+                self.sim_clock = float(sim.now_ms)
+                return {"speed": self.speed}
+            if action == "pause_on_violation":
+                if not isinstance(value, bool):
+                    raise AppError("value", "is not a boolean", "true or false")
+                self.pause_on_violation = value
+                return {"pause_on_violation": value}
+            if action == "step":
+                return {"events": self._step()}
+            if action == "restart":
+                self._load(self.scenario, now, self.source)
+                return {"restarted": True}
+            if action == "replay":
+                doc, dropped = replayable(sim)
+                commands = len(sim.commands)
+                self._load(doc, now, {"kind": "replay", "of": self.source})
+                self.notice = f"replaying the session: {commands} live command(s) are now timeline operations" + (
+                    f"; {dropped} scenario operation(s) that the live run ignored were left out" if dropped else "")
+                return {"replayed": commands, "dropped": dropped}
+            raise AppError("action", f"{str(action)[:30]!r} is not a control",
+                           "play, pause, step, speed, restart, replay, pause_on_violation")
+
+    def _step(self, perf=time.perf_counter):
+        """Pause and run to the next event of the replication story (HW moves alone do not stop it)."""
+        sim = self.sim
+        self.playing, self.paused_reason = False, "step"
+        if sim.finished:
+            raise AppError("action", "the run has ended", "restart or replay")
+        deadline = perf() + STEP_BUDGET_S
+        start = len(sim.history)
+        while not sim.finished and perf() < deadline:
+            new = sim.step_event()
+            if any(e["type"] not in STORY_SKIP for e in new):
+                break
+        self.sim_clock = float(sim.now_ms)
+        if sim.finished:
+            self.paused_reason = "finished"
+        return [{"i": start + i, **e} for i, e in enumerate(sim.history[start:]) if e["type"] not in STORY_SKIP][:50]
+
+    def apply(self, op, limits):
+        """A user's command, validated against the cluster as it is now and recorded. When the
+        run is paused, time moves on by the 1 ms the command waits, so it takes effect now."""
+        with self.lock:
+            check_command(op, self.sim, limits)
+            command = self.sim.apply(op)
+            if not self.playing and not self.sim.finished:
+                self.sim.advance_to(command["at_ms"])
+                self.sim_clock = float(self.sim.now_ms)
+            return command
+
+    def reconfigure(self, version, config, now, limits):
+        """Restart under another kafka_version and/or broker config, replaying the live commands."""
+        with self.lock:
+            doc, _dropped_ops = replayable(self.sim)
+            if version is not None:
+                doc, dropped = retarget(doc, version)
+            else:
+                dropped = []
+            if config is not None:
+                if not isinstance(config, dict):
+                    raise AppError("config", "is not an object", "config key -> value")
+                doc["config"] = {**doc.get("config", {}), **config}
+                doc["config"] = {k: v for k, v in doc["config"].items() if v is not None}
+            check_scenario(doc, limits)
+            commands = len(self.sim.commands)
+            self._load(doc, now, self.source)
+            self.scenario = copy.deepcopy(self.sim.scenario)
+            note = f"restarted under kafka_version {self.sim.scenario['kafka_version']}"
+            if commands:
+                note += f", replaying {commands} live command(s)"
+            if dropped:
+                note += "; dropped config keys this era does not know: " + ", ".join(dropped)
+            self.notice = note
+            return {"dropped": dropped, "replayed": commands}
+
+    def inspect(self, key):
+        with self.lock:
+            sim = self.sim
+            keys = [sim.key(t, p) for t, spec in sim.topics.items() for p in range(spec["partitions"])]
+            if not isinstance(key, str) or key not in keys:
+                raise AppError("partition", f"{str(key)[:60]!r} is not a partition of this cluster",
+                               ", ".join(keys[:20]) + (" ..." if len(keys) > 20 else ""))
+            return partition_detail(sim, key)

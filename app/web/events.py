@@ -1,0 +1,180 @@
+"""Socket.IO events. Everything a browser sends is untrusted: each handler checks the payload's
+shape (an object with known keys), the connection's rate, then calls one runner function and
+replies through the acknowledgement: ``{"ok": true, ...}`` or ``{"ok": false, "error": {"field",
+"message", "allowed"}}``. A bad request never stops the simulation.
+
+| event        | payload                                   | does |
+|--------------|-------------------------------------------|------|
+| join         | {room}                                    | watch a room (frames follow) |
+| create       | {library} or {scenario} (or {})           | new room, joined |
+| load         | {library} or {scenario}                   | replace the room's simulation |
+| control      | {action, value?}                          | play, pause, step, speed, restart, replay, pause_on_violation |
+| command      | {op, ...}  (a timeline operation)         | apply it now (recorded for replay) |
+| reconfigure  | {kafka_version?, config?}                 | restart under another era/config, replaying commands |
+| inspect      | {partition}                               | one partition with its last 200 records per replica |
+| resync       | {}                                        | next frame is a full one |
+| leave        | {}                                        | stop watching |
+"""
+import functools
+import logging
+
+from flask import current_app, request
+from flask_socketio import join_room, leave_room
+
+from ..runner import USER_ERRORS, AppError, error_reply
+from .transport import NAMESPACE, channel
+
+log = logging.getLogger(__name__)
+
+
+def _ext():
+    return current_app.extensions["isrlab"]
+
+
+def _payload(data, allowed, required=()):
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise AppError("payload", "is not a JSON object", "{" + ", ".join(allowed) + "}")
+    for key in data:
+        if key not in allowed:
+            raise AppError(str(key)[:40], "unknown field", ", ".join(allowed) or "no fields")
+    for key in required:
+        if key not in data:
+            raise AppError(key, "missing", f"a {key}")
+    return data
+
+
+def handler(name, limited=True):
+    """Wrap an event handler: rate limit, user errors as replies, no exception escapes."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def run(data=None, *extra):
+            try:
+                if limited and not _ext()["limiter"].allow(request.sid):
+                    rate = current_app.config["COMMANDS_PER_S"]
+                    raise AppError("rate", "too many requests: slow down",
+                                   f"{rate:g} per second (bursts of {current_app.config['COMMAND_BURST']})")
+                if extra:
+                    raise AppError("payload", "expected one argument", "one JSON object")
+                reply = fn(data)
+                return {"ok": True, **(reply or {})}
+            except USER_ERRORS as exc:
+                return error_reply(exc)
+            except Exception:  # noqa: BLE001
+                log.exception("event %s failed", name)
+                return {"ok": False, "error": {"field": None, "message": "internal error", "allowed": None}}
+        return run
+    return wrap
+
+
+def _now():
+    return _ext()["runner"].clock()
+
+
+def _join(room_id):
+    runner = _ext()["runner"]
+    room, left = runner.join(room_id, request.sid)
+    if left and left != room.id:
+        leave_room(channel(left))
+    join_room(channel(room.id))
+    with room.lock:
+        return room.describe()
+
+
+def _current_room():
+    room = _ext()["runner"].room_of(request.sid)
+    if room is None:
+        raise AppError("room", "you are not watching a room", "join or create one first")
+    return room
+
+
+def _source_fields(data):
+    if "library" in data and "scenario" in data:
+        raise AppError("payload", "give a library name or a scenario, not both", "library or scenario")
+    return data.get("library"), data.get("scenario")
+
+
+@handler("join")
+def on_join(data):
+    data = _payload(data, ("room",), ("room",))
+    return {"room": _join(data["room"])}
+
+
+@handler("create")
+def on_create(data):
+    data = _payload(data, ("library", "scenario"))
+    library_name, scenario = _source_fields(data)
+    room = _ext()["runner"].create(scenario=scenario, library_name=library_name)
+    return {"room": _join(room.id)}
+
+
+@handler("load")
+def on_load(data):
+    data = _payload(data, ("library", "scenario"))
+    library_name, scenario = _source_fields(data)
+    if library_name is None and scenario is None:
+        raise AppError("payload", "nothing to load", "library or scenario")
+    room = _current_room()
+    doc, source = _ext()["runner"].scenario_for(library_name, scenario)
+    return {"room": room.load(doc, _now(), source)}
+
+
+@handler("control")
+def on_control(data):
+    data = _payload(data, ("action", "value"), ("action",))
+    return _current_room().control(data["action"], _now(), data.get("value"))
+
+
+@handler("command")
+def on_command(data):
+    return {"command": _current_room().apply(data, current_app.config)}
+
+
+@handler("reconfigure")
+def on_reconfigure(data):
+    data = _payload(data, ("kafka_version", "config"))
+    if "kafka_version" not in data and "config" not in data:
+        raise AppError("payload", "nothing to change", "kafka_version and/or config")
+    return _current_room().reconfigure(data.get("kafka_version"), data.get("config"), _now(),
+                                       current_app.config)
+
+
+@handler("inspect")
+def on_inspect(data):
+    data = _payload(data, ("partition",), ("partition",))
+    return {"partition": _current_room().inspect(data["partition"])}
+
+
+@handler("resync", limited=False)
+def on_resync(data):
+    _payload(data, ())
+    _ext()["runner"].resync(request.sid)
+    return {}
+
+
+@handler("leave", limited=False)
+def on_leave(data):
+    _payload(data, ())
+    left = _ext()["runner"].leave(request.sid)
+    if left:
+        leave_room(channel(left))
+    return {"left": left}
+
+
+def on_disconnect(*_args):
+    ext = _ext()
+    ext["runner"].leave(request.sid)
+    ext["limiter"].forget(request.sid)
+
+
+EVENTS = {"join": on_join, "create": on_create, "load": on_load, "control": on_control,
+          "command": on_command, "reconfigure": on_reconfigure, "inspect": on_inspect,
+          "resync": on_resync, "leave": on_leave}
+
+
+def register_events(socketio):
+    """Attach the handlers to this app's SocketIO object."""
+    for name, fn in EVENTS.items():
+        socketio.on_event(name, fn, namespace=NAMESPACE)
+    socketio.on_event("disconnect", on_disconnect, namespace=NAMESPACE)

@@ -1,0 +1,39 @@
+// Formatting numbers and times the way the screen shows them.
+
+export function seconds(ms) {
+  if (ms === null || ms === undefined) return "–";
+  return (ms / 1000).toFixed(3) + " s";
+}
+
+export function shortSeconds(ms) {
+  if (ms === null || ms === undefined) return "–";
+  const s = ms / 1000;
+  if (Math.abs(s) >= 100) return s.toFixed(0) + " s";
+  if (Math.abs(s) >= 10) return s.toFixed(1) + " s";
+  return s.toFixed(2) + " s";
+}
+
+export function speed(v) {
+  if (v === "max") return "max";
+  if (v >= 10) return v.toFixed(0) + "×";
+  if (v >= 1) return v.toFixed(1).replace(/\.0$/, "") + "×";
+  return v.toFixed(2).replace(/0$/, "") + "×";
+}
+
+export function hex(n) { return n === null || n === undefined ? "–" : "0x" + Number(n).toString(16); }
+
+export function list(a) { return Array.isArray(a) ? a.join(",") : ""; }
+
+export function json(v) {
+  if (v === null || v === undefined) return "";
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+export function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
+
+export function errorText(err) {
+  if (!err) return "unknown error";
+  let s = (err.field ? err.field + ": " : "") + (err.message || "error");
+  if (err.allowed) s += ` (allowed: ${err.allowed})`;
+  return s;
+}

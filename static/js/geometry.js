@@ -1,0 +1,144 @@
+// Pure geometry: where things go and how far along a message is. No DOM, no state.
+
+export const MAP = { pad: 16, zkY: 24, brokerTop: 58, brokerH: 100, rowGap: 14, clientGap: 30, maxPerRow: 8 };
+
+/** Positions of the ZooKeeper pill, the broker cards and the clients in a box of `width`. */
+export function clusterLayout(width, brokerIds, clientNames) {
+  const n = Math.max(1, brokerIds.length);
+  const usable = Math.max(200, width - 2 * MAP.pad);
+  const fit = Math.max(1, Math.min(MAP.maxPerRow, Math.floor(usable / 128) || 1));
+  const rows = Math.ceil(n / fit);
+  const perRow = Math.ceil(n / rows);          // balanced rows: 9 brokers -> 5 + 4
+  const slot = usable / perRow;
+  const bw = Math.max(104, Math.min(236, slot - 18));
+  const nodes = { zk: { x: width / 2, y: MAP.zkY, w: 190, h: 28 } };
+  brokerIds.forEach((id, i) => {
+    const row = Math.floor(i / perRow);
+    const inRow = row === rows - 1 ? n - row * perRow : perRow;
+    const offset = (usable - inRow * slot) / 2;
+    nodes["b:" + id] = { x: MAP.pad + offset + (i - row * perRow + 0.5) * slot,
+                         y: MAP.brokerTop + MAP.brokerH / 2 + row * (MAP.brokerH + MAP.rowGap), w: bw, h: MAP.brokerH };
+  });
+  const clientY = MAP.brokerTop + rows * (MAP.brokerH + MAP.rowGap) + MAP.clientGap - 6;
+  const m = clientNames.length;
+  clientNames.forEach((name, i) => {
+    nodes["c:" + name] = { x: MAP.pad + (i + 0.5) * usable / Math.max(1, m), y: clientY, w: 120, h: 22 };
+  });
+  return { nodes, brokerWidth: bw, height: clientY + (m ? 24 : 4), rows };
+}
+
+/** The point where the segment from the centre of `box` towards `to` leaves the box. */
+export function anchor(box, to) {
+  const dx = to.x - box.x, dy = to.y - box.y;
+  if (dx === 0 && dy === 0) return { x: box.x, y: box.y };
+  const hw = box.w / 2 + 2, hh = box.h / 2 + 2;
+  const s = Math.min(dx ? hw / Math.abs(dx) : Infinity, dy ? hh / Math.abs(dy) : Infinity);
+  return { x: box.x + dx * s, y: box.y + dy * s };
+}
+
+/** Control point of the curve between two nodes: requests and responses bend to opposite sides,
+ *  long horizontal hops arc over the nodes in between. */
+export function bend(a, b, forward) {
+  const dx = b.x - a.x, dy = b.y - a.y;
+  const len = Math.hypot(dx, dy) || 1;
+  const nx = -dy / len, ny = dx / len;
+  const horizontal = Math.abs(dy) < 20;
+  const amount = (horizontal ? 9 + 0.07 * len : 10) * (forward ? 1 : -1);
+  const sign = horizontal && ny > 0 ? -1 : 1;   // arcs go up for left-to-right hops
+  return { x: (a.x + b.x) / 2 + nx * amount * sign, y: (a.y + b.y) / 2 + ny * amount * sign };
+}
+
+export function curvePoint(a, c, b, t) {
+  const u = 1 - t;
+  return { x: u * u * a.x + 2 * u * t * c.x + t * t * b.x, y: u * u * a.y + 2 * u * t * c.y + t * t * b.y };
+}
+
+/** Path of a message between two node boxes. */
+export function messagePath(src, dst, forward) {
+  const c0 = bend(src, dst, forward);
+  const a = anchor(src, c0), b = anchor(dst, c0);
+  return { a, c: bend(a, b, forward), b };
+}
+
+/** How long (ms of wall time) a message is drawn: its simulated flight time at the current speed,
+ *  never shorter than `minMs` so that a 1 ms hop is still visible (slow motion). */
+export function messageDuration(sentMs, deliverMs, speed, minMs = 450) {
+  const sim = Math.max(0, deliverMs - sentMs);
+  const s = speed === "max" ? 1e9 : Math.max(0.1, speed || 1);
+  return Math.max(minMs, Math.min(8000, sim / s));
+}
+
+export function progress(bornAt, duration, now) {
+  return Math.max(0, Math.min(1, (now - bornAt) / duration));
+}
+
+/** Offsets shown for a partition: one window shared by all replicas so equal offsets line up. */
+export function logWindow(replicas, maxCells) {
+  let hi = 0, lo = Infinity;
+  for (const r of replicas) {
+    hi = Math.max(hi, r.leo);
+    lo = Math.min(lo, r.log_start_offset);
+  }
+  if (!isFinite(lo)) lo = 0;
+  hi = hi + 1;                      // room for the LEO marker
+  const cells = Math.max(8, Math.min(maxCells, hi - lo));
+  lo = Math.max(lo, hi - cells);
+  lo = Math.max(0, Math.min(lo, hi - cells));
+  return { lo, hi: lo + cells, cells, hidden: lo };
+}
+
+export function cellX(offset, win, x0, width) { return x0 + (offset - win.lo) * width / win.cells; }
+
+export function offsetAt(x, win, x0, width) { return win.lo + Math.floor((x - x0) * win.cells / width); }
+
+/** Leader epoch of `offset` from runs [[start, end, epoch], ...] (binary search); null if none. */
+export function epochAt(segments, offset) {
+  let lo = 0, hi = segments.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const [s, e, epoch] = segments[mid];
+    if (offset < s) hi = mid - 1;
+    else if (offset >= e) lo = mid + 1;
+    else return epoch;
+  }
+  return null;
+}
+
+/** Record id at `offset` from a tail [first offset, [ids]]; null when not in the tail. */
+export function idAt(tail, offset) {
+  if (!tail) return null;
+  const i = offset - tail[0];
+  return i >= 0 && i < tail[1].length ? tail[1][i] : null;
+}
+
+/** Share of replica.lag.time.max.ms a follower has spent not caught up (1 = out-of-sync line). */
+export function lagFraction(lag) {
+  if (!lag) return 0;
+  if (lag.ms_behind === null || lag.ms_behind === undefined) return 1.2;
+  return Math.max(0, Math.min(1.2, lag.ms_behind / lag.lag_max_ms));
+}
+
+/** ZooKeeper session left, as ms and as a share of the timeout (null without a session). */
+export function sessionLeft(zk, tMs, timeoutMs) {
+  if (!zk || zk.expires_at_ms === null || zk.expires_at_ms === undefined) return null;
+  const left = Math.max(0, zk.expires_at_ms - tMs);
+  return { ms: left, fraction: timeoutMs ? Math.min(1, left / timeoutMs) : 0 };
+}
+
+/** Simulated "now" between frames: extrapolated at the run's actual speed for at most `capMs`. */
+export function simNow(clock, receivedAt, now, capMs = 120) {
+  if (!clock) return 0;
+  if (!clock.playing) return clock.t_ms;
+  const speed = clock.actual_speed || (clock.speed === "max" ? 0 : clock.speed) || 0;
+  return clock.t_ms + Math.min(capMs, now - receivedAt) * speed;
+}
+
+/** The speed slider: position 0..100 <-> 0.1x..100x on a log scale. */
+export function speedFromSlider(pos) {
+  const v = Math.pow(10, -1 + 3 * pos / 100);
+  return v >= 10 ? Math.round(v) : v >= 1 ? Math.round(v * 10) / 10 : Math.round(v * 100) / 100;
+}
+export function sliderFromSpeed(speed) {
+  if (speed === "max") return 100;
+  return Math.round((Math.log10(speed) + 1) * 100 / 3);
+}

@@ -1,0 +1,105 @@
+// The Kafka-native corner: kafka-topics.sh --describe and zookeeper-shell, computed from the state.
+
+export function describeTopics(meta, partitions, { topic = null, underReplicated = false, unavailable = false } = {}) {
+  const lines = [];
+  const byTopic = new Map();
+  for (const p of partitions) {
+    if (!byTopic.has(p.topic)) byTopic.set(p.topic, []);
+    byTopic.get(p.topic).push(p);
+  }
+  for (const t of (meta && meta.topics) || []) {
+    if (topic !== null && t.name !== topic) continue;
+    const parts = (byTopic.get(t.name) || []).slice().sort((a, b) => a.partition - b.partition);
+    const filtered = parts.filter(p => (!underReplicated || p.isr.length < p.replicas.length)
+                                       && (!unavailable || p.leader === -1 || p.offline));
+    if (!underReplicated && !unavailable) {
+      const configs = Object.entries(t.config || {}).map(([k, v]) => `${k}=${v}`).join(",");
+      lines.push(`Topic: ${t.name}\tPartitionCount: ${t.partitions}\tReplicationFactor: ${t.replication_factor}\tConfigs: ${configs}`);
+    }
+    for (const p of filtered) {
+      const leader = p.leader === -1 ? "none" : String(p.leader);
+      lines.push(`\tTopic: ${p.topic}\tPartition: ${p.partition}\tLeader: ${leader}\tReplicas: ${p.replicas.join(",")}\tIsr: ${p.isr.join(",")}`);
+    }
+  }
+  return lines;
+}
+
+function normalise(path) {
+  if (typeof path !== "string" || !path.startsWith("/")) return null;
+  const p = path.replace(/\/+$/, "");
+  return p === "" ? "/" : p;
+}
+
+export function children(znodes, path) {
+  const prefix = path === "/" ? "/" : path + "/";
+  const out = [];
+  for (const p of znodes.keys()) {
+    if (p.startsWith(prefix)) {
+      const rest = p.slice(prefix.length);
+      if (rest && !rest.includes("/")) out.push(rest);
+    }
+  }
+  return out.sort();
+}
+
+export function zkLs(znodes, path) {
+  const p = normalise(path);
+  if (p === null) return { error: `Path must start with / character` };
+  if (p !== "/" && !znodes.has(p)) return { error: `Node does not exist: ${p}` };
+  return { lines: [`[${children(znodes, p).join(", ")}]`] };
+}
+
+export function zkGet(znodes, path, withStat = true) {
+  const p = normalise(path);
+  if (p === null) return { error: `Path must start with / character` };
+  const node = znodes.get(p);
+  if (!node) return { error: `Node does not exist: ${p}` };
+  const data = node.data === null || node.data === undefined ? "null" : JSON.stringify(node.data);
+  const lines = [data];
+  if (withStat) lines.push(...zkStat(znodes, p, node));
+  return { lines };
+}
+
+export function zkStat(znodes, p, node) {
+  const hex = n => "0x" + Number(n || 0).toString(16);
+  const data = node.data === null || node.data === undefined ? "" : JSON.stringify(node.data);
+  return [`cZxid = ${hex(node.czxid)}`, `mZxid = ${hex(node.mzxid)}`, `dataVersion = ${node.version}`,
+          `ephemeralOwner = ${hex(node.ephemeral_owner)}`, `dataLength = ${data.length}`,
+          `numChildren = ${children(znodes, p).length}`];
+}
+
+export const SHELL_HELP = [
+  "kafka-topics.sh --describe [--topic T] [--under-replicated-partitions] [--unavailable-partitions]",
+  "ls <path>        list a znode's children (zookeeper-shell)",
+  "get <path>       a znode's data and stat",
+  "stat <path>      a znode's stat",
+  "clear            clear the screen",
+];
+
+/** Run one line; returns {lines} or {error} (or {clear: true}). */
+export function runShell(line, { meta, partitions, znodes }) {
+  const words = line.trim().split(/\s+/).filter(Boolean);
+  if (!words.length) return { lines: [] };
+  let cmd = words[0];
+  if (cmd === "help") return { lines: SHELL_HELP };
+  if (cmd === "clear") return { clear: true };
+  if (cmd === "zookeeper-shell.sh" || cmd === "zkCli.sh") { words.splice(0, words[1] && words[1].includes(":") ? 2 : 1); cmd = words[0]; }
+  if (cmd === "ls") return zkLs(znodes, words[1] || "/");
+  if (cmd === "get") return zkGet(znodes, words.filter(w => w !== "-s")[1] || "");
+  if (cmd === "stat") {
+    const p = normalise(words[1] || "");
+    const node = p && znodes.get(p);
+    return node ? { lines: zkStat(znodes, p, node) } : { error: `Node does not exist: ${words[1] || ""}` };
+  }
+  if (cmd === "kafka-topics.sh" || cmd === "kafka-topics") {
+    if (!words.includes("--describe")) return { error: "only --describe is supported here" };
+    const ti = words.indexOf("--topic");
+    const topic = ti >= 0 ? words[ti + 1] : null;
+    if (topic !== null && !((meta && meta.topics) || []).some(t => t.name === topic)) {
+      return { error: `Error while executing topic command : Topic '${topic}' does not exist as expected` };
+    }
+    return { lines: describeTopics(meta, partitions, { topic, underReplicated: words.includes("--under-replicated-partitions"),
+                                                       unavailable: words.includes("--unavailable-partitions") }) };
+  }
+  return { error: `unknown command: ${cmd} (try help)` };
+}

@@ -1,0 +1,28 @@
+// Invariant violations as an alarm bar: what broke, when, and a jump to the cause.
+import { h, setText } from "../dom.js";
+import { seconds } from "../format.js";
+
+export function createAlarms(app) {
+  const bar = document.getElementById("alarms");
+  const title = h("div.atitle"), detail = h("div.adetail");
+  const pauseBox = h("input", { type: "checkbox", checked: true, onchange: () => app.control("pause_on_violation", pauseBox.checked) });
+  bar.append(h("span.icon", { text: "⚠" }), h("div.atext", null, title, detail),
+    h("button", { type: "button", text: "Jump to cause", id: "jump-cause", onclick: () => app.jumpToViolation() }),
+    h("label.small", { title: "Pause the run when an invariant is violated" }, pauseBox, " pause on violation"),
+    h("button.ghost.small", { type: "button", text: "dismiss", onclick: () => { dismissed = app.store.violations.length; bar.hidden = true; } }));
+  let dismissed = 0;
+
+  function render(store, changes) {
+    if (store.clock && pauseBox.checked !== store.clock.pause_on_violation) pauseBox.checked = store.clock.pause_on_violation;
+    if (!changes.flags.violations && !changes.flags.reset) return;
+    const v = store.violations;
+    if (changes.flags.reset && !v.length) dismissed = 0;
+    if (!v.length || v.length <= dismissed) { bar.hidden = true; return; }
+    const last = v[v.length - 1];
+    bar.hidden = false;
+    setText(title, `${v.length} invariant violation${v.length === 1 ? "" : "s"} — ${last.invariant} in ${last.topic}-${last.partition} at ${seconds(last.t_ms)}`
+      + (store.clock && store.clock.paused_reason === "violation" ? " · run paused" : ""));
+    setText(detail, last.detail);
+  }
+  return { render };
+}

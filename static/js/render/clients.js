@@ -1,0 +1,144 @@
+// Producers and consumers: send records with chosen acks, start and stop consumers, and the
+// ledger of what happened to each record (acked, failed with the Kafka error, lost).
+import { h, clear, setText, reconcile } from "../dom.js";
+
+export function createClients(app) {
+  const panel = document.getElementById("panel-clients");
+  const count = document.getElementById("tab-count-clients");
+
+  // -- produce form
+  const topicSel = h("select", { "aria-label": "topic" });
+  const partSel = h("select", { "aria-label": "partition" });
+  const countIn = h("input", { type: "number", min: 1, max: 5000, value: 5, "aria-label": "records" });
+  const acksSel = h("select", { "aria-label": "acks" }, ...["all", "1", "0"].map(a => h("option", { value: a, text: a })));
+  const nameIn = h("input", { type: "text", value: "console", size: 9, "aria-label": "producer name" });
+  const produceBtn = h("button.primary", { type: "button", text: "Produce", id: "produce-button",
+    onclick: () => {
+      const op = { op: "produce", topic: topicSel.value, count: Number(countIn.value), acks: acksSel.value, producer: nameIn.value.trim() };
+      if (partSel.value !== "") op.partition = Number(partSel.value);
+      app.command(op, `produce ${op.count} record(s) with acks=${op.acks}`);
+    } });
+  topicSel.addEventListener("change", () => fillPartitions(app.store));
+  const produceForm = h("div.form#produce-form", null, h("label", null, "topic", topicSel), h("label", null, "partition", partSel),
+    h("label", null, "records", countIn), h("label", null, "acks", acksSel), h("label", null, "producer", nameIn), produceBtn);
+
+  // -- consume form
+  const cName = h("input", { type: "text", value: "c1", size: 6, "aria-label": "consumer name" });
+  const cTopic = h("select", { "aria-label": "consumer topic" });
+  const cFrom = h("select", { "aria-label": "from" }, h("option", { value: "earliest", text: "earliest" }), h("option", { value: "latest", text: "latest" }));
+  const cIso = h("select", { "aria-label": "isolation.level" }, h("option", { value: "", text: "default isolation" }),
+    h("option", { value: "read_uncommitted", text: "read_uncommitted" }), h("option", { value: "read_committed", text: "read_committed" }));
+  const consumeBtn = h("button", { type: "button", text: "Start consumer", onclick: () => {
+    const op = { op: "consume", consumer: cName.value.trim(), topic: cTopic.value, from: cFrom.value };
+    if (cIso.value) op["isolation.level"] = cIso.value;
+    app.command(op, `start consumer ${op.consumer}`);
+  } });
+  const consumeForm = h("div.form", null, h("label", null, "name", cName), h("label", null, "topic", cTopic), cFrom, cIso, consumeBtn);
+
+  const countsEl = h("div.counts");
+  const producers = h("tbody");
+  const consumers = h("tbody");
+  const ledger = h("tbody");
+  const lostEl = h("div.small");
+  panel.append(
+    h("h3", { text: "Send records" }), produceForm,
+    h("h3", { text: "Outcomes" }), countsEl,
+    h("h3", { text: "Producers" }),
+    h("table.grid", null, h("thead", null, h("tr", null, ...["producer", "topic", "acks", "rate", "sent", "acked", "failed", "lost", ""].map(t => h("th", { text: t })))), producers),
+    h("h3", { text: "Consumers" }), consumeForm,
+    h("table.grid", null, h("thead", null, h("tr", null, ...["consumer", "topic", "positions (lag = HW − position)", "read", ""].map(t => h("th", { text: t })))), consumers),
+    h("h3", { text: "Record ledger (newest)" }),
+    h("table.grid#ledger", null, h("thead", null, h("tr", null, ...["record", "partition@offset", "acks", "outcome", "sent", "acked"].map(t => h("th", { text: t })))), ledger),
+    h("h3", { text: "Lost acknowledged records" }), lostEl);
+
+  let topicsKey = "";
+  function fillTopics(store) {
+    const names = store.meta.topics.map(t => t.name);
+    const key = names.join("\u0000");
+    if (key === topicsKey) return;
+    topicsKey = key;
+    for (const sel of [topicSel, cTopic]) {
+      const keep = sel.value;
+      sel.replaceChildren(...names.map(n => h("option", { value: n, text: n })));
+      if (names.includes(keep)) sel.value = keep;
+    }
+    fillPartitions(store);
+  }
+  function fillPartitions(store) {
+    const t = store.meta && store.meta.topics.find(x => x.name === topicSel.value);
+    const keep = partSel.value;
+    partSel.replaceChildren(h("option", { value: "", text: "any (partitioner)" }),
+      ...Array.from({ length: t ? t.partitions : 0 }, (_, i) => h("option", { value: String(i), text: String(i) })));
+    partSel.value = keep;
+  }
+
+  function render(store, changes) {
+    if (!store.meta) return;
+    if (changes.flags.meta || changes.flags.reset) fillTopics(store);
+    const anyClient = Array.from(changes.changed).some(k => k.startsWith("c:"));
+    if (!changes.flags.records && !anyClient && !changes.flags.reset && !changes.flags.highlight) return;
+    const r = store.records || { errors: {}, by_producer: {}, lost_ids: [] };
+    const chips = [["acked", r.acked, "ok"], ["failed", r.failed, r.failed ? "bad" : ""], ["pending", r.pending, ""],
+      ["unacknowledged (acks=0)", r.unacknowledged, "info"], ["LOST", r.lost, r.lost ? "bad" : ""]];
+    const errs = Object.entries(r.errors || {}).map(([e, n]) => [`${e}`, n, "warn"]);
+    const text = JSON.stringify([chips, errs, r.lost_acks_all]);
+    if (countsEl.__text !== text) {
+      countsEl.__text = text;
+      countsEl.replaceChildren(...chips.map(([l, n, k]) => h("span.chip" + (k ? "." + k : ""), { text: `${l} ${n || 0}` })),
+        ...errs.map(([l, n, k]) => h("span.chip." + k, { text: `${l} × ${n}`, title: "failed records by Kafka error" })),
+        r.lost ? h("span.chip.bad", { text: `acks=all lost ${r.lost_acks_all}`, title: "acked with acks=all and gone: a durability violation" }) : null);
+    }
+    setText(count, r.lost ? `${r.lost} lost` : "");
+    count.className = "count" + (r.lost ? " bad" : "");
+    const prods = [], cons = [];
+    for (const [name, c] of store.clients) (c.type === "producer" ? prods : cons).push({ name, ...c });
+    reconcile(producers, prods, p => p.name, () => h("tr"), (tr, p) => {
+      const s = r.by_producer[p.name] || {};
+      const cells = [p.name, p.topic || "–", p.acks, p.rate_per_s ? `${p.rate_per_s}/s` : "–", p.sent, s.acked || 0, s.failed || 0, s.lost || 0];
+      const key = JSON.stringify([cells, p.running]);
+      if (tr.__k === key) return;
+      tr.__k = key;
+      tr.replaceChildren(...cells.map(c => h("td", { text: String(c) })),
+        h("td", null, p.running ? h("button.small", { type: "button", text: "stop", onclick: () => app.command({ op: "stop_client", client: p.name }, `stop ${p.name}`) }) : h("span.dim", { text: "stopped" })));
+    });
+    reconcile(consumers, cons, c => c.name, () => h("tr"), (tr, c) => {
+      const pos = Object.entries(c.positions || {}).map(([key, off]) => {
+        const p = store.partitions.get(key);
+        const leader = p && p.replica_state.find(x => x.broker === p.leader);
+        const lag = leader ? Math.max(0, leader.hw - off) : null;
+        return `${key}@${off}${lag === null ? "" : ` (lag ${lag})`}`;
+      }).join("  ");
+      const key = JSON.stringify([c.name, c.topic, pos, c.read, c.running, c.error]);
+      if (tr.__k === key) return;
+      tr.__k = key;
+      tr.replaceChildren(h("td", { text: c.name }), h("td", { text: c.topic || "–" }),
+        h("td", { text: pos + (c.error ? `  ${c.error}` : ""), style: { whiteSpace: "normal" } }), h("td", { text: String(c.read) }),
+        h("td", null, c.running ? h("button.small", { type: "button", text: "stop", onclick: () => app.command({ op: "stop_client", client: c.name }, `stop ${c.name}`) }) : h("span.dim", { text: "stopped" })));
+    });
+    const hl = store.ui.highlight.records;
+    const rows = (store.ledger || []).slice().reverse();
+    reconcile(ledger, rows, x => x[0], () => h("tr"), (tr, x) => {
+      const [id, , topic, partition, acks, status, error, offset, sent, acked, lost] = x;
+      const key = JSON.stringify(x) + hl.has(id);
+      if (tr.__k === key) return;
+      tr.__k = key;
+      tr.className = hl.has(id) ? "hl" : "";
+      const outcome = h("td", null, h("span.status." + status, { text: status === "failed" && error ? error : status, title: status }),
+        lost ? h("span.status.lost", { text: "LOST", title: "acknowledged, but not in the current leader's log" }) : null);
+      tr.replaceChildren(h("td", { text: id }), h("td", { text: `${topic}-${partition === null ? "?" : partition}@${offset === null ? "–" : offset}` }),
+        h("td", { text: acks }), outcome, h("td", { text: sent === null ? "–" : (sent / 1000).toFixed(3) }),
+        h("td", { text: acked === null ? "–" : (acked / 1000).toFixed(3) }));
+    });
+    const lost = r.lost_ids || [];
+    const lostKey = lost.join(",");
+    if (lostEl.__k !== lostKey) {
+      lostEl.__k = lostKey;
+      clear(lostEl);
+      if (!lost.length) lostEl.append(h("span.dim", { text: "none so far" }));
+      else lostEl.append(h("div.dim", { text: `${r.lost} record(s) acknowledged to a producer are not in the leader's log${lost.length < r.lost ? " (newest shown)" : ""}:` }),
+        h("div.mono", { text: lost.join(" ") }));
+    }
+  }
+
+  return { render };
+}

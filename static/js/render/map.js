@@ -1,0 +1,259 @@
+// The cluster map: ZooKeeper, brokers, clients, and the messages flying between them.
+import { h, reconcile, setText, setClass, setStyle } from "../dom.js";
+import { shortSeconds, hex } from "../format.js";
+import { clusterLayout, messagePath, curvePoint, messageDuration, progress, sessionLeft, simNow, anchor } from "../geometry.js";
+import { messageColor, DROP_COLOR, MESSAGE_KINDS } from "../palette.js";
+import { sortedBrokers } from "../store.js";
+
+const STATE_LABEL = { running: "running", starting: "starting", shutting_down: "shutting down", stopped: "down",
+  halted: "halted", registration_failed: "reg. failed", paused: "paused (GC)" };
+
+function nodeKey(n) {
+  if (typeof n === "number") return "b:" + n;
+  if (n === "zk") return "zk";
+  return "c:" + n;
+}
+
+export function createMap(app) {
+  const root = document.getElementById("map");
+  const nodesEl = document.getElementById("nodes");
+  const canvas = document.getElementById("wire");
+  const ctx = canvas.getContext("2d");
+  let layout = null, layoutKey = "", width = 0, dpr = 1;
+  const zkEl = h("div.node.zknode", { title: "The ZooKeeper ensemble (click: the znode tree)",
+    onclick: () => app.showTab("zk") }, "ZooKeeper", h("span.sub"));
+  nodesEl.appendChild(zkEl);
+  const brokerLayer = h("div");
+  const clientLayer = h("div");
+  nodesEl.append(brokerLayer, clientLayer);
+
+  const legend = document.getElementById("legend");
+  for (const k of MESSAGE_KINDS) legend.appendChild(h("span", null, h("i", { style: { background: k.color } }), k.label));
+  legend.appendChild(h("span", { title: "Messages shorter than a frame are drawn in slow motion; filled = request, hollow = response" },
+    h("i", { style: { background: DROP_COLOR } }), "dropped"));
+
+  new ResizeObserver(() => { layoutKey = ""; app.requestRender(); }).observe(root);
+
+  function ensureLayout(store) {
+    const ids = sortedBrokers(store).map(b => b.id);
+    const clients = Array.from(store.clients.keys()).sort((a, b) => {
+      const ta = store.clients.get(a).type, tb = store.clients.get(b).type;
+      return ta === tb ? (a < b ? -1 : 1) : ta === "producer" ? -1 : 1;
+    });
+    const w = root.clientWidth;
+    const key = w + "|" + ids.join(",") + "|" + clients.join(",");
+    if (key === layoutKey) return false;
+    layoutKey = key;
+    width = w;
+    layout = clusterLayout(w, ids, clients);
+    root.style.height = layout.height + "px";
+    dpr = window.devicePixelRatio || 1;
+    canvas.width = Math.round(w * dpr);
+    canvas.height = Math.round(layout.height * dpr);
+    return true;
+  }
+
+  function createBroker(b) {
+    const el = h("div.node.broker", { dataset: { broker: b.id }, tabIndex: 0,
+      onclick: e => app.brokerMenu(Number(el.dataset.broker), el, e),
+      oncontextmenu: e => { e.preventDefault(); app.brokerMenu(Number(el.dataset.broker), { x: e.clientX, y: e.clientY }, e); } });
+    el.append(
+      h("div.row1", null, h("span.bname"), h("span.ctrl", { text: "controller", hidden: true, title: "holds /controller" }), h("span.state")),
+      h("div.zk", null, h("span.dot", { text: "●" }), h("span.zktext")),
+      h("div.ttl", null, h("div")),
+      h("div.leads"),
+      h("div.iso"));
+    return el;
+  }
+
+  function updateBroker(el, b, store, layoutChanged) {
+    const box = layout.nodes["b:" + b.id];
+    if (layoutChanged || el.__x !== box.x || el.__y !== box.y) {
+      el.style.left = box.x + "px"; el.style.top = box.y + "px"; el.style.setProperty("--bw", box.w + "px");
+      el.__x = box.x; el.__y = box.y;
+    }
+    el.className = "node broker s-" + b.state + (store.ui.selectedBroker === b.id ? " selected" : "")
+      + (store.ui.highlight.brokers.has(b.id) ? " hl" : "");
+    setText(el.querySelector(".bname"), "Broker " + b.id);
+    el.querySelector(".ctrl").hidden = !b.controller;
+    const stateText = b.state === "stopped" && b.net_state === "silent" ? "power off" : (STATE_LABEL[b.state] || b.state);
+    setText(el.querySelector(".state"), stateText);
+    // leadership: what ZooKeeper says vs what the broker believes (a zombie believes more)
+    const zkLeads = [], believes = [];
+    for (const p of store.partitions.values()) {
+      if (p.leader === b.id) zkLeads.push(p.key);
+    }
+    for (const key of b.leads || []) if (!zkLeads.includes(key)) believes.push(key);
+    let leads = `leads ${zkLeads.length}`;
+    if (believes.length) leads += ` · thinks it leads ${believes.join(", ")}`;
+    setText(el.querySelector(".leads"), leads);
+    setClass(el.querySelector(".leads"), "note", believes.length > 0);
+    const iso = el.querySelector(".iso");
+    const isoText = isolationText(b, store);
+    if (iso.__text !== isoText) {
+      iso.__text = isoText;
+      iso.replaceChildren(...(isoText ? isoText.split("|").map(t => h("span.chip.bad", { text: t })) : []));
+    }
+    el.__broker = b;
+  }
+
+  function isolationText(b, store) {
+    const from = b.isolated_from || [];
+    if (!from.length) return "";
+    const brokers = from.filter(n => typeof n === "number");
+    const out = [];
+    if (from.includes("zk")) out.push("✂ ZooKeeper");
+    if (brokers.length) out.push("✂ brokers " + brokers.join(","));
+    const clients = from.filter(n => typeof n === "string" && n !== "zk");
+    if (clients.length) out.push("✂ " + (clients.length > 2 ? clients.length + " clients" : clients.join(",")));
+    return out.join("|");
+  }
+
+  /** ZooKeeper session line with the countdown while heartbeats do not arrive. */
+  function updateSession(el, b, store, tNow) {
+    const zk = b.zk || {};
+    const timeout = store.meta ? store.meta.config["zookeeper.session.timeout.ms"] : 0;
+    const line = el.querySelector(".zk");
+    const text = line.querySelector(".zktext");
+    const ttl = el.querySelector(".ttl");
+    const left = sessionLeft(zk, tNow, timeout);
+    line.className = "zk " + (zk.client_state || "none");
+    if (!left) {
+      setText(text, zk.client_state === "none" || !zk.client_state ? "no ZooKeeper session" : `ZK ${zk.client_state}`);
+      ttl.hidden = true;
+      return;
+    }
+    const silentFor = zk.last_heard_by_zk_ms === null ? 0 : tNow - zk.last_heard_by_zk_ms;
+    const cutOff = silentFor > timeout / 3 + 250;
+    ttl.hidden = false;
+    setStyle(ttl.firstChild, "width", (left.fraction * 100).toFixed(1) + "%");
+    setClass(ttl, "low", cutOff);
+    if (cutOff) {
+      if (!text.__cd) { text.replaceChildren(h("span.countdown")); text.__cd = true; text.__text = null; }
+      setText(text.firstChild, `session expires in ${shortSeconds(left.ms)}`);
+    } else {
+      if (text.__cd) { text.__cd = false; text.replaceChildren(); text.__text = null; }
+      setText(text, `ZK ${zk.client_state} · ${hex(zk.session_id)}`);
+    }
+  }
+
+  function createClient(c) {
+    return h("div.node.client", { onclick: () => app.showTab("clients") }, h("span.kind"), h("span.cname"));
+  }
+
+  function updateClient(el, c, store) {
+    const box = layout.nodes["c:" + c.name];
+    el.style.left = box.x + "px"; el.style.top = box.y + "px";
+    el.className = "node client " + c.type + (c.running ? "" : " stopped");
+    setText(el.querySelector(".kind"), c.type === "producer" ? "▲" : "▼");
+    el.title = c.type === "producer" ? `producer ${c.name} → ${c.topic}` : `consumer ${c.name} ← ${c.topic}`;
+    const extra = c.type === "producer" ? ` acks=${c.acks}${c.rate_per_s ? " " + c.rate_per_s + "/s" : ""}` : ` read ${c.read}`;
+    setText(el.querySelector(".cname"), c.name + extra);
+  }
+
+  function render(store, changes) {
+    if (!store.meta) return;
+    const relayout = ensureLayout(store);
+    if (relayout) for (const m of store.messages) m.path = null;
+    const brokers = sortedBrokers(store);
+    reconcile(brokerLayer, brokers, b => b.id, createBroker, (el, b) => updateBroker(el, b, store, relayout));
+    const clients = Array.from(store.clients.entries()).map(([name, c]) => ({ name, ...c }));
+    reconcile(clientLayer, clients, c => c.name, createClient, (el, c) => updateClient(el, c, store));
+    const zb = layout.nodes.zk;
+    zkEl.style.left = zb.x + "px"; zkEl.style.top = zb.y + "px";
+    const eph = Array.from(store.znodes.values()).filter(n => n.ephemeral_owner).length;
+    setText(zkEl.querySelector(".sub"), `${store.znodes.size} znodes · ${eph} ephemeral`);
+    const c = store.controller || {};
+    setText(document.getElementById("controller-line"),
+      c.broker === null || c.broker === undefined ? "no controller" : `controller: broker ${c.broker} · controller epoch ${c.epoch}`);
+  }
+
+  /** Every animation frame: session countdowns and the canvas (links, messages). */
+  function animate(store, now) {
+    if (!layout) return;
+    const tNow = simNow(store.clock, store.clockAt, now);
+    for (const el of brokerLayer.children) if (el.__broker) updateSession(el, el.__broker, store, tNow);
+    drawCanvas(store, now);
+  }
+
+  function boxOf(n) { return layout.nodes[nodeKey(n)]; }
+
+  function drawCanvas(store, now) {
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, width, layout.height);
+    // the ZooKeeper session links
+    ctx.lineWidth = 1;
+    ctx.strokeStyle = "rgba(255, 181, 71, 0.16)";
+    const zb = layout.nodes.zk;
+    for (const b of store.brokers.values()) {
+      const bb = boxOf(b.id);
+      if (!bb) continue;
+      const a = anchor(zb, bb), e = anchor(bb, zb);
+      ctx.beginPath(); ctx.moveTo(a.x, a.y); ctx.lineTo(e.x, e.y); ctx.stroke();
+    }
+    // cut and slow links
+    if (store.links) {
+      const seen = new Set();
+      ctx.setLineDash([5, 4]);
+      for (const [s, d] of store.links.blocked) {
+        const k = [nodeKey(s), nodeKey(d)].sort().join("~");
+        if (seen.has(k)) continue;
+        seen.add(k);
+        const sb = boxOf(s), db = boxOf(d);
+        if (!sb || !db) continue;
+        const path = messagePath(sb, db, true);
+        ctx.strokeStyle = "rgba(255, 93, 108, 0.75)";
+        ctx.lineWidth = 1.5;
+        ctx.beginPath(); ctx.moveTo(path.a.x, path.a.y); ctx.quadraticCurveTo(path.c.x, path.c.y, path.b.x, path.b.y); ctx.stroke();
+        const m = curvePoint(path.a, path.c, path.b, 0.5);
+        ctx.setLineDash([]);
+        ctx.beginPath(); ctx.moveTo(m.x - 5, m.y - 5); ctx.lineTo(m.x + 5, m.y + 5); ctx.moveTo(m.x + 5, m.y - 5); ctx.lineTo(m.x - 5, m.y + 5); ctx.stroke();
+        ctx.setLineDash([5, 4]);
+      }
+      for (const [s, d] of store.links.slow) {
+        const sb = boxOf(s), db = boxOf(d);
+        if (!sb || !db) continue;
+        const path = messagePath(sb, db, true);
+        ctx.strokeStyle = "rgba(255, 181, 71, 0.8)";
+        ctx.beginPath(); ctx.moveTo(path.a.x, path.a.y); ctx.quadraticCurveTo(path.c.x, path.c.y, path.b.x, path.b.y); ctx.stroke();
+      }
+      ctx.setLineDash([]);
+    }
+    // messages in flight
+    const speed = store.clock ? (store.clock.speed === "max" ? "max" : store.clock.actual_speed || store.clock.speed) : 1;
+    const keep = [];
+    const perPath = new Map();
+    for (const m of store.messages) {
+      if (m.dur === undefined) m.dur = messageDuration(m.sent, m.deliver, speed);
+      const t = progress(m.born, m.dur, now);
+      if (t >= 1 && now - m.born > m.dur + 160) continue;
+      const pk = m.src + ">" + m.dst + ">" + m.type;
+      const n = (perPath.get(pk) || 0) + 1;
+      perPath.set(pk, n);
+      if (n > 3 && !m.dropped) continue;      // a busy link shows a few dots, not a queue
+      keep.push(m);
+      const sb = boxOf(m.src), db = boxOf(m.dst);
+      if (!sb || !db) continue;
+      const forward = nodeKey(m.src) < nodeKey(m.dst);
+      const path = m.path || (m.path = messagePath(sb, db, forward));
+      const response = m.type.endsWith("Response");
+      const color = m.dropped ? DROP_COLOR : messageColor(m.type);
+      const tt = m.dropped ? Math.min(t, 0.5) : t;
+      const p = curvePoint(path.a, path.c, path.b, tt);
+      const fade = t >= 1 ? Math.max(0, 1 - (now - m.born - m.dur) / 160) : (m.dropped && t > 0.5 ? 1 - (t - 0.5) * 2 : 1);
+      ctx.globalAlpha = fade;
+      ctx.beginPath();
+      ctx.arc(p.x, p.y, m.type.startsWith("Zk") ? 2.6 : 3.4, 0, Math.PI * 2);
+      if (response) { ctx.strokeStyle = color; ctx.lineWidth = 1.6; ctx.stroke(); }
+      else { ctx.fillStyle = color; ctx.fill(); }
+      if (m.dropped && t > 0.45) {
+        ctx.strokeStyle = DROP_COLOR; ctx.lineWidth = 1.5;
+        ctx.beginPath(); ctx.moveTo(p.x - 4, p.y - 4); ctx.lineTo(p.x + 4, p.y + 4); ctx.moveTo(p.x + 4, p.y - 4); ctx.lineTo(p.x - 4, p.y + 4); ctx.stroke();
+      }
+    }
+    ctx.globalAlpha = 1;
+    store.messages = keep;
+  }
+
+  return { render, animate, invalidate: () => { layoutKey = ""; } };
+}

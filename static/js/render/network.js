@@ -1,0 +1,123 @@
+// Faults: every broker's actions in one table (from the actions table), link cuts, slow links,
+// network partitions, healing, and cluster-wide operations.
+import { h, clear, reconcile } from "../dom.js";
+import { ACTIONS, isEnabled, labelOf, runAction, keyLabel } from "../actions.js";
+import { sortedBrokers } from "../store.js";
+
+const QUICK = ["crash", "power", "start", "shutdown", "pause", "isolate-zk", "isolate-brokers", "expire", "heal-broker"];
+const SHORT = { crash: "crash", power: "power off", start: "start", shutdown: "ctl. shutdown", pause: "pause", "isolate-zk": "✂ ZK",
+  "isolate-brokers": "✂ brokers", expire: "expire session", "heal-broker": "heal" };
+
+function nodeName(n) { return typeof n === "number" ? `broker ${n}` : n === "zk" ? "ZooKeeper" : n; }
+function parseNode(v) { return /^\d+$/.test(v) ? Number(v) : v; }
+
+export function createNetwork(app) {
+  const panel = document.getElementById("panel-network");
+  const brokerTable = h("tbody");
+  const cutFrom = h("select", { "aria-label": "from" }), cutTo = h("select", { "aria-label": "to" });
+  const both = h("input", { type: "checkbox", checked: true });
+  const latency = h("input", { type: "number", min: 0, max: 600000, value: 2000, "aria-label": "latency ms" });
+  const groupsEl = h("div.rows");
+  const faultsEl = h("div");
+  const createName = h("input", { type: "text", value: "events", size: 10, "aria-label": "topic name" });
+  const createParts = h("input", { type: "number", min: 1, max: 256, value: 3, "aria-label": "partitions" });
+  const createRf = h("input", { type: "number", min: 1, max: 16, value: 3, "aria-label": "replication factor" });
+
+  function cut() {
+    const a = parseNode(cutFrom.value), b = parseNode(cutTo.value);
+    const ops = [{ op: "cut", from: a, to: b }];
+    if (both.checked) ops.push({ op: "cut", from: b, to: a });
+    app.command(ops, `cut ${nodeName(a)} ${both.checked ? "<->" : "->"} ${nodeName(b)}`);
+  }
+  function slow() {
+    const a = parseNode(cutFrom.value), b = parseNode(cutTo.value);
+    app.command({ op: "slow", from: a, to: b, latency_ms: Number(latency.value) }, `slow ${nodeName(a)} -> ${nodeName(b)}`);
+  }
+  function partition() {
+    const groups = [[], []];
+    for (const row of groupsEl.querySelectorAll(".row")) {
+      const g = row.querySelector("input:checked");
+      if (g && g.value !== "-") groups[Number(g.value)].push(parseNode(row.dataset.node));
+    }
+    const nonEmpty = groups.filter(g => g.length);
+    if (!nonEmpty.length) { app.toast("Put some nodes in group A or B first"); return; }
+    app.command({ op: "partition", groups: nonEmpty }, "partition the network");
+  }
+
+  panel.append(
+    h("h3", { text: "Brokers" }),
+    h("div.dim.small", { text: "Click a broker card for every action; select one with its id key (0-9) and use the shortcuts." }),
+    h("table.grid", null, brokerTable),
+    h("h3", { text: "Links" }),
+    h("div.form", null, h("label", null, "from", cutFrom), h("label", null, "to", cutTo),
+      h("label", null, both, "both ways"), h("button", { type: "button", text: "Cut", onclick: cut })),
+    h("div.form", null, h("label", null, "one-way latency (ms)", latency), h("button", { type: "button", text: "Slow the link (from → to)", onclick: slow })),
+    h("h3", { text: "Network partition" }),
+    h("div.dim.small", { text: "Nodes only talk within their group; nodes in no group form one more group." }),
+    groupsEl,
+    h("div.form", null, h("button", { type: "button", text: "Partition", onclick: partition }),
+      h("button", { type: "button", text: "Heal every link", onclick: () => runAction(ACTIONS.find(a => a.id === "heal-all"), { app, store: app.store }) })),
+    h("h3", { text: "Active faults" }), faultsEl,
+    h("h3", { text: "Cluster" }),
+    h("div.form", null, h("button", { type: "button", text: "Preferred replica election", title: "kafka-preferred-replica-election.sh: writes /admin/preferred_replica_election",
+      onclick: () => app.command({ op: "elect_preferred" }, "preferred replica election") }),
+      h("button", { type: "button", text: "Config editor…", onclick: () => app.openConfig() })),
+    h("div.form", null, h("label", null, "new topic", createName), h("label", null, "partitions", createParts), h("label", null, "RF", createRf),
+      h("button", { type: "button", text: "Create topic", onclick: () => app.command({ op: "create_topic", name: createName.value,
+        partitions: Number(createParts.value), replication_factor: Number(createRf.value) }, `create topic ${createName.value}`) })));
+
+  let nodesKey = "";
+  function fillNodes(store) {
+    const nodes = [...sortedBrokers(store).map(b => b.id), "zk", ...store.clients.keys()];
+    const key = nodes.join("|");
+    if (key === nodesKey) return;
+    nodesKey = key;
+    for (const sel of [cutFrom, cutTo]) {
+      const keep = sel.value;
+      sel.replaceChildren(...nodes.map(n => h("option", { value: String(n), text: nodeName(n) })));
+      if (keep) sel.value = keep;
+    }
+    if (cutTo.selectedIndex === cutFrom.selectedIndex && nodes.length > 1) cutTo.selectedIndex = 1;
+    clear(groupsEl);
+    for (const n of nodes) {
+      const name = "grp-" + String(n);
+      groupsEl.append(h("div.row", { dataset: { node: String(n) } },
+        h("span", { text: nodeName(n), style: { minWidth: "110px", display: "inline-block" } }),
+        ...[["0", "A"], ["1", "B"], ["-", "none"]].map(([v, l]) => h("label.small", null,
+          h("input", { type: "radio", name, value: v, checked: v === "-" }), l))));
+    }
+  }
+
+  function render(store, changes) {
+    if (!store.meta) return;
+    fillNodes(store);
+    const brokers = sortedBrokers(store);
+    reconcile(brokerTable, brokers, b => b.id, () => h("tr"), (tr, b) => {
+      const key = JSON.stringify([b.state, b.isolated_from, b.zk && b.zk.session_id]);
+      if (tr.__k === key) return;
+      tr.__k = key;
+      const buttons = QUICK.map(id => ACTIONS.find(a => a.id === id)).map(a => {
+        const label = a.id === "pause" && b.state === "paused" ? "resume" : SHORT[a.id];
+        return h("button.small", { type: "button", text: label, disabled: !isEnabled(a, store, b),
+          title: `${labelOf(a, store, b)} (${keyLabel(a)})`, onclick: () => runAction(a, { app, store: app.store, broker: app.store.brokers.get(b.id) }) });
+      });
+      tr.replaceChildren(h("td", { text: `b${b.id}` }), h("td", { style: { whiteSpace: "normal" } }, ...buttons));
+    });
+    const links = store.links || { blocked: [], slow: [] };
+    const key = JSON.stringify(links);
+    if (faultsEl.__k !== key) {
+      faultsEl.__k = key;
+      clear(faultsEl);
+      if (!links.blocked.length && !links.slow.length) faultsEl.append(h("div.dim.small", { text: "no cut or slow links" }));
+      for (const [a, b] of links.blocked) {
+        faultsEl.append(h("div.row", null, h("span.chip.bad", { text: `${nodeName(a)} ✂→ ${nodeName(b)}` }),
+          h("button.small.ghost", { type: "button", text: "heal", onclick: () => app.command({ op: "heal", from: a, to: b }, `heal ${nodeName(a)} <-> ${nodeName(b)}`) })));
+      }
+      for (const [a, b, ms] of links.slow) {
+        faultsEl.append(h("div.row", null, h("span.chip.warn", { text: `${nodeName(a)} → ${nodeName(b)}: ${ms} ms` }),
+          h("button.small.ghost", { type: "button", text: "heal", onclick: () => app.command({ op: "heal", from: a, to: b }, "heal link") })));
+      }
+    }
+  }
+  return { render };
+}

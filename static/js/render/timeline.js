@@ -1,0 +1,126 @@
+// The replication story: every event with the rule that fired, filterable, clickable.
+import { h, clear, setText } from "../dom.js";
+import { categoryOf, CATEGORIES } from "../store.js";
+
+const MAX_ROWS = 700;
+const LABEL = {
+  isr_shrink: "ISR shrink", isr_expand: "ISR expand", isr_update_failed: "ISR write failed",
+  isr_change_notification: "ISR notification", leader_elected: "leader elected", partition_offline: "partition offline",
+  become_leader: "becomes leader", become_follower: "becomes follower", become_follower_skipped: "LeaderAndIsr skipped",
+  partition_created: "partition created", auto_rebalance: "auto rebalance", truncation: "truncation",
+  high_watermark: "HW", controller_elected: "controller elected", controller_resigned: "controller resigned",
+  broker_change: "broker change", stale_controller_fenced: "stale controller", broker_starting: "broker starting",
+  broker_started: "broker registered", broker_stopped: "broker stopped", broker_registered: "broker re-registered",
+  session_expired: "session expired", zk_disconnected: "ZK disconnected", zk_reconnected: "ZK reconnected",
+  zk_session_lost: "ZK session lost", produce_error: "produce error", produce_failed: "produce failed",
+  consumer_error: "consumer error", consumer_reset: "consumer reset", consumer_truncation_detected: "consumer truncation",
+  fault: "fault", violation: "VIOLATION", events_skipped: "…",
+};
+
+export function eventLabel(e) {
+  if (e.type === "leader_elected" && e.kind) return `leader elected (${e.kind})`;
+  if (e.type === "isr_change_notification" && e.stage) return `ISR notification ${e.stage}`;
+  if (e.type === "fault") return `fault: ${e.op || ""}`;
+  if (e.type === "violation") return `violation: ${e.invariant}`;
+  return LABEL[e.type] || e.type;
+}
+
+export function eventWhere(e) {
+  const parts = [];
+  if (e.topic !== undefined && e.topic !== null && e.partition !== undefined && e.partition !== null) parts.push(`${e.topic}-${e.partition}`);
+  if (typeof e.broker === "number") parts.push(`b${e.broker}`);
+  if (e.producer) parts.push(e.producer);
+  if (e.consumer) parts.push(e.consumer);
+  if (e.error) parts.push(e.error);
+  return parts.join(" · ");
+}
+
+export function createTimeline(app) {
+  const panel = document.getElementById("panel-timeline");
+  const enabled = new Set(CATEGORIES.map(c => c.id).filter(id => id !== "hw"));
+  const filters = h("div.tl-filters");
+  for (const c of CATEGORIES) {
+    const box = h("input", { type: "checkbox", checked: enabled.has(c.id), onchange: () => {
+      if (box.checked) enabled.add(c.id); else enabled.delete(c.id);
+      rebuild = true; app.requestRender();
+    } });
+    filters.appendChild(h("label.c-" + c.id, { title: `show ${c.label} events` }, box, c.label));
+  }
+  const search = h("input.tl-search", { type: "text", placeholder: "filter: text, partition, broker (e.g. orders-0, b2, truncat)",
+    oninput: () => { rebuild = true; app.requestRender(); } });
+  const listEl = h("div.tl-list", { role: "list" });
+  const more = h("div.tl-more");
+  panel.append(filters, search, more, listEl);
+  const count = document.getElementById("tab-count-timeline");
+  let rebuild = true, lastI = -1, run = null;
+  const rows = new Map();
+
+  function matches(e) {
+    const cat = e.type === "events_skipped" ? "other" : categoryOf(e);
+    if (!enabled.has(cat)) return false;
+    const q = search.value.trim().toLowerCase();
+    if (!q) return true;
+    const hay = `${e.type} ${eventLabel(e)} ${eventWhere(e)} ${e.reason || ""}`.toLowerCase();
+    return q.split(/\s+/).every(w => hay.includes(w));
+  }
+
+  function row(e) {
+    const t = (e.t_ms / 1000).toFixed(3);
+    const el = h("div.ev.c-" + categoryOf(e), { role: "listitem", dataset: { i: e.i },
+      onclick: () => app.selectEvent(e) },
+      h("div.evhead", null, h("span.t", { text: t + " s" }), h("span.type", { text: eventLabel(e) }), h("span.where", { text: eventWhere(e) })),
+      e.reason ? h("div.reason", { text: e.reason }) : null);
+    rows.set(e.i, el);
+    return el;
+  }
+
+  function render(store, changes) {
+    if (store.run !== run) { run = store.run; rebuild = true; }
+    if (!changes.flags.events && !rebuild) return;
+    const atBottom = listEl.scrollHeight - listEl.scrollTop - listEl.clientHeight < 40;
+    if (rebuild) {
+      clear(listEl); rows.clear();
+      const shown = store.events.filter(matches);
+      const tail = shown.slice(-MAX_ROWS);
+      const frag = document.createDocumentFragment();
+      for (const e of tail) frag.appendChild(row(e));
+      listEl.appendChild(frag);
+      lastI = store.events.length ? store.events[store.events.length - 1].i : -1;
+      rebuild = false;
+    } else {
+      const frag = document.createDocumentFragment();
+      for (const e of store.events) {
+        if (e.i <= lastI) continue;
+        if (matches(e)) frag.appendChild(row(e));
+      }
+      if (store.events.length) lastI = Math.max(lastI, store.events[store.events.length - 1].i);
+      listEl.appendChild(frag);
+      while (listEl.children.length > MAX_ROWS) { rows.delete(Number(listEl.firstChild.dataset.i)); listEl.firstChild.remove(); }
+    }
+    markSelected(store);
+    setText(count, store.clock ? String(store.clock.history_len) : "");
+    setText(more, store.events.length >= 4000 ? "older events are not kept on the page" : "");
+    if (atBottom) listEl.scrollTop = listEl.scrollHeight;
+  }
+
+  function markSelected(store) {
+    const sel = store.ui.selectedEvent;
+    for (const el of listEl.querySelectorAll(".ev.selected")) if (Number(el.dataset.i) !== sel) el.classList.remove("selected");
+    if (sel !== null && rows.has(sel)) rows.get(sel).classList.add("selected");
+  }
+
+  function reveal(i, store) {
+    if (!rows.has(i)) {
+      search.value = "";
+      enabled.add(categoryOf(store.events.find(e => e.i === i) || { type: "other" }));
+      for (const box of filters.querySelectorAll("input")) box.checked = enabled.has(CATEGORIES[[...filters.children].indexOf(box.parentElement)].id);
+      rebuild = true;
+      render(store, { flags: { events: true } });
+    }
+    markSelected(store);
+    const el = rows.get(i);
+    if (el) el.scrollIntoView({ block: "center", behavior: "smooth" });
+  }
+
+  return { render, reveal, refreshSelection: markSelected };
+}

@@ -1,0 +1,73 @@
+// The top bar: scenario, era, run controls (from the actions table), speed, simulated clock.
+import { h, setText, setClass } from "../dom.js";
+import { ACTIONS, isEnabled, labelOf, runAction, keyLabel } from "../actions.js";
+import { seconds, speed as fmtSpeed } from "../format.js";
+import { speedFromSlider, sliderFromSpeed } from "../geometry.js";
+import { icon as svgIcon } from "../icons.js";
+
+export function createTopbar(app) {
+  const toolbar = document.getElementById("toolbar");
+  const buttons = [];
+  for (const a of ACTIONS.filter(x => x.toolbar)) {
+    const b = h("button", { type: "button", dataset: { action: a.id }, onclick: () => runAction(a, { app, store: app.store }) });
+    toolbar.appendChild(b);
+    buttons.push([a, b]);
+  }
+  const maxBtn = h("button", { type: "button", dataset: { action: "max" }, title: "As fast as possible (m)", text: "max",
+    onclick: () => runAction(ACTIONS.find(a => a.id === "max"), { app, store: app.store }) });
+  const range = document.getElementById("speed-range");
+  range.after(maxBtn);
+  range.addEventListener("input", () => setText(document.getElementById("speed-label"), fmtSpeed(speedFromSlider(Number(range.value)))));
+  range.addEventListener("change", () => app.setSpeed(speedFromSlider(Number(range.value))));
+  const era = document.getElementById("era-select");
+  era.addEventListener("change", () => app.reconfigure({ kafka_version: era.value }));
+  const storyEl = document.getElementById("story");
+  document.getElementById("story-toggle").addEventListener("click", e => {
+    storyEl.classList.toggle("collapsed");
+    e.currentTarget.textContent = storyEl.classList.contains("collapsed") ? "show" : "hide";
+  });
+
+  function setVersions(versions) {
+    era.replaceChildren(...versions.map(v => h("option", { value: v, text: v })));
+  }
+
+  function render(store, changes) {
+    const c = store.clock;
+    for (const [a, b] of buttons) {
+      const label = labelOf(a, store);
+      const icon = typeof a.icon === "function" ? a.icon(store) : a.icon;
+      if (b.__icon !== icon) { b.__icon = icon; b.replaceChildren(svgIcon(icon)); }
+      b.title = `${label} (${keyLabel(a)})`;
+      b.setAttribute("aria-label", label);
+      b.disabled = !isEnabled(a, store);
+    }
+    if (changes.flags.meta && store.meta) {
+      setText(document.getElementById("scenario-name"), store.meta.name);
+      document.title = `${store.meta.name} — ISR Lab`;
+      setText(document.getElementById("story-text"), store.meta.description || "A cluster of your own: break it and watch what Kafka does.");
+      if (era.value !== store.meta.kafka_version) era.value = store.meta.kafka_version;
+    }
+    if (!c) return;
+    setText(document.getElementById("clock-time"), seconds(c.t_ms));
+    setText(document.getElementById("clock-total"), "/ " + seconds(c.duration_ms));
+    document.getElementById("progress-bar").style.width = (100 * c.t_ms / c.duration_ms).toFixed(2) + "%";
+    const state = c.finished ? "finished" : c.playing ? "playing" : c.paused_reason === "violation" ? "paused: violation"
+      : c.paused_reason === "no viewers" ? "paused" : c.paused_reason === "step" ? "stepping" : "paused";
+    const pill = document.getElementById("clock-state");
+    setText(pill, state);
+    pill.className = "state-pill" + (c.playing ? " playing" : "") + (c.paused_reason === "violation" ? " violation" : "");
+    const actual = c.playing ? `actual ${fmtSpeed(Math.max(0, c.actual_speed))}${c.speed === "max" ? " (as fast as possible)" : c.behind ? " — behind" : ""}` : "";
+    setText(document.getElementById("clock-actual"), actual);
+    if (document.activeElement !== range) {
+      range.value = String(sliderFromSpeed(c.speed));
+      setText(document.getElementById("speed-label"), fmtSpeed(c.speed));
+    }
+    setClass(maxBtn, "primary", c.speed === "max");
+    setText(document.getElementById("viewers"), c.viewers > 1 ? `${c.viewers} watching` : "");
+    const notice = document.getElementById("notice");
+    notice.hidden = !c.notice;
+    setText(notice, c.notice || "");
+    document.getElementById("download-link").href = `/api/rooms/${encodeURIComponent(c.room)}/scenario.json`;
+  }
+  return { render, setVersions };
+}

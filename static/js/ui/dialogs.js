@@ -1,0 +1,277 @@
+// Dialogs: scenario picker (library, new cluster, import), config editor, help, partition inspector.
+import { h, clear } from "../dom.js";
+import { ACTIONS, keyLabel } from "../actions.js";
+import { errorText } from "../format.js";
+import { epochColor } from "../palette.js";
+
+let libraryCache = null, erasCache = null;
+
+export async function loadLibrary() {
+  if (!libraryCache) libraryCache = (await (await fetch("/api/library")).json()).scenarios;
+  return libraryCache;
+}
+export async function loadEras() {
+  if (!erasCache) erasCache = await (await fetch("/api/eras")).json();
+  return erasCache;
+}
+
+function frame(dlg, title, body, extraHead) {
+  clear(dlg);
+  dlg.append(h("div.dlg-head", null, h("h2", { text: title }), extraHead || null,
+    h("button.ghost.close", { type: "button", text: "✕", "aria-label": "close", onclick: () => dlg.close() })),
+    h("div.dlg-body", null, body));
+  if (!dlg.open) dlg.showModal();
+}
+
+// -- scenario picker ------------------------------------------------------------------------------
+export async function openPicker(app, tab = "library") {
+  const dlg = document.getElementById("dlg-picker");
+  const [lib, eras] = await Promise.all([loadLibrary(), loadEras()]);
+  const body = h("div");
+  const tabs = h("div.dlg-tabs");
+  const show = name => {
+    for (const b of tabs.children) b.classList.toggle("active", b.dataset.tab === name);
+    clear(body);
+    body.append(name === "library" ? libraryPane(app, lib, dlg) : name === "new" ? newClusterPane(app, eras, dlg) : importPane(app, dlg));
+  };
+  for (const [id, label] of [["library", "Library scenarios"], ["new", "New cluster"], ["import", "Import JSON"]]) {
+    tabs.append(h("button", { type: "button", text: label, dataset: { tab: id }, onclick: () => show(id) }));
+  }
+  frame(dlg, "Scenarios", body, tabs);
+  show(tab);
+}
+
+function libraryPane(app, lib, dlg) {
+  const list = h("div.plist");
+  const detail = h("div.pdetail");
+  const select = s => {
+    for (const b of list.children) b.classList.toggle("active", b.dataset.id === s.id);
+    clear(detail);
+    detail.append(h("h3", { text: s.name }),
+      h("div.counts", null, h("span.chip.info", { text: `kafka ${s.kafka_version}` }), h("span.chip", { text: `${Array.isArray(s.brokers) ? s.brokers.length : s.brokers} brokers` }),
+        h("span.chip", { text: `topics: ${s.topics.join(", ")}` }), h("span.chip", { text: `${s.duration_ms / 1000} s` })),
+      h("h3", { text: "What to watch" }), h("p", { text: s.description }),
+      h("button.primary#run-scenario", { type: "button", text: "Run this scenario", onclick: async () => {
+        if (await app.load({ library: s.id })) dlg.close();
+      } }));
+  };
+  for (const s of lib) {
+    list.append(h("button.pitem", { type: "button", dataset: { id: s.id }, onclick: () => select(s) },
+      h("div.pname", { text: s.name }), h("div.pmeta", { text: `${s.id} · kafka ${s.kafka_version}` })));
+  }
+  const current = app.store.clock && app.store.clock.source && app.store.clock.source.name;
+  select(lib.find(s => s.id === current) || lib[0]);
+  return h("div.picker", null, list, detail);
+}
+
+function newClusterPane(app, eras, dlg) {
+  const limits = eras.limits;
+  const version = h("select#nc-version", null, ...eras.versions.map(v => h("option", { value: v, text: v })));
+  version.value = "2.6";
+  const name = h("input#nc-name", { type: "text", value: "my cluster", size: 30 });
+  const brokers = h("input#nc-brokers", { type: "number", min: 1, max: limits.MAX_BROKERS, value: 3 });
+  const topics = h("div.rows#nc-topics");
+  const addTopic = (n = "orders", p = 3, rf = 3) => {
+    const row = h("div.row", null, h("input.nc-tname", { type: "text", value: n, size: 16, "aria-label": "topic name" }),
+      h("label", null, "partitions", h("input.nc-tparts", { type: "number", min: 1, max: limits.MAX_PARTITIONS, value: p })),
+      h("label", null, "RF", h("input.nc-trf", { type: "number", min: 1, max: limits.MAX_BROKERS, value: rf })),
+      h("button.small.ghost", { type: "button", text: "remove", onclick: () => row.remove() }));
+    topics.append(row);
+  };
+  addTopic();
+  const minIsr = h("input#nc-minisr", { type: "number", min: 1, value: 1 });
+  const unclean = h("input#nc-unclean", { type: "checkbox" });
+  const lag = h("input#nc-lag", { type: "number", min: 1 });
+  const session = h("input#nc-session", { type: "number", min: 300 });
+  const producer = h("input#nc-producer", { type: "checkbox", checked: true });
+  const acks = h("select#nc-acks", null, ...["all", "1", "0"].map(a => h("option", { value: a, text: a })));
+  const rate = h("input#nc-rate", { type: "number", min: 0, max: limits.MAX_RATE_PER_S, value: 20 });
+  const consumer = h("input#nc-consumer", { type: "checkbox" });
+  const duration = h("input#nc-duration", { type: "number", min: 1, max: limits.MAX_DURATION_MS / 1000, value: 120 });
+  const seed = h("input#nc-seed", { type: "number", min: 0, value: 1 });
+  const errorEl = h("div.err-text#nc-error");
+  const defaults = () => {
+    const v = version.value, c = eras.config;
+    lag.placeholder = c["replica.lag.time.max.ms"].defaults[v];
+    session.placeholder = c["zookeeper.session.timeout.ms"].defaults[v];
+    unclean.checked = c["unclean.leader.election.enable"].defaults[v];
+  };
+  version.addEventListener("change", defaults);
+  defaults();
+  const build = () => {
+    const tlist = Array.from(topics.querySelectorAll(".row")).map(r => ({
+      name: r.querySelector(".nc-tname").value.trim(), partitions: Number(r.querySelector(".nc-tparts").value),
+      replication_factor: Number(r.querySelector(".nc-trf").value) }));
+    const config = { "min.insync.replicas": Number(minIsr.value), "unclean.leader.election.enable": unclean.checked };
+    if (lag.value) config["replica.lag.time.max.ms"] = Number(lag.value);
+    if (session.value) config["zookeeper.session.timeout.ms"] = Number(session.value);
+    const clients = [];
+    if (producer.checked && tlist.length) clients.push({ name: "p1", type: "producer", topic: tlist[0].name, acks: acks.value, rate_per_s: Number(rate.value) });
+    if (consumer.checked && tlist.length) clients.push({ name: "c1", type: "consumer", topic: tlist[0].name, "auto.offset.reset": "earliest" });
+    return { name: name.value, description: "", seed: Number(seed.value), kafka_version: version.value, brokers: Number(brokers.value),
+             config, topics: tlist, clients, timeline: [], duration_ms: Math.round(Number(duration.value) * 1000) };
+  };
+  const create = async () => {
+    errorEl.textContent = "";
+    const reply = await app.load({ scenario: build() }, true);
+    if (reply && reply.ok) dlg.close();
+    else if (reply) errorEl.textContent = errorText(reply.error);
+  };
+  return h("div", null,
+    h("div.formgrid", null,
+      h("label", { text: "name" }), name,
+      h("label", { text: "kafka_version" }), version,
+      h("label", { text: `brokers (1–${limits.MAX_BROKERS})` }), brokers,
+      h("label", { text: "topics" }), h("div", null, topics, h("button.small", { type: "button", text: "+ topic", onclick: () => addTopic("t" + (topics.children.length + 1), 1, 3) })),
+      h("label", { text: "min.insync.replicas" }), minIsr,
+      h("label", { text: "unclean.leader.election.enable" }), unclean,
+      h("label", { text: "replica.lag.time.max.ms" }), lag,
+      h("label", { text: "zookeeper.session.timeout.ms" }), session,
+      h("label", { text: "steady producer p1" }), h("div", null, producer, " acks ", acks, " rate/s ", rate),
+      h("label", { text: "consumer c1 (from earliest)" }), consumer,
+      h("label", { text: "duration (s)" }), duration,
+      h("label", { text: "seed" }), seed),
+    errorEl,
+    h("div.form", { style: { marginTop: "12px" } }, h("button.primary#nc-create", { type: "button", text: "Create cluster", onclick: create })));
+}
+
+function importPane(app, dlg) {
+  const area = h("textarea.json#import-json", { spellcheck: false, placeholder: "Paste a scenario document (see the scenario format)" });
+  const errorEl = h("div.err-text");
+  fetch(`/api/rooms/${encodeURIComponent(app.store.room)}/scenario.json`).then(r => r.ok ? r.text() : "").then(t => { if (!area.value) area.value = t; });
+  return h("div", null, h("p.dim", { text: "The current session as a scenario (your live commands are in its timeline). Edit it or paste another one." }),
+    area, errorEl, h("div.form", null, h("button.primary#import-load", { type: "button", text: "Load", onclick: async () => {
+      errorEl.textContent = "";
+      let doc;
+      try { doc = JSON.parse(area.value); } catch (e) { errorEl.textContent = "not valid JSON: " + e.message; return; }
+      const reply = await app.load({ scenario: doc }, true);
+      if (reply && reply.ok) dlg.close(); else if (reply) errorEl.textContent = errorText(reply.error);
+    } })));
+}
+
+// -- config editor ------------------------------------------------------------------------------------
+export async function openConfig(app) {
+  const dlg = document.getElementById("dlg-config");
+  const eras = await loadEras();
+  const s = app.store;
+  if (!s.meta) return;
+  const v = s.meta.kafka_version;
+  const edits = new Map();
+  const rows = h("tbody");
+  for (const [key, spec] of Object.entries(eras.config)) {
+    if (!spec.known.includes(v)) continue;
+    const current = s.meta.config[key];
+    const def = spec.defaults[v];
+    let input;
+    if (spec.kind === "bool") {
+      input = h("select", null, h("option", { value: "true", text: "true" }), h("option", { value: "false", text: "false" }));
+      input.value = String(current);
+    } else if (spec.kind.startsWith("enum:")) {
+      input = h("select", null, ...spec.kind.slice(5).split("|").map(o => h("option", { value: o, text: o })));
+      input.value = String(current);
+    } else if (spec.kind === "acks") {
+      input = h("select", null, ...["all", "1", "0"].map(o => h("option", { value: o, text: o })));
+      input.value = String(current);
+    } else {
+      input = h("input", { type: "number", value: current === null ? "" : current, min: spec.min === null ? undefined : spec.min });
+    }
+    const tr = h("tr", null, h("td.key", { text: key }), h("td.dim", { text: spec.scope + (spec.dynamic ? " (dynamic)" : "") }),
+      h("td.mono.dim", { text: def === null ? "unset" : String(def) }), h("td", null, input));
+    input.addEventListener("change", () => {
+      let val = input.value;
+      if (spec.kind === "bool") val = val === "true";
+      else if (spec.kind === "int" || spec.kind === "int?") val = val === "" ? null : Number(val);
+      if (String(val) === String(current)) edits.delete(key); else edits.set(key, val);
+      tr.classList.toggle("changed", edits.has(key));
+      applyBtn.disabled = edits.size === 0;
+      applyBtn.textContent = `Apply ${edits.size} change(s) & restart` + (s.clock && s.clock.commands ? ` (replays ${s.clock.commands} command(s))` : "");
+    });
+    rows.append(tr);
+  }
+  const applyBtn = h("button.primary", { type: "button", text: "Apply & restart", disabled: true, onclick: async () => {
+    if (await app.reconfigure({ config: Object.fromEntries(edits) })) dlg.close();
+  } });
+  const live = h("div");
+  for (const t of s.meta.topics) {
+    const min = h("input", { type: "number", min: 1, value: t.config["min.insync.replicas"] ?? s.meta.config["min.insync.replicas"] });
+    const unc = h("select", null, h("option", { value: "true", text: "true" }), h("option", { value: "false", text: "false" }));
+    unc.value = String(t.config["unclean.leader.election.enable"] ?? s.meta.config["unclean.leader.election.enable"]);
+    live.append(h("div.form", null, h("b", { text: t.name }),
+      h("label", null, "min.insync.replicas", min),
+      h("button.small", { type: "button", text: "set now", onclick: () => app.command({ op: "set_config", topic: t.name, key: "min.insync.replicas", value: Number(min.value) }, `${t.name}: min.insync.replicas=${min.value}`) }),
+      h("label", null, "unclean.leader.election.enable", unc),
+      h("button.small", { type: "button", text: "set now", onclick: () => app.command({ op: "set_config", topic: t.name, key: "unclean.leader.election.enable", value: unc.value === "true" }, `${t.name}: unclean.leader.election.enable=${unc.value}`) })));
+  }
+  frame(dlg, `Config — kafka_version ${v}`, h("div", null,
+    h("h3", { text: "Topic configs (dynamic: applied to the running cluster, kafka-configs.sh --alter)" }), live,
+    h("h3", { text: "Broker, client and simulator configs (static: the cluster restarts with them)" }),
+    h("table.grid.cfg-table", null, h("thead", null, h("tr", null, ...["key", "scope", `default in ${v}`, "value"].map(t => h("th", { text: t })))), rows),
+    h("div.form", { style: { marginTop: "10px" } }, applyBtn)));
+}
+
+// -- help -----------------------------------------------------------------------------------------------
+export function openHelp(app) {
+  const dlg = document.getElementById("dlg-help");
+  const keys = h("div.help-grid");
+  for (const a of ACTIONS) {
+    if (!a.keys.length) continue;
+    const label = typeof a.label === "function" ? a.label(a.group === "broker" ? null : app.store) : a.label;
+    keys.append(h("div.hk", null, h("span", { text: label + (a.group === "broker" ? " (selected broker)" : "") }), h("kbd", { text: keyLabel(a) })));
+  }
+  keys.append(h("div.hk", null, h("span", { text: "Select broker N" }), h("kbd", { text: "0–9" })));
+  const tryit = (title, steps, lib) => h("div.step", null, h("b", { text: title }), h("ol", null, ...steps.map(s => h("li", { text: s }))),
+    lib ? h("button.small", { type: "button", text: `Open ${lib}`, onclick: async () => { if (await app.load({ library: lib })) dlg.close(); } }) : null);
+  frame(dlg, "ISR Lab — help", h("div", null,
+    h("p", { text: "A Kafka cluster of the ZooKeeper era, simulated event by event. Every line in the timeline names the rule that fired and its numbers; click one to highlight what it touched." }),
+    h("h3", { text: "Things to try" }),
+    h("div.try", null,
+      tryit("Watch an ISR shrink", ["Open the scenario below and press Play (Space).", "Broker 2 is cut off from the other brokers at 5 s: its lag bar fills up.",
+        "After replica.lag.time.max.ms (30 s) the leader's isr-expiration task removes it: ISR SHRINK in the timeline, with the reason.",
+        "The state znode's zkVersion goes up while the leader epoch stays."], "isr-shrink-slow-follower"),
+      tryit("Cause NOT_ENOUGH_REPLICAS", ["In any 2.6 cluster open the Config editor (c) and set min.insync.replicas=2 for the topic (set now).",
+        "Crash the two followers of a partition (click a broker, Crash).", "Wait for their ZooKeeper sessions to expire (the countdown on each broker card): the controller removes them from the ISR.",
+        "Produce with acks=all (Clients tab): the ledger shows failed NOT_ENOUGH_REPLICAS; acks=1 still succeeds."], "not-enough-replicas"),
+      tryit("Lose an acknowledged record under 0.10", ["Open the scenario below and press Play: it pauses on the violation.",
+        "Broker 3 became follower and truncated to its high watermark (pre-KIP-101), dropping the last committed record; then it was elected leader.",
+        "Jump to cause from the alarm; switch the era to 2.6 and watch the same story keep the record."], "kip101-scenario-1-v0.10")),
+    h("h3", { text: "Keyboard" }), keys,
+    h("h3", { text: "Reading the picture" }),
+    h("ul", null,
+      h("li", { text: "Log strips: one cell per offset, coloured by leader epoch; solid below the replica's high watermark (committed), faint above. White marker = HW, dashed amber = LEO, red underline = a record different from the leader's at that offset." }),
+      h("li", { text: "Lag bar: how long a follower has not been caught up, against replica.lag.time.max.ms (red = the leader will drop it at its next isr-expiration check)." }),
+      h("li", { text: "Broker cards: state, CONTROLLER badge, ZooKeeper session and, while heartbeats do not arrive, the countdown to its expiry." }),
+      h("li", { text: "Dots: requests (filled) and responses (hollow) between brokers, ZooKeeper and clients; messages shorter than a frame are shown in slow motion. Red = dropped by a network fault." }))));
+}
+
+// -- partition inspector -------------------------------------------------------------------------------
+export async function openInspect(app, key) {
+  const dlg = document.getElementById("dlg-inspect");
+  const reply = await app.request("inspect", { partition: key });
+  if (!reply.ok) { app.toast("Cannot inspect " + key, errorText(reply.error), "error"); return; }
+  const p = reply.partition;
+  const leader = p.replica_state.find(r => r.broker === p.leader);
+  const byOffset = new Map();
+  for (const r of p.replica_state) for (const [o, e, id] of r.records) {
+    if (!byOffset.has(o)) byOffset.set(o, {});
+    byOffset.get(o)[r.broker] = [e, id];
+  }
+  const offsets = Array.from(byOffset.keys()).sort((a, b) => b - a);
+  const head = h("tr", null, h("th", { text: "offset" }), ...p.replica_state.map(r =>
+    h("th", { text: `b${r.broker}${r.broker === p.leader ? " ♛" : ""} (LEO ${r.leo}, HW ${r.hw})` })));
+  const body = h("tbody");
+  for (const o of offsets) {
+    const cells = p.replica_state.map(r => {
+      const v = byOffset.get(o)[r.broker];
+      if (!v) return h("td.dim", { text: "" });
+      const lv = leader && byOffset.get(o)[leader.broker];
+      const diverged = lv && lv[1] !== v[1];
+      const td = h("td" + (diverged ? ".div" : o >= r.hw ? ".unc" : ""), { text: `${v[1]}  e${v[0]}`,
+        style: { borderLeft: `3px solid ${epochColor(v[0])}` } });
+      return td;
+    });
+    body.append(h("tr", null, h("td", { text: String(o) }), ...cells));
+  }
+  frame(dlg, `${key}: the last ${offsets.length} offsets of each replica`, h("div", null,
+    h("p.dim", { text: "Cell = record id and the leader epoch it was written in. Italic = above that replica's HW (not committed there); red = different from the leader's record at that offset." }),
+    h("table.grid.inspect-table", null, h("thead", null, head), body)));
+}
