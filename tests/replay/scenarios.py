@@ -1,0 +1,38 @@
+"""Random scenarios for the store, replay and link tests (their own RNG; the engine only sees the
+documents). Faults come from the engine's fault-schedule generator."""
+import random
+
+from engine.eras import VERSIONS, default
+from engine.faults import fault_timeline
+from engine.scenario import load
+
+
+def random_scenario(seed, duration_ms=None, era=None):
+    rng = random.Random(f"isrlab-store-{seed}")
+    brokers = rng.randint(1, 5)
+    rf = rng.randint(1, min(3, brokers))
+    version = era or rng.choice(VERSIONS)
+    duration = duration_ms or rng.randint(8000, 45000)
+    config = {}
+    if rng.random() < 0.5:
+        config["min.insync.replicas"] = rng.randint(1, rf)
+    if rng.random() < 0.3:
+        config["unclean.leader.election.enable"] = rng.random() < 0.5
+    clients = [{"name": "p1", "type": "producer", "topic": "t", "acks": rng.choice(["0", "1", "all"]),
+                "rate_per_s": rng.choice([5, 20, 80])}]
+    if rng.random() < 0.7:
+        clients.append({"name": "c1", "type": "consumer", "topic": "t", "auto.offset.reset": "earliest"})
+    doc = load({
+        "name": f"random-{seed}", "seed": seed, "kafka_version": version, "brokers": brokers,
+        "config": config, "network": {"latency_ms": rng.randint(0, 3), "jitter_ms": rng.choice([0, 0, 2])},
+        "topics": [{"name": "t", "partitions": rng.randint(1, 3), "replication_factor": rf}],
+        "clients": clients, "duration_ms": duration,
+    })
+    profile = {k: (rng.choice([0.0, 1.0, 3.0]), 500, rng.randint(1000, 12000))
+               for k in ("crash_process", "crash_power", "pause", "partition", "cut", "isolate_zk",
+                         "expire_session", "slow")}
+    session = doc["config"].get("zookeeper.session.timeout.ms",
+                                default(version, "zookeeper.session.timeout.ms"))
+    doc["timeline"] = fault_timeline(doc, profile, seed, start_ms=500, fault_end_ms=duration // 2,
+                                     session_timeout_ms=session)
+    return load(doc)
