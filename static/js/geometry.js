@@ -133,12 +133,13 @@ export function simNow(clock, receivedAt, now, capMs = 120) {
   return clock.t_ms + Math.min(capMs, now - receivedAt) * speed;
 }
 
-/** The speed slider: position 0..100 <-> 0.1x..100x on a log scale. */
+/** The speed slider: position 0..300 <-> 0.1x..100x on a log scale (100 steps per decade). */
+export const SLIDER_MAX = 300;
 export function speedFromSlider(pos) {
-  const v = Math.pow(10, -1 + 3 * pos / 100);
+  const v = Math.pow(10, -1 + pos / 100);
   return v >= 10 ? Math.round(v) : v >= 1 ? Math.round(v * 10) / 10 : Math.round(v * 100) / 100;
 }
 export function sliderFromSpeed(speed) {
-  if (speed === "max") return 100;
-  return Math.round((Math.log10(speed) + 1) * 100 / 3);
+  if (speed === "max") return SLIDER_MAX;
+  return Math.round((Math.log10(speed) + 1) * 100);
 }

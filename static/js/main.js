@@ -23,6 +23,7 @@ const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, "max"];
 let forceNext = true;
 let resyncing = false;
 let conn = null;
+let wanted = null;   // the speed last asked for
 
 const app = {
   store,
@@ -54,9 +55,14 @@ const app = {
     return true;
   },
 
-  setSpeed(value) { return app.control("speed", value); },
+  setSpeed(value) {
+    wanted = { speed: value, at: performance.now() };
+    return app.control("speed", value);
+  },
   nudgeSpeed(dir) {
-    const cur = store.clock ? store.clock.speed : 1;
+    // quick key presses build on the speed just asked for, not on the last frame's
+    const recent = wanted && performance.now() - wanted.at < 1500;
+    const cur = recent ? wanted.speed : store.clock ? store.clock.speed : 1;
     let i = SPEEDS.findIndex(s => s === cur || (typeof s === "number" && typeof cur === "number" && s >= cur));
     if (i < 0) i = SPEEDS.length - 1;
     if (cur !== SPEEDS[i] && dir < 0) i += 1;

@@ -44,7 +44,7 @@ export function createClients(app) {
     h("h3", { text: "Send records" }), produceForm,
     h("h3", { text: "Outcomes" }), countsEl,
     h("h3", { text: "Producers" }),
-    h("table.grid", null, h("thead", null, h("tr", null, ...["producer", "topic", "acks", "rate", "sent", "acked", "failed", "lost", ""].map(t => h("th", { text: t })))), producers),
+    h("table.grid", null, h("thead", null, h("tr", null, ...["producer", "topic", "acks (config)", "rate", "sent", "acked", "failed", "lost", ""].map(t => h("th", { text: t })))), producers),
     h("h3", { text: "Consumers" }), consumeForm,
     h("table.grid", null, h("thead", null, h("tr", null, ...["consumer", "topic", "positions (lag = HW − position)", "read", ""].map(t => h("th", { text: t })))), consumers),
     h("h3", { text: "Record ledger (newest)" }),

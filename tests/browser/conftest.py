@@ -1,0 +1,103 @@
+"""Browser tests: the real page in Debian's Chromium (never a downloaded browser), driven by
+Playwright, against the app served by Werkzeug in a thread. Screenshots go to test-artifacts/.
+
+Contexts use bypass_csp so that Playwright's polling helpers can evaluate predicates; the page's
+own safety (text through textContent) is checked without relying on the CSP."""
+import logging
+import os
+import pathlib
+import threading
+
+import pytest
+from werkzeug.serving import make_server
+
+from app import create_app, runner_of
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def server():
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    app = create_app({"SECRET_KEY": "browser-tests", "COMMANDS_PER_S": 50.0, "COMMAND_BURST": 150})
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield app, f"http://127.0.0.1:{srv.server_port}"
+    srv.shutdown()
+    runner_of(app).stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed (scripts/setup.sh installs it)")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def context(browser):
+    ctx = browser.new_context(viewport={"width": 1600, "height": 1000}, bypass_csp=True)
+    ctx.set_default_timeout(15000)
+    yield ctx
+    ctx.close()
+
+
+def watch(page):
+    """Collect JavaScript errors and dialogs (alert() from injected markup would show up here)."""
+    page.errors = []
+    page.dialogs = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    return page
+
+
+@pytest.fixture
+def page(context, request):
+    p = watch(context.new_page())
+    yield p
+    ARTIFACTS.mkdir(exist_ok=True)
+    try:
+        p.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"))
+    except Exception:  # noqa: BLE001 - a failed screenshot must not hide the test's own result
+        pass
+    assert p.errors == [], f"JavaScript errors: {p.errors}"
+    assert p.dialogs == [], f"unexpected dialogs: {p.dialogs}"
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+def open_page(page, base, path="/"):
+    page.goto(base + path)
+    page.wait_for_function("() => window.isrlab && window.isrlab.store.clock && window.isrlab.store.meta")
+    return page
+
+
+def pick_library(page, scenario_id):
+    """Open the scenario picker and run a library scenario, by clicking."""
+    page.click("#scenario-button")
+    page.click(f".pitem[data-id='{scenario_id}']")
+    page.click("#run-scenario")
+    page.wait_for_function("(id) => { const c = window.isrlab.store.clock; return c && c.source && c.source.name === id && window.isrlab.store.meta; }",
+                           arg=scenario_id)
+    page.wait_for_selector("dialog#dlg-picker:not([open])", state="attached")
+
+
+def store(page, expr):
+    return page.evaluate(f"() => {{ const s = window.isrlab.store; return {expr}; }}")
+
+
+def wait_store(page, predicate, timeout=20000, arg=None):
+    page.wait_for_function(f"(arg) => {{ const s = window.isrlab.store; return {predicate}; }}", arg=arg, timeout=timeout)
+
+
+def card_facts(page, key):
+    return page.locator(f".pcard[data-key='{key}'] .facts").inner_text()
