@@ -122,6 +122,15 @@ def check(scenario, prop):
     return broken, evidence, result
 
 
+def evaluate_seed(payload):
+    """One search run, shaped for executors: ``(base_json, prop, profile, seed)`` ->
+    ``(seed, broken, evidence)``. Only the engine is needed to run it."""
+    import json
+    base_json, prop, profile, seed = payload
+    broken, evidence, _ = check(candidate(json.loads(base_json), profile, seed), prop)
+    return seed, broken, evidence
+
+
 # -- search -------------------------------------------------------------------------------------------
 def candidate(base, profile, seed, fault_fraction=0.6):
     """The scenario of search run ``seed``: the base scenario with a fault schedule drawn from

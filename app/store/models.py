@@ -24,7 +24,7 @@ NAMING = {
 #: outcome of a run, most severe first: acknowledged records lost / invariants broken / neither
 OUTCOMES = ("lost", "violations", "clean")
 #: how a run came to be saved
-SOURCES = ("live", "headless", "import", "fork", "link", "compare")
+SOURCES = ("live", "headless", "import", "fork", "link", "compare", "counterexample")
 
 
 class Base(DeclarativeBase):
