@@ -1,0 +1,426 @@
+"""The sweep document: validation, normalisation, the grid's cells and each run's scenario.
+
+A sweep document (JSON)::
+
+    {
+      "id": "minisr-vs-era",                     optional; default "sw-" + hash of the document
+      "name": "min ISR vs era", "description": "...",
+      "base": {scenario document} | "library-scenario-name",      default: see DEFAULT_BASE
+      "grid": {"kafka_version": ["0.10", "2.6"], "acks": ["1", "all"],
+               "min.insync.replicas": [1, 2], "unclean.leader.election.enable": [false, true]},
+      "seeds": 100 | {"first": 0, "count": 100},
+      "faults": "default" | "none" | a profile name | {profile},
+      "fault_profiles": {"procs": {"from": "none", "crash_process": [1.0, 2000, 30000]}},
+      "fault_phase": {"start_ms": 1000, "end_ms": 36000}    (or "end_fraction": 0.6, the default)
+    }
+
+Grid axes (each a non-empty list of values; cells are their cartesian product, in the
+document's order): ``kafka_version``, ``brokers``, ``duration_ms``, ``replication_factor`` and
+``partitions`` (every topic), ``rate_per_s`` (every producer), ``latency_ms`` and ``jitter_ms``
+(the network), ``faults`` (profile names), and any Kafka config key the engine knows: topic keys
+(``min.insync.replicas``, ``unclean.leader.election.enable``) go into every topic's config,
+producer keys (``acks``, ``retries``, ``enable.idempotence`` ...) onto every producer, consumer
+keys onto every consumer, broker and simulator keys into the scenario's config.
+
+A fault profile gives, per kind (``engine.faults.KINDS``: crash_process, crash_power, pause,
+partition, cut, isolate_zk, expire_session, slow), ``[rate per simulated minute, min duration
+ms, max duration ms]`` (or ``{"rate_per_min", "min_ms", "max_ms"}``); kinds not given come from
+``"from"``: ``"default"`` (``engine.faults.DEFAULT_PROFILE``, the default) or ``"none"`` (rate 0).
+Built-in profile names: ``default`` and ``none``.
+
+Every run of cell C with seed s is C's scenario with ``seed = s`` and a timeline = the base's
+timeline + ``engine.faults.fault_timeline(scenario, profile, s, start_ms, end_ms, session)``: a
+fault phase drawn from the seed, then a healing phase at ``end_ms`` (heal every link, restart
+stopped brokers after their session timeout) so the cluster must converge by the end. Every cell
+uses the same seeds, so cells are compared on the same fault draws (common random numbers).
+
+``validate(doc)`` returns the normalised document (every default spelled out) or raises
+``SweepError(field, message, allowed)``.
+"""
+import copy
+import hashlib
+import itertools
+import json
+import re
+
+from engine import eras
+from engine.faults import DEFAULT_PROFILE, KINDS, normalise_profile
+from engine.scenario import ScenarioError, load
+from engine.scenarios import library
+
+SWEEP_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+PROFILE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
+TOP_LEVEL = ("id", "name", "description", "base", "grid", "seeds", "faults", "fault_profiles",
+             "fault_phase")
+SCENARIO_AXES = ("kafka_version", "brokers", "duration_ms", "replication_factor", "partitions",
+                 "rate_per_s", "latency_ms", "jitter_ms")
+FAULTS_AXIS = "faults"
+BUILTIN_PROFILES = {"default": dict(DEFAULT_PROFILE),
+                    "none": {k: (0.0, lo, hi) for k, (_r, lo, hi) in DEFAULT_PROFILE.items()}}
+DEFAULT_BASE = {
+    "name": "sweep base: 3 brokers, 3 partitions at RF 3, 100 records/s",
+    "brokers": 3,
+    "topics": [{"name": "t", "partitions": 3, "replication_factor": 3}],
+    "clients": [{"name": "p1", "type": "producer", "topic": "t", "rate_per_s": 100}],
+    "duration_ms": 60000,
+}
+LIMITS = {"max_cells": 4096, "max_values": 64, "max_seeds": 1_000_000, "max_runs": 2_000_000,
+          "max_duration_ms": 3_600_000}
+DEFAULT_START_MS = 1000
+DEFAULT_END_FRACTION = 0.6
+
+
+class SweepError(ValueError):
+    def __init__(self, field, message, allowed=None):
+        self.field = field
+        self.message = message
+        self.allowed = allowed
+        text = f"{field}: {message}" if field else message
+        if allowed:
+            text += f" (allowed: {allowed})"
+        super().__init__(text)
+
+    def to_dict(self):
+        return {"field": self.field, "message": self.message, "allowed": self.allowed}
+
+
+def canonical(doc):
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _short(value):
+    return json.dumps(value)[:60]
+
+
+def _int(value, field, lo, hi):
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise SweepError(field, f"{_short(value)} is not an integer from {lo} to {hi}",
+                         f"an integer from {lo} to {hi}")
+    return value
+
+
+# -- the document ----------------------------------------------------------------------------------
+def validate(doc, limits=None):
+    """The normalised sweep document, or SweepError naming the field."""
+    limits = {**LIMITS, **(limits or {})}
+    if isinstance(doc, (str, bytes)):
+        try:
+            doc = json.loads(doc)
+        except ValueError as exc:
+            raise SweepError("", f"not valid JSON: {exc}", "a JSON object") from None
+    if not isinstance(doc, dict):
+        raise SweepError("", f"{_short(doc)} is not a JSON object", "a sweep document (JSON object)")
+    for key in doc:
+        if key not in TOP_LEVEL:
+            raise SweepError(key, "unknown field", ", ".join(TOP_LEVEL))
+    out = {}
+    out["name"] = _text(doc.get("name", "sweep"), "name", 200)
+    out["description"] = _text(doc.get("description", ""), "description", 5000)
+    base = _base(doc.get("base"), limits)
+    grid = _grid(doc.get("grid", {}), limits)
+    out["seeds"] = _seeds(doc.get("seeds", 10), limits)
+    profiles, default_name = _profiles(doc, grid)
+    out["base"] = base
+    out["grid"] = grid
+    out["faults"] = default_name
+    out["fault_profiles"] = profiles
+    out["fault_phase"] = _phase(doc.get("fault_phase", {}))
+    n_cells = 1
+    for _axis, values in grid:
+        n_cells *= len(values)
+    if n_cells > limits["max_cells"]:
+        raise SweepError("grid", f"makes {n_cells} cells", f"at most {limits['max_cells']}")
+    runs = n_cells * out["seeds"]["count"]
+    if runs > limits["max_runs"]:
+        raise SweepError("seeds", f"{n_cells} cells x {out['seeds']['count']} seeds = {runs} runs",
+                         f"at most {limits['max_runs']} runs")
+    given = doc.get("id")
+    if given is None:
+        out["id"] = "sw-" + hashlib.sha256(canonical(out).encode()).hexdigest()[:12]
+    else:
+        if not isinstance(given, str) or not SWEEP_ID.match(given):
+            raise SweepError("id", f"{_short(given)} is not a sweep id",
+                             "1-40 characters a-z 0-9 -, starting with a letter or digit")
+        out["id"] = given
+    for cell in cells(out):          # every cell must make a valid scenario (faults aside)
+        _check_cell(out, cell, limits)
+    return out
+
+
+def _text(value, field, max_len):
+    if not isinstance(value, str) or len(value) > max_len:
+        raise SweepError(field, f"{_short(value)} is not a text of at most {max_len} characters",
+                         f"text of at most {max_len} characters")
+    return value
+
+
+def _base(value, limits):
+    if value is None:
+        value = DEFAULT_BASE
+    if isinstance(value, str):
+        lib = library()
+        if value not in lib:
+            raise SweepError("base", f"{value[:60]!r} is not a library scenario", ", ".join(lib))
+        value = lib[value]
+    if not isinstance(value, dict):
+        raise SweepError("base", f"{_short(value)} is not a scenario", "a scenario document or a library name")
+    try:
+        scenario = load(value)
+    except ScenarioError as exc:
+        raise SweepError(f"base.{exc.field}" if exc.field else "base", exc.message, exc.allowed) from None
+    if scenario["duration_ms"] > limits["max_duration_ms"]:
+        raise SweepError("base.duration_ms", f"{scenario['duration_ms']} ms is too long",
+                         f"at most {limits['max_duration_ms']} ms")
+    raw = copy.deepcopy(value)
+    raw.pop("seed", None)
+    return raw
+
+
+def _axis_kind(axis):
+    if axis in SCENARIO_AXES or axis == FAULTS_AXIS:
+        return axis
+    if axis in eras.CONFIG:
+        return "config"
+    return None
+
+
+def allowed_axes():
+    return list(SCENARIO_AXES) + [FAULTS_AXIS] + list(eras.CONFIG)
+
+
+def _grid(value, limits):
+    if not isinstance(value, dict):
+        raise SweepError("grid", f"{_short(value)} is not an object", "an object: axis -> list of values")
+    out = []
+    for axis, values in value.items():
+        field = f"grid.{axis}"
+        if _axis_kind(axis) is None:
+            raise SweepError(field, "unknown axis", ", ".join(allowed_axes()))
+        if not isinstance(values, list) or not values:
+            raise SweepError(field, f"{_short(values)} is not a non-empty list", "a list of values")
+        if len(values) > limits["max_values"]:
+            raise SweepError(field, f"has {len(values)} values", f"at most {limits['max_values']}")
+        canon = [_axis_value(axis, v, f"{field}[{i}]") for i, v in enumerate(values)]
+        if len({canonical(v) for v in canon}) != len(canon):
+            raise SweepError(field, "has duplicate values", "distinct values")
+        out.append([axis, canon])
+    return out
+
+
+def _axis_value(axis, value, field):
+    kind = _axis_kind(axis)
+    if kind == "kafka_version":
+        if value not in eras.VERSIONS:
+            raise SweepError(field, f"{_short(value)} is not a supported era",
+                             ", ".join(f'"{v}"' for v in eras.VERSIONS))
+        return value
+    if kind == FAULTS_AXIS:
+        if not isinstance(value, str) or not PROFILE_NAME.match(value):
+            raise SweepError(field, f"{_short(value)} is not a fault profile name",
+                             "default, none, or a name defined in fault_profiles")
+        return value
+    if kind in ("brokers", "replication_factor", "partitions"):
+        return _int(value, field, 1, 1000)
+    if kind in ("duration_ms", "rate_per_s", "latency_ms", "jitter_ms"):
+        return _int(value, field, 1 if kind == "duration_ms" else 0, 10 ** 9)
+    version = next(v for v in reversed(eras.VERSIONS) if axis in eras.known_keys(v))
+    try:
+        return eras_value(version, axis, value, field)
+    except ScenarioError as exc:
+        raise SweepError(field, exc.message, exc.allowed) from None
+
+
+def eras_value(version, key, value, field):
+    from engine.scenario import config_value
+    return config_value(version, key, value, field, set(eras.scopes_of(key)))
+
+
+def _seeds(value, limits):
+    if isinstance(value, int) and not isinstance(value, bool):
+        return {"first": 0, "count": _int(value, "seeds", 1, limits["max_seeds"])}
+    if not isinstance(value, dict) or set(value) - {"first", "count"} or "count" not in value:
+        raise SweepError("seeds", f"{_short(value)} is not a seed range",
+                         'a count, or {"first": integer, "count": integer}')
+    return {"first": _int(value.get("first", 0), "seeds.first", 0, 2 ** 53),
+            "count": _int(value["count"], "seeds.count", 1, limits["max_seeds"])}
+
+
+def _profile(value, field):
+    if not isinstance(value, dict):
+        raise SweepError(field, f"{_short(value)} is not a fault profile",
+                         '{"from": "default"|"none", kind: [rate per minute, min ms, max ms]}')
+    start = value.get("from", "default")
+    if start not in ("default", "none"):
+        raise SweepError(f"{field}.from", f"{_short(start)} is not a starting profile", '"default" or "none"')
+    out = {}
+    for kind, spec in value.items():
+        if kind == "from":
+            continue
+        if kind not in KINDS:
+            raise SweepError(f"{field}.{kind}", "unknown fault kind", ", ".join(KINDS))
+        if isinstance(spec, dict):
+            if set(spec) - {"rate_per_min", "min_ms", "max_ms"}:
+                raise SweepError(f"{field}.{kind}", "unknown field", "rate_per_min, min_ms, max_ms")
+            default = BUILTIN_PROFILES[start][kind]
+            spec = [spec.get("rate_per_min", default[0]), spec.get("min_ms", default[1]),
+                    spec.get("max_ms", default[2])]
+        if not isinstance(spec, list) or len(spec) != 3:
+            raise SweepError(f"{field}.{kind}", f"{_short(spec)} is not [rate, min ms, max ms]",
+                             "[rate per simulated minute, min duration ms, max duration ms]")
+        rate, lo, hi = spec
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1000:
+            raise SweepError(f"{field}.{kind}", f"rate {_short(rate)} is out of range", "a number from 0 to 1000")
+        _int(lo, f"{field}.{kind}", 0, 10 ** 8)
+        _int(hi, f"{field}.{kind}", lo, 10 ** 8)
+        out[kind] = (float(rate), lo, hi)
+    try:
+        full = normalise_profile({**BUILTIN_PROFILES[start], **out})
+    except ValueError as exc:
+        raise SweepError(field, str(exc), None) from None
+    return {k: list(full[k]) for k in KINDS}
+
+
+def _profiles(doc, grid):
+    defined = doc.get("fault_profiles", {})
+    if not isinstance(defined, dict):
+        raise SweepError("fault_profiles", f"{_short(defined)} is not an object", "name -> fault profile")
+    profiles = {name: {k: list(v) for k, v in prof.items()} for name, prof in BUILTIN_PROFILES.items()}
+    for name, value in defined.items():
+        if not PROFILE_NAME.match(name) or name in BUILTIN_PROFILES:
+            raise SweepError(f"fault_profiles.{name}", "is not a usable profile name",
+                             "1-40 characters A-Z a-z 0-9 _ . -, not default or none")
+        profiles[name] = _profile(value, f"fault_profiles.{name}")
+    axis = dict(grid).get(FAULTS_AXIS)
+    given = doc.get("faults")
+    if axis is not None and given is not None:
+        raise SweepError("faults", "the profile is given both here and as a grid axis", "one of the two")
+    if isinstance(given, dict):
+        profiles["sweep"] = _profile(given, "faults")
+        given = "sweep"
+    default_name = "default" if given is None else given
+    used = list(axis) if axis is not None else [default_name]
+    for i, name in enumerate(used):
+        if name not in profiles:
+            field = f"grid.faults[{i}]" if axis is not None else "faults"
+            raise SweepError(field, f"{_short(name)} is not a fault profile",
+                             ", ".join(sorted(profiles)))
+    return {name: profiles[name] for name in used}, default_name if axis is None else None
+
+
+def _phase(value):
+    if not isinstance(value, dict) or set(value) - {"start_ms", "end_ms", "end_fraction"}:
+        raise SweepError("fault_phase", f"{_short(value)} is not a fault phase",
+                         '{"start_ms": integer, "end_ms": integer} or {"end_fraction": number}')
+    start = _int(value.get("start_ms", DEFAULT_START_MS), "fault_phase.start_ms", 0, 10 ** 9)
+    end = value.get("end_ms")
+    if end is not None:
+        end = _int(end, "fault_phase.end_ms", start + 1, 10 ** 9)
+    fraction = value.get("end_fraction", DEFAULT_END_FRACTION)
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction < 1:
+        raise SweepError("fault_phase.end_fraction", f"{_short(fraction)} is out of range",
+                         "a number between 0 and 1 (exclusive)")
+    return {"start_ms": start, "end_ms": end, "end_fraction": float(fraction)}
+
+
+# -- cells ------------------------------------------------------------------------------------------
+def cells(sweep):
+    """The grid's cells, in order: ``{"cell_id", "settings", "scenario", "profile",
+    "fault_start_ms", "fault_end_ms", "session_timeout_ms"}``. ``scenario`` is normalised, seed 0,
+    without the fault timeline."""
+    axes = sweep["grid"]
+    names = [a for a, _v in axes]
+    out = []
+    for cell_id, values in enumerate(itertools.product(*[v for _a, v in axes])):
+        settings = dict(zip(names, values))
+        profile = settings.get(FAULTS_AXIS, sweep["faults"])
+        try:
+            scenario = load(apply_settings(sweep["base"], settings))
+        except ScenarioError as exc:
+            raise SweepError("grid", f"cell {canonical(settings)} makes an invalid scenario: "
+                                     f"{exc.field}: {exc.message}", exc.allowed) from None
+        except SweepError as exc:
+            raise SweepError(exc.field, f"cell {canonical(settings)}: {exc.message}", exc.allowed) from None
+        phase = sweep["fault_phase"]
+        end = phase["end_ms"] if phase["end_ms"] is not None else int(scenario["duration_ms"] * phase["end_fraction"])
+        out.append({"cell_id": cell_id, "settings": settings, "scenario": scenario, "profile": profile,
+                    "fault_start_ms": phase["start_ms"], "fault_end_ms": end,
+                    "session_timeout_ms": session_timeout(scenario)})
+    return out
+
+
+def _check_cell(sweep, cell, limits):
+    scenario = cell["scenario"]
+    where = f"cell {canonical(cell['settings'])}"
+    if scenario["duration_ms"] > limits["max_duration_ms"]:
+        raise SweepError("grid.duration_ms", f"{where}: {scenario['duration_ms']} ms is too long",
+                         f"at most {limits['max_duration_ms']} ms")
+    if not cell["fault_start_ms"] < cell["fault_end_ms"] < scenario["duration_ms"]:
+        raise SweepError("fault_phase", f"{where}: the fault phase {cell['fault_start_ms']}.."
+                                        f"{cell['fault_end_ms']} ms does not fit a {scenario['duration_ms']} ms run",
+                         "start_ms < end_ms < duration_ms")
+    restart = cell["fault_end_ms"] + cell["session_timeout_ms"] + 500 + 200 * (len(scenario["brokers"]) - 1)
+    if restart >= scenario["duration_ms"]:
+        raise SweepError("fault_phase", f"{where}: stopped brokers restart at {restart} ms (fault phase end + "
+                                        f"session timeout {cell['session_timeout_ms']} ms + 500 ms), after the "
+                                        f"run ends at {scenario['duration_ms']} ms: the healing phase cannot converge",
+                         f"end_ms below {scenario['duration_ms'] - cell['session_timeout_ms'] - 500 - 200 * (len(scenario['brokers']) - 1)}")
+
+
+def session_timeout(scenario):
+    value = scenario["config"].get("zookeeper.session.timeout.ms")
+    return value if value is not None else eras.default(scenario["kafka_version"], "zookeeper.session.timeout.ms")
+
+
+def apply_settings(base, settings):
+    """The base scenario (raw document) with one cell's settings applied."""
+    doc = copy.deepcopy(base)
+    for axis, value in settings.items():
+        if axis == FAULTS_AXIS:
+            continue
+        if axis in ("kafka_version", "brokers", "duration_ms"):
+            doc[axis] = value
+        elif axis in ("latency_ms", "jitter_ms"):
+            doc.setdefault("network", {})[axis] = value
+        elif axis in ("replication_factor", "partitions"):
+            for i, topic in enumerate(doc.get("topics") or []):
+                if "assignment" in topic:
+                    raise SweepError(f"grid.{axis}", f"topic {topic.get('name')!r} of the base has an explicit "
+                                                     "assignment", "a base whose topics have no assignment")
+                topic[axis] = value
+            if not doc.get("topics"):
+                doc["topics"] = [{"name": "t", "partitions": 1, "replication_factor": 3, axis: value}]
+        elif axis == "rate_per_s":
+            _each_client(doc, ("producer",), axis, value, axis)
+        else:
+            scope = eras.CONFIG[axis][1]
+            if scope == "topic" and doc.get("topics"):
+                for topic in doc["topics"]:
+                    topic.setdefault("config", {})[axis] = value
+            elif scope in ("producer", "consumer", "client"):
+                kinds = ("producer", "consumer") if scope == "client" else (scope,)
+                _each_client(doc, kinds, axis, value, axis)
+            else:
+                doc.setdefault("config", {})[axis] = value
+    return doc
+
+
+def _each_client(doc, kinds, key, value, axis):
+    found = False
+    for client in doc.get("clients") or []:
+        if client.get("type") in kinds:
+            found = True
+            if isinstance(client.get("config"), dict) and key in client["config"]:
+                client["config"][key] = value
+            else:
+                client[key] = value
+    if not found:
+        raise SweepError(f"grid.{axis}", f"the base scenario has no {' or '.join(kinds)} to set {key} on",
+                         "a base scenario with such a client")
+
+
+def cell_label(settings):
+    return ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in settings.items()) or "all runs"
+
+
+# -- runs -------------------------------------------------------------------------------------------
+from .worker import run_scenario  # noqa: E402,F401  (one definition, shipped to executors)
