@@ -213,7 +213,7 @@ function renderAll(changes, force) {
   if (force) { changes.flags.meta = true; changes.flags.highlight = true; }
   timed("topbar", () => topbar.render(store, changes));
   timed("map", () => map.render(store, changes));
-  timed("partitions", () => partitions.render(store, changes, force));
+  timed("partitions", () => partitions.render(store, changes, force, stripEvery));
   timed("alarms", () => alarms.render(store, changes));
   timed("tab", () => renderTab(store.ui.tab, changes, force && changes.flags.reset));
   if (store.ui.tab !== "timeline") timed("timeline", () => timeline.render(store, changes));   // keep the story flowing
@@ -222,7 +222,19 @@ function renderAll(changes, force) {
 const perf = { render: 0, animate: 0, parse: 0, renders: 0, frames: 0, parts: {} };
 app.perf = perf;
 
+// Frame budget: when frames take longer than ~22 ms (a big cluster on a big screen), the log
+// strips are redrawn every 2nd-4th update instead of every one; the rest stays at full rate.
+let frameEwma = 16.7, lastFrameAt = 0, stripEvery = 1;
+function adapt(now) {
+  if (lastFrameAt) frameEwma = 0.9 * frameEwma + 0.1 * Math.min(200, now - lastFrameAt);
+  lastFrameAt = now;
+  if (frameEwma > 22 && stripEvery < 4) { stripEvery += 1; frameEwma = 18; }
+  else if (frameEwma < 17.5 && stripEvery > 1) { stripEvery -= 1; frameEwma = 17; }
+  perf.stripEvery = stripEvery;
+}
+
 function loop(now) {
+  adapt(now);
   const t0 = performance.now();
   if (store.dirty || forceNext) {
     const changes = takeChanges(store);

@@ -2,6 +2,8 @@
 // its high watermark = committed, faint above), the HW and LEO markers, ISR membership, the
 // leader's crown and the lag bar against replica.lag.time.max.ms.
 import { h, reconcile, setText, setClass, setStyle } from "../dom.js";
+
+function setHidden(el, hidden) { if (el.hidden !== hidden) el.hidden = hidden; }
 import { shortSeconds, list } from "../format.js";
 import { logWindow, cellX, offsetAt, epochAt, idAt, lagFraction } from "../geometry.js";
 import { epochColor } from "../palette.js";
@@ -65,7 +67,8 @@ export function createPartitions(app) {
     const strip = h("div.strip");
     const canvas = h("canvas", { height: ROW_H });
     strip.appendChild(canvas);
-    const info = h("div.prow-info", null, h("span.nums"), h("span.lag", null, h("span.lagbar", null, h("div")), h("span.lagtext")));
+    const info = h("div.prow-info", null, h("span.nums", null, "LEO ", h("b.leo"), " · HW ", h("b.hw")),
+      h("span.lag", null, h("span.lagbar", null, h("div")), h("span.lagtext")));
     canvas.addEventListener("mousemove", e => hover(e, card, broker));
     canvas.addEventListener("mouseleave", () => { tooltip.hidden = true; });
     const row = { label, strip, canvas, info, drawn: "" };
@@ -75,7 +78,8 @@ export function createPartitions(app) {
 
   function updateCard(card, p, store, force) {
     const hl = store.ui.highlight;
-    card.className = "pcard" + (p.offline ? " offline" : "") + (hl.partitions.has(p.key) ? " hl" : "");
+    const cls = "pcard" + (p.offline ? " offline" : "") + (hl.partitions.has(p.key) ? " hl" : "");
+    if (card.className !== cls) card.className = cls;
     setText(card.querySelector(".pkey"), p.key);
     const facts = card.querySelector(".facts");
     const factsText = `leader ${p.leader === -1 ? "none" : p.leader} · epoch ${p.leader_epoch} · zkVersion ${p.zk_version} · ISR [${list(p.isr)}] · replicas [${list(p.replicas)}]`;
@@ -117,35 +121,36 @@ export function createPartitions(app) {
     const zkLeader = p.leader === r.broker;
     const zombie = r.is_leader && !zkLeader;
     setClass(row.label, "down", !r.running);
-    row.label.querySelector(".crown").hidden = !zkLeader;
+    if (row.crownShown !== zkLeader) { row.label.querySelector(".crown").hidden = !zkLeader; row.crownShown = zkLeader; }
     const isr = row.label.querySelector(".isr");
     setText(isr, r.in_isr ? "ISR" : "out");
     setClass(isr, "out", !r.in_isr);
     setClass(row.label, "hl", store.ui.highlight.brokers.has(r.broker) && store.ui.highlight.partitions.has(p.key));
-    const nums = row.info.querySelector(".nums");
-    const numsText = `LEO ${r.leo} · HW ${r.hw}`;
-    if (nums.__text !== numsText) { nums.__text = numsText; nums.replaceChildren("LEO ", h("b", { text: String(r.leo) }), " · HW ", h("b", { text: String(r.hw) })); }
-    const lag = row.info.querySelector(".lag");
-    const text = row.info.querySelector(".lagtext");
+    if (!row.el) row.el = { leo: row.info.querySelector(".leo"), hw: row.info.querySelector(".hw"), lag: row.info.querySelector(".lag"),
+      text: row.info.querySelector(".lagtext"), bar: row.info.querySelector(".lagbar"), crown: row.label.querySelector(".crown"), isr: row.label.querySelector(".isr") };
+    setText(row.el.leo, r.leo);
+    setText(row.el.hw, r.hw);
+    const lag = row.el.lag;
+    const text = row.el.text;
     if (!r.running) {
-      lag.querySelector(".lagbar").hidden = true;
+      setHidden(row.el.bar, true);
       setText(text, "broker down (log on disk)");
     } else if (zkLeader) {
-      lag.querySelector(".lagbar").hidden = true;
+      setHidden(row.el.bar, true);
       setText(text, r.is_leader ? "leader" : "named leader, not acting yet");
     } else if (zombie) {
-      lag.querySelector(".lagbar").hidden = true;
+      setHidden(row.el.bar, true);
       setText(text, `⚠ thinks it leads (epoch ${r.local_leader_epoch})`);
     } else if (r.lag) {
       const f = lagFraction(r.lag);
-      const bar = lag.querySelector(".lagbar");
-      bar.hidden = false;
+      const bar = row.el.bar;
+      setHidden(bar, false);
       setStyle(bar.firstChild, "width", Math.min(100, f * 100).toFixed(0) + "%");
-      bar.className = "lagbar" + (f >= 1 ? " over" : f >= 0.5 ? " mid" : "");
+      const cls = "lagbar" + (f >= 1 ? " over" : f >= 0.5 ? " mid" : "");
+      if (bar.className !== cls) bar.className = cls;
       setText(text, r.lag.ms_behind === null ? "never caught up" : `${shortSeconds(r.lag.ms_behind)} / ${shortSeconds(r.lag.lag_max_ms)}`);
-      bar.title = `not caught up for ${r.lag.ms_behind} ms; replica.lag.time.max.ms = ${r.lag.lag_max_ms}`;
     } else {
-      lag.querySelector(".lagbar").hidden = true;
+      setHidden(row.el.bar, true);
       setText(text, "follower");
     }
     setClass(text, "note", zombie);
@@ -172,25 +177,30 @@ export function createPartitions(app) {
     c.fillStyle = "#10151d";
     c.fillRect(0, y, w, hgt);
     // runs of epochs, committed part solid, uncommitted part faint
-    for (const [s, e, epoch] of r.segments) {
-      const a = Math.max(s, win.lo), b = Math.min(e, win.hi);
+    for (const [st, e, epoch] of r.segments) {
+      const a = Math.max(st, win.lo), b = Math.min(e, win.hi);
       if (a >= b) continue;
       const color = epochColor(epoch);
       const split = Math.max(a, Math.min(b, r.hw));
-      if (split > a) {
-        c.fillStyle = color;
-        if (gap) for (let o = a; o < split; o++) c.fillRect((o - win.lo) * cw, y, cw - gap, hgt);
-        else c.fillRect((a - win.lo) * cw, y, (split - a) * cw, hgt);
-      }
+      c.fillStyle = color;
+      if (split > a) c.fillRect((a - win.lo) * cw, y, (split - a) * cw, hgt);
       if (b > split) {
         c.globalAlpha = (r.running ? 1 : 0.5) * 0.32;
-        c.fillStyle = color;
-        if (gap) for (let o = split; o < b; o++) c.fillRect((o - win.lo) * cw, y, cw - gap, hgt);
-        else c.fillRect((split - win.lo) * cw, y, (b - split) * cw, hgt);
+        c.fillRect((split - win.lo) * cw, y, (b - split) * cw, hgt);
         c.globalAlpha = r.running ? 1 : 0.5;
         c.strokeStyle = color;
         c.lineWidth = 1;
-        c.strokeRect((split - win.lo) * cw + 0.5, y + 0.5, (b - split) * cw - gap - 1, hgt - 1);
+        c.strokeRect((split - win.lo) * cw + 0.5, y + 0.5, (b - split) * cw - 1, hgt - 1);
+      }
+    }
+    if (gap) {          // one path of 1 px gaps between cells
+      const lo = Math.max(win.lo, r.log_start_offset), hi = Math.min(win.hi, r.leo);
+      if (hi > lo) {
+        c.strokeStyle = "#10151d";
+        c.lineWidth = 1;
+        c.beginPath();
+        for (let o = lo + 1; o < hi; o++) { const x = Math.round((o - win.lo) * cw) - 0.5; c.moveTo(x, y); c.lineTo(x, y + hgt); }
+        c.stroke();
       }
     }
     // records that differ from the leader's at the same offset (divergent logs)
@@ -252,8 +262,15 @@ export function createPartitions(app) {
   }
 
   let lastWidthKey = -1;
-  function render(store, changes, force) {
+  const pending = new Set();     // partitions changed since they were last drawn
+  let skipped = 0;
+  /** `every`: draw changed partitions at most every n-th call (the page lowers the refresh rate
+   *  of the log strips when frames get expensive, so animation stays smooth). */
+  function render(store, changes, force, every = 1) {
     if (!store.meta) return;
+    for (const k of changes.changed) if (k.startsWith("p:")) pending.add(k.slice(2));
+    if (!force && widthKey === lastWidthKey && ++skipped < every) return;
+    skipped = 0;
     const all = sortedPartitions(store);
     const hl = store.ui.highlight;
     const shown = all.filter(p => filter === "all" || (filter === "urp" && p.isr.length < p.replicas.length)
@@ -275,7 +292,8 @@ export function createPartitions(app) {
       const parts = shown.filter(p => p.topic === topic.name);
       reconcile(container, parts, p => p.key, createCard, (card, p) => {
         cards.set(p.key, card);
-        const due = force || widthChanged || card.__stale || changes.changed.has("p:" + p.key) || !card.__p;
+        const due = force || widthChanged || card.__stale || pending.has(p.key) || !card.__p;
+        pending.delete(p.key);
         if (!due) return;
         if (card.__p && !visible.has(p.key)) { card.__stale = true; card.__pending = p; return; }
         card.__stale = false;

@@ -53,6 +53,8 @@ export function createTimeline(app) {
   panel.append(filters, search, more, listEl);
   const count = document.getElementById("tab-count-timeline");
   let rebuild = true, lastI = -1, run = null;
+  let atBottom = true;      // kept from scroll events, so rendering never has to read layout
+  listEl.addEventListener("scroll", () => { atBottom = listEl.scrollHeight - listEl.scrollTop - listEl.clientHeight < 40; }, { passive: true });
   const rows = new Map();
 
   function matches(e) {
@@ -77,7 +79,6 @@ export function createTimeline(app) {
   function render(store, changes) {
     if (store.run !== run) { run = store.run; rebuild = true; }
     if (!changes.flags.events && !rebuild) return;
-    const atBottom = listEl.scrollHeight - listEl.scrollTop - listEl.clientHeight < 40;
     if (rebuild) {
       clear(listEl); rows.clear();
       const shown = store.events.filter(matches);
@@ -100,11 +101,14 @@ export function createTimeline(app) {
     markSelected(store);
     setText(count, store.clock ? String(store.clock.history_len) : "");
     setText(more, store.events.length >= 4000 ? "older events are not kept on the page" : "");
-    if (atBottom) listEl.scrollTop = listEl.scrollHeight;
+    if (atBottom) listEl.scrollTop = 1e9;     // clamped by the browser: no layout read
   }
 
+  let marked = undefined;
   function markSelected(store) {
     const sel = store.ui.selectedEvent;
+    if (sel === marked && (sel === null || (rows.has(sel) && rows.get(sel).classList.contains("selected")))) return;
+    marked = sel;
     for (const el of listEl.querySelectorAll(".ev.selected")) if (Number(el.dataset.i) !== sel) el.classList.remove("selected");
     if (sel !== null && rows.has(sel)) rows.get(sel).classList.add("selected");
   }
