@@ -26,7 +26,7 @@ def main(argv=None):
     host = args.host or app.config["HOST"]
     port = app.config["PORT"] if args.port is None else args.port
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)   # no "development server" banner noise
     shown = f"[{host}]" if ":" in host else host
     print(f"ISR Lab is running on http://{shown}:{port}/  (Ctrl+C to stop)", flush=True)
     socketio_of(app).run(app, host=host, port=port, debug=False, use_reloader=False,

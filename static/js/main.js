@@ -99,6 +99,7 @@ const app = {
     for (const b of $$(".tabs button")) b.classList.toggle("active", b.dataset.tab === name);
     for (const p of $$(".tab-panel")) p.classList.toggle("active", p.dataset.panel === name);
     renderTab(name, { changed: new Set(), zk: new Map(), flags: { events: true, records: true, meta: true, reset: false, violations: false } }, true);
+    if (name === "timeline" && store.ui.selectedEvent !== null) timeline.reveal(store.ui.selectedEvent, store);
   },
 
   selectBroker(id) {

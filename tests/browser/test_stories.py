@@ -93,7 +93,11 @@ def test_lose_an_acknowledged_record_under_0_10_and_see_why(page, server):
     page.wait_for_selector(".pcard.hl[data-key='orders-0']", timeout=3000)
     page.click(".tabs button[data-tab=clients]")
     expect(page.locator("#panel-clients")).to_contain_text("p1-99")
-    page.screenshot(path=str(ARTIFACTS / "lost-record-0.10.png"))
+    page.click(".tabs button[data-tab=timeline]")
+    expect(page.locator(".ev.selected")).to_be_in_viewport()
+    page.wait_for_timeout(700)                 # the smooth scroll to the selected cause
+    page.evaluate("() => document.getElementById('toasts').replaceChildren()")
+    page.screenshot(path=str(ARTIFACTS / "lost-record-0.10.png"))     # docs/screenshot.png
     # the same story under 2.6: leader-epoch truncation keeps the record
     run = store(page, "s.run")
     page.select_option("#era-select", "2.6")
