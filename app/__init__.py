@@ -15,6 +15,7 @@ from .runner import Runner
 from .web import bp
 from .web.events import register_events
 from .web.ratelimit import RateLimiter
+from .web.runs_routes import init_app as init_runs
 from .web.transport import SocketIOTransport
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -43,6 +44,7 @@ def create_app(config=None):
         "limiter": RateLimiter(settings["COMMANDS_PER_S"], settings["COMMAND_BURST"]),
     }
     app.register_blueprint(bp)
+    init_runs(app)          # saved runs, replay, links, compare (app/web/runs_routes.py)
     register_events(socketio)
 
     @app.after_request

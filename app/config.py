@@ -15,6 +15,9 @@ an explicit mapping over it, so tests pass what they need without touching the e
 | ISRLAB_COMMANDS_PER_S          | sustained commands per connection (burst = 3x)            | 15 |
 | ISRLAB_MAX_BROKERS             | brokers of a live cluster                                 | 16 |
 | ISRLAB_MAX_PARTITIONS          | partitions of a live cluster (all topics)                 | 256 |
+| ISRLAB_DATABASE_URL            | saved runs: any SQLAlchemy URL (e.g. postgresql://...)    | SQLite in the instance folder |
+| ISRLAB_INSTANCE_PATH           | the instance folder (SQLite database, snapshot key)       | <repo>/instance |
+| ISRLAB_SNAPSHOT_KEY            | key signing stored replay snapshots (share it between servers using one database) | a random key kept in the instance folder |
 """
 import os
 import secrets
@@ -44,6 +47,11 @@ DEFAULTS = {
     "RUNNER_AUTOSTART": True,         # start the background task on first use (tests drive it by hand)
     "TICK_BUDGET": 0.6,               # share of a frame period spent advancing simulations
     "DEFAULT_SCENARIO": "broker-failure-clean-election",
+    # saved runs and replay (app/store, app/replay*.py)
+    "DATABASE_URL": None,             # None = SQLite in INSTANCE_PATH
+    "INSTANCE_PATH": None,            # None = <repo>/instance
+    "SNAPSHOT_KEY": None,             # None = a key file in the instance folder
+    "REPLAY_WORKER_PROCESSES": False,  # build seek indexes in a worker process (serve turns it on)
 }
 
 
@@ -86,4 +94,7 @@ def load_settings(environ=None):
     cfg["COMMAND_BURST"] = max(1, int(cfg["COMMANDS_PER_S"] * 3))
     cfg["MAX_BROKERS"] = _int(environ, "ISRLAB_MAX_BROKERS", DEFAULTS["MAX_BROKERS"])
     cfg["MAX_PARTITIONS"] = _int(environ, "ISRLAB_MAX_PARTITIONS", DEFAULTS["MAX_PARTITIONS"])
+    cfg["DATABASE_URL"] = environ.get("ISRLAB_DATABASE_URL") or None
+    cfg["INSTANCE_PATH"] = environ.get("ISRLAB_INSTANCE_PATH") or None
+    cfg["SNAPSHOT_KEY"] = environ.get("ISRLAB_SNAPSHOT_KEY") or None
     return cfg

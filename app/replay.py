@@ -32,7 +32,7 @@ from engine.simulation import ENGINE_VERSION, Simulation
 from .replay_snapshots import SnapshotReader, SnapshotWriter, independent_copy
 
 FORMAT = 1
-EVENT_BUDGET = 4000           # scheduler events between two snapshots (~50 ms to re-simulate)
+EVENT_BUDGET = 3000           # scheduler events between two snapshots (~40 ms to re-simulate)
 STEP_MS = 1000                # how often the builder checks the budget
 MAX_INTERVAL_MS = 600_000     # a snapshot at least this often, even in a quiet run
 _json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode

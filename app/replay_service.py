@@ -64,12 +64,13 @@ class ReplayError(ValueError):
 
 
 class _Cursor:
-    __slots__ = ("token", "run_id", "sim", "used", "lock")
+    __slots__ = ("token", "run_id", "sim", "used", "lock", "extra")
 
     def __init__(self, token, run_id, sim):
         self.token, self.run_id, self.sim = token, run_id, sim
         self.used = time.monotonic()
         self.lock = threading.Lock()
+        self.extra = {}          # what the web layer keeps per viewer (its frames)
 
 
 def _build_worker(scenario, end_ms, finalize):
@@ -93,14 +94,36 @@ class ReplayService:
         self._building = {}                          # run_id -> threading.Event
         self._pool = None
         self._worker_processes = worker_processes
+        self._scenarios = collections.OrderedDict()  # "sc:<digest>" -> scenario (not saved runs)
         self.stats = {"builds": 0, "loads": 0, "build_ms": 0}
 
     # -- runs ---------------------------------------------------------------------------------------
     def run(self, run_id):
+        """The saved run (or a registered scenario, as a run that is not saved)."""
+        if isinstance(run_id, str):
+            with self._lock:
+                doc = self._scenarios.get(run_id)
+            if doc is None:
+                raise ReplayError("run", "this replay is no longer open on the server", "open the link again")
+            return {"id": run_id, "scenario": doc, "end_ms": doc["duration_ms"], "duration_ms": doc["duration_ms"],
+                    "finished": True, "engine_version": ENGINE_VERSION, "saved": False}
         run = store_runs.get_run(self.engine, run_id)
         if run is None:
             raise ReplayError("run", f"no saved run {run_id!r}", "the id of a saved run")
+        run["saved"] = True
         return run
+
+    def register_scenario(self, scenario, keep=32):
+        """A replay of a scenario that is not saved (a scenario link): its key ("sc:...")."""
+        key = "sc:" + history_digest_of_texts([store_runs.canonical_json(scenario)])[:24]
+        with self._lock:
+            self._scenarios[key] = scenario
+            self._scenarios.move_to_end(key)
+            while len(self._scenarios) > keep:
+                old, _ = self._scenarios.popitem(last=False)
+                self._seekers.pop(old, None)
+                self._drop_cursors(old)
+        return key
 
     # -- indexes ------------------------------------------------------------------------------------
     def seeker(self, run_id, run=None):
@@ -125,7 +148,7 @@ class ReplayService:
             return hit[0]
         try:
             run = run or self.run(run_id)
-            seeker = self._load(run) or self._build(run)
+            seeker = (self._load(run) if run["saved"] else None) or self._build(run)
             with self._lock:
                 self._seekers[run_id] = (seeker, run)
                 while len(self._seekers) > self.max_seekers:
@@ -171,6 +194,12 @@ class ReplayService:
             built = self._executor().submit(_build_worker, run["scenario"], run["end_ms"], finalize).result()
         else:
             built = build_index(run["scenario"], run["end_ms"], finalize=finalize)
+        if not run["saved"]:
+            seeker = Seeker.from_built(run["scenario"], built)
+            seeker.info = {"share": built["share"], "history_matches": True, "loaded": False,
+                           "build_wall_ms": built["wall_ms"], "end_ms": built["end_ms"]}
+            self.stats["builds"] += 1
+            return seeker
         saved = self._saved_digest(run["id"])
         matches = saved in (built["history_digest"], built.get("final_digest"))
         if not matches:
@@ -251,28 +280,33 @@ class ReplayService:
             cursor.used = now
             return cursor
 
-    def position(self, run_id, *, t_ms=None, event=None, step=None, cursor=None, look=None):
+    def position(self, run_id, *, t_ms=None, event=None, step=None, cursor=None, look=None, stay=False):
         """Move a viewer's cursor on run ``run_id``; return ``(look(simulation), cursor token)``
         (``look`` runs under the cursor's lock; without it the simulation itself is returned).
 
         Exactly one of: ``t_ms`` (seek to a time), ``event`` (right after history[event]), or
-        ``step`` = "forward" / "back" (one single step from the cursor's position).
+        ``step`` = "forward" / "back" (one single step from the cursor's position); or ``stay``
+        (look at the cursor's position without moving it). A stored
+        snapshot that fails its signature check is never loaded: the index is rebuilt instead.
         """
         try:
-            return self._position(run_id, t_ms, event, step, cursor, look)
+            return self._position(run_id, t_ms, event, step, cursor, look, stay)
         except SeekIndexError as exc:
             # a stored snapshot failed its signature check or vanished: never load it; rebuild
             log.warning("run %s: %s; rebuilding its seek index", run_id, exc)
             self.forget(run_id)
-            store_runs.drop_seek_indexes(self.engine, run_id)
-            return self._position(run_id, t_ms, event, step, None, look)
+            if not isinstance(run_id, str):
+                store_runs.drop_seek_indexes(self.engine, run_id)
+            return self._position(run_id, t_ms, event, step, None, look, stay)
 
-    def _position(self, run_id, t_ms, event, step, cursor, look):
+    def _position(self, run_id, t_ms, event, step, cursor, look, stay=False):
         seeker = self.seeker(run_id)
         cur = self._cursor(run_id, cursor)
         with cur.lock:
             sim = cur.sim
-            if step == "forward":
+            if stay and sim is not None:
+                pass
+            elif step == "forward":
                 sim = seeker.step(sim) if sim is not None else seeker.at_event(0)
             elif step == "back":
                 sim = seeker.step_back(sim) if sim is not None else seeker.at_time(0)
@@ -281,11 +315,11 @@ class ReplayService:
             else:
                 sim = seeker.at_time(0 if t_ms is None else t_ms, cursor=sim)
             cur.sim = sim
-            return (sim if look is None else look(sim)), cur.token
+            return (sim if look is None else look(sim, cur)), cur.token
 
     def view(self, run_id, **where):
         """``position`` and the engine's cluster view of it (JSON-able)."""
-        def look(sim):
+        def look(sim, _cursor):
             return {"t_ms": sim.now_ms, "history_len": len(sim.history), "view": cluster_view(sim)}
         out, token = self.position(run_id, look=look, **where)
         return dict(out, run_id=run_id, cursor=token)

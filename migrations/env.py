@@ -15,10 +15,9 @@ from alembic import context
 from sqlalchemy import text
 
 from app.store import db
-from app.store.models import Base
 
 config = context.config
-target_metadata = Base.metadata
+target_metadata = db.all_metadata()   # the store's tables and every other part's
 PG_LOCK_KEY = 0x15_0B_1A_B5  # arbitrary constant: "isrlab migrations"
 
 

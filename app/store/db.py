@@ -117,6 +117,23 @@ def reading(engine):
             yield conn
 
 
+#: modules whose ``metadata`` (or ``Base.metadata``) the migrations create: autogenerate compares
+#: the database with all of them (other parts of the app add their tables through migrations)
+MIGRATED_MODELS = ("app.store.models", "app.sweeps.tables")
+
+
+def all_metadata():
+    import importlib
+    found = []
+    for name in MIGRATED_MODELS:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        found.append(module.Base.metadata if hasattr(module, "Base") else module.metadata)
+    return found
+
+
 def alembic_config(engine_or_url=None):
     from alembic.config import Config
     cfg = Config(ALEMBIC_INI) if os.path.exists(ALEMBIC_INI) else Config()

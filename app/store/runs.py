@@ -97,20 +97,19 @@ def save_run(engine, *, scenario, engine_version, end_ms, finished, summary, eve
         "failed_count": int(summary["failed"]), "lost_count": lost, "violations_count": n_violations,
         "events_count": len(events), "outcome": outcome_of(lost, n_violations),
     }
-    event_rows = [{"seq": i, "t_ms": e["t_ms"], "type": str(e["type"])[:40],
-                   "topic": _str_or_none(e.get("topic")), "partition": _int_or_none(e.get("partition")),
-                   "broker": _int_or_none(e.get("broker")), "details": _json(e)}
-                  for i, e in enumerate(events)]
-    violation_rows = [{"seq": i, "t_ms": v["t_ms"], "invariant": str(v["invariant"])[:64],
-                       "topic": _str_or_none(v.get("topic")), "partition": _int_or_none(v.get("partition")),
-                       "details": _json(v)} for i, v in enumerate(violations)]
+    event_rows = [(e["t_ms"], e["type"][:40] if type(e["type"]) is str else str(e["type"])[:40],
+                   e.get("topic") if type(e.get("topic")) is str else None,
+                   e.get("partition") if type(e.get("partition")) is int else None,
+                   e.get("broker") if type(e.get("broker")) is int else None, _json(e)) for e in events]
+    violation_rows = [(v["t_ms"], str(v["invariant"])[:64], _str_or_none(v.get("topic")),
+                       _int_or_none(v.get("partition")), _json(v)) for v in violations]
     for attempt in range(5):
         row["slug"] = secrets.token_urlsafe(6)
         try:
             with writing(engine) as conn:
                 run_id = conn.execute(insert(Run).values(**row).returning(Run.id)).scalar_one()
-                _bulk(conn, RunEvent, event_rows, run_id)
-                _bulk(conn, RunViolation, violation_rows, run_id)
+                _bulk(conn, RunEvent, EVENT_COLUMNS, event_rows, run_id)
+                _bulk(conn, RunViolation, VIOLATION_COLUMNS, violation_rows, run_id)
             return {"id": run_id, "slug": row["slug"]}
         except IntegrityError:
             if attempt == 4 or _slug_taken(engine, row["slug"]) is False:
@@ -123,13 +122,37 @@ def _slug_taken(engine, slug):
         return conn.execute(select(Run.id).where(Run.slug == slug)).first() is not None
 
 
-def _bulk(conn, model, rows, run_id):
+EVENT_COLUMNS = ("t_ms", "type", "topic", "partition", "broker", "details")
+VIOLATION_COLUMNS = ("t_ms", "invariant", "topic", "partition", "details")
+
+
+def _bulk(conn, model, columns, rows, run_id):
+    """Insert ``rows`` (tuples of ``columns``; run_id and seq are added) as fast as the driver
+    allows: SQLite's executemany, psycopg2's execute_values, else SQLAlchemy's executemany."""
+    if not rows:
+        return
     table = model.__table__
+    names = ("run_id", "seq") + columns
+    driver = conn.dialect.driver
+    if conn.dialect.name == "sqlite" and driver == "pysqlite":
+        sql = f"INSERT INTO {table.name} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
+        cursor = conn.connection.driver_connection.cursor()
+        cursor.executemany(sql, ((run_id, i) + row for i, row in enumerate(rows)))
+        cursor.close()
+        return
+    if conn.dialect.name == "postgresql" and driver == "psycopg2":
+        from psycopg2.extras import execute_values
+        quoted = ", ".join(conn.dialect.identifier_preparer.quote(n) for n in names)
+        cursor = conn.connection.driver_connection.cursor()
+        for start in range(0, len(rows), BATCH):
+            execute_values(cursor, f"INSERT INTO {table.name} ({quoted}) VALUES %s",
+                           [(run_id, start + i) + row for i, row in enumerate(rows[start:start + BATCH])],
+                           page_size=1000)
+        cursor.close()
+        return
     for start in range(0, len(rows), BATCH):
-        batch = rows[start:start + BATCH]
-        for r in batch:
-            r["run_id"] = run_id
-        conn.execute(insert(table), batch)
+        conn.execute(insert(table), [dict(zip(names, (run_id, start + i) + row))
+                                     for i, row in enumerate(rows[start:start + BATCH])])
 
 
 # -- reading ---------------------------------------------------------------------------------------------

@@ -140,9 +140,9 @@ def test_a_failing_save_leaves_nothing(store, monkeypatch):
     real = runs._bulk
     calls = []
 
-    def failing(conn, model, rows, run_id):
+    def failing(conn, model, columns, rows, run_id):
         calls.append(model)
-        real(conn, model, rows[:3], run_id)       # some rows are written...
+        real(conn, model, columns, rows[:3], run_id)   # some rows are written...
         raise RuntimeError("crash in the middle of a save")  # ...then the save dies
 
     monkeypatch.setattr(runs, "_bulk", failing)

@@ -336,11 +336,11 @@ const status = h("span.dim.small", { id: "replay-status" });
 bar.append(
   h("span.replay-badge", { text: data.saved ? "REPLAY" : "LINK", title: data.saved ? "a saved run" : "a run from a scenario link (not saved)" }),
   h("span.replay-title", { id: "replay-title", text: data.title }),
-  h("button", { type: "button", id: "replay-start", title: "Start (Home)", text: "⏮", onclick: () => { R.playing = false; seek(0); } }),
-  h("button", { type: "button", id: "replay-back", title: "One event back (b, ←)", text: "◀", onclick: stepBack }),
+  h("button", { type: "button", id: "replay-start", title: "Start (Home)", text: "|◀", onclick: () => { R.playing = false; seek(0); } }),
+  h("button", { type: "button", id: "replay-back", title: "One event back (b, ←)", text: "◀ step", onclick: stepBack }),
   playBtn,
-  h("button", { type: "button", id: "replay-forward", title: "One event forward (n, →)", text: "▶|", onclick: stepForward }),
-  h("button", { type: "button", id: "replay-end", title: "End (End)", text: "⏭", onclick: () => { R.playing = false; seek(R.end); } }),
+  h("button", { type: "button", id: "replay-forward", title: "One event forward (n, →)", text: "step ▶", onclick: stepForward }),
+  h("button", { type: "button", id: "replay-end", title: "End (End)", text: "▶▶|", onclick: () => { R.playing = false; seek(R.end); } }),
   speedSel,
   h("div.replay-track", null, marks, scrub),
   timeLabel,
@@ -355,7 +355,7 @@ bar.append(
 function renderBar() {
   if (document.activeElement !== scrub) scrub.value = String(R.t);
   setText(timeLabel, `${seconds(R.t)} / ${seconds(R.end)}`);
-  setText(playBtn, R.playing ? "⏸" : "▶");
+  setText(playBtn, R.playing ? "❚❚ pause" : "▶ play");
   setText(status, `event ${R.historyLen}` + (R.lastMs ? ` · ${R.lastMs.toFixed(0)} ms` : ""));
   bar.dataset.t = String(R.t);
   bar.dataset.playing = R.playing ? "1" : "0";

@@ -1,0 +1,135 @@
+// Compare two runs (or one run under another era / acks / config) on one time axis: the server
+// finds the first moment they diverge; two replays side by side follow one scrubber.
+import { h, setText } from "../dom.js";
+import { seconds, errorText } from "../format.js";
+import { toast } from "../ui/toast.js";
+
+const $ = id => document.getElementById(id);
+const C = { a: null, b: null, end: 0, divergence: null, t: 0 };
+
+async function getJSON(url, init) {
+  const res = await fetch(url, init);
+  try { return await res.json(); } catch (e) { return { ok: false, error: { message: `${res.status} ${res.statusText}` } }; }
+}
+
+function sides() {
+  const a = $("run-a").value.trim(), b = $("run-b").value.trim();
+  if (!/^[1-9][0-9]*$/.test(a)) throw new Error("run A: give a saved run's id");
+  const left = { run: Number(a) };
+  if (b) {
+    if (!/^[1-9][0-9]*$/.test(b)) throw new Error("run B: give a saved run's id, or leave it empty and pick a variant");
+    return [left, { run: Number(b) }];
+  }
+  const variant = {};
+  if ($("variant-era").value) variant.kafka_version = $("variant-era").value;
+  if ($("variant-acks").value) variant.acks = $("variant-acks").value;
+  const cfg = $("variant-config").value.trim();
+  if (cfg) {
+    const m = cfg.match(/^([a-z0-9._-]+)\s*=\s*(.+)$/i);
+    if (!m) throw new Error("config: write key=value, e.g. min.insync.replicas=2");
+    let value = m[2].trim();
+    if (/^-?[0-9]+$/.test(value)) value = Number(value);
+    else if (value === "true" || value === "false") value = value === "true";
+    variant.config = { [m[1]]: value };
+  }
+  if (!Object.keys(variant).length) throw new Error("run B: give a second run, or a variant of A (era, acks or config)");
+  return [left, { variant }];
+}
+
+async function run() {
+  let body;
+  try { body = sides(); } catch (e) { toast("Cannot compare", e.message, "error"); return; }
+  setText($("compare-status"), "comparing (re-simulating both runs)…");
+  const reply = await getJSON("/api/compare", { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ a: body[0], b: body[1] }) });
+  if (!reply.ok) { setText($("compare-status"), ""); toast("Cannot compare", errorText(reply.error), "error", 9000); return; }
+  setText($("compare-status"), `compared in ${reply.wall_ms} ms`);
+  const q = new URLSearchParams({ a: $("run-a").value.trim() });
+  if ($("run-b").value.trim()) q.set("b", $("run-b").value.trim());
+  for (const [k, id] of [["era", "variant-era"], ["acks", "variant-acks"], ["config", "variant-config"]]) if ($(id).value) q.set(k, $(id).value);
+  history.replaceState(null, "", "/compare?" + q);
+  show(reply);
+}
+
+function describe(side) {
+  return `${side.title} · kafka_version ${side.kafka_version} · acks ${side.acks.join("/") || "–"} · seed ${side.seed}`;
+}
+
+function show(reply) {
+  C.a = reply.a; C.b = reply.b; C.end = reply.end_ms; C.divergence = reply.divergence;
+  const box = $("compare-result");
+  const d = reply.divergence;
+  const lines = [h("div", null, h("b", { text: "A: " }), describe(reply.a)), h("div", null, h("b", { text: "B: " }), describe(reply.b))];
+  if (!d) lines.push(h("div", { id: "divergence", text: `No divergence up to ${seconds(reply.end_ms)}: the two runs agree on every leader, ISR, log and record fate.` }));
+  else {
+    const where = d.partition ? ` in ${d.partition}` : "";
+    lines.push(h("div", { id: "divergence" }, "First divergence at ", h("span.mono", { text: seconds(d.t_ms) }), ": ",
+      h("span.div-kind", { text: d.kind }), where, " — A ", h("span.mono", { text: JSON.stringify(d.detail.a) }),
+      ", B ", h("span.mono", { text: JSON.stringify(d.detail.b) })));
+  }
+  if (reply.records.count) {
+    lines.push(h("div", { text: `${reply.records.count} record(s) end differently, e.g.:` }));
+    lines.push(h("table.compare-fates", null, h("tbody", null, ...reply.records.records.slice(0, 8).map(r =>
+      h("tr", null, h("td.mono", { text: r.id }), h("td", { text: "A " + fate(r.a) }), h("td", { text: "B " + fate(r.b) }))))));
+  }
+  box.replaceChildren(...lines);
+  $("compare-scrub").max = String(C.end);
+  $("to-divergence").disabled = !d;
+  $("pane-a").src = `/replay/${encodeURIComponent(reply.a.rid)}?embed=1`;
+  $("pane-b").src = `/replay/${encodeURIComponent(reply.b.rid)}?embed=1`;
+  lanes();
+  setTime(d ? Math.max(0, d.t_ms) : 0);
+}
+
+function fate(f) {
+  if (!f) return "not sent";
+  return `${f.status}${f.offset !== null ? " @" + f.offset : ""}${f.lost ? " LOST" : ""}`;
+}
+
+async function lanes() {
+  for (const [side, lane] of [[C.a, "lane-a"], [C.b, "lane-b"]]) {
+    const reply = await getJSON(`/api/replay/${encodeURIComponent(side.rid)}/timeline`);
+    if (!reply.ok) continue;
+    const end = Math.max(1, C.end);
+    const marks = reply.story.filter(([, t, type]) => t <= C.end && ["leader_elected", "isr_shrink", "isr_expand", "truncation", "fault"].includes(type))
+      .slice(-300).map(([, t, type]) => { const m = h("span.mark." + type, { title: `${type} at ${seconds(t)}` }); m.style.left = (100 * t / end) + "%"; return m; });
+    for (const [t, inv] of reply.violations) if (t <= C.end) { const m = h("span.mark.violation", { title: `${inv} at ${seconds(t)}` }); m.style.left = (100 * t / end) + "%"; marks.push(m); }
+    if (C.divergence) { const m = h("span.mark.divergence", { title: `first divergence at ${seconds(C.divergence.t_ms)}` }); m.style.left = (100 * C.divergence.t_ms / end) + "%"; marks.push(m); }
+    $(lane).replaceChildren(...marks);
+  }
+}
+
+function setTime(t) {
+  C.t = t;
+  $("compare-scrub").value = String(t);
+  setText($("compare-time"), `${seconds(t)} / ${seconds(C.end)}`);
+  const msg = { isrlab: "compare", t };
+  if (C.divergence && C.divergence.partition && t === C.divergence.t_ms) msg.highlight = C.divergence.partition;
+  for (const id of ["pane-a", "pane-b"]) {
+    const w = $(id).contentWindow;
+    if (w) w.postMessage(msg, location.origin);
+  }
+}
+
+window.addEventListener("message", e => {
+  if (e.origin !== location.origin || !e.data || e.data.isrlab !== "replay") return;
+  C.seen = C.seen || {};
+  C.seen[String(e.data.run)] = e.data.t;
+});
+for (const id of ["pane-a", "pane-b"]) $(id).addEventListener("load", () => setTimeout(() => setTime(C.t), 300));
+$("compare-scrub").addEventListener("input", e => setTime(Number(e.target.value)));
+$("to-divergence").addEventListener("click", () => C.divergence && setTime(C.divergence.t_ms));
+$("compare-form").addEventListener("submit", e => { e.preventDefault(); run(); });
+window.isrlabCompare = C;
+
+getJSON("/api/eras").then(reply => {
+  if (!reply.versions) return;
+  $("variant-era").append(...reply.versions.map(v => h("option", { value: v, text: v })));
+  const q = new URLSearchParams(location.search);
+  if (q.get("era")) $("variant-era").value = q.get("era");
+  if (q.get("acks")) $("variant-acks").value = q.get("acks");
+  if (q.get("config")) $("variant-config").value = q.get("config");
+  if (q.get("a")) $("run-a").value = q.get("a");
+  if (q.get("b")) $("run-b").value = q.get("b");
+  if (q.get("a") && (q.get("b") || q.get("era") || q.get("acks") || q.get("config"))) run();
+});

@@ -1,0 +1,209 @@
+"""The replay in real Chromium (Debian's, driven by Playwright): save a live run, open its short
+link in a fresh page, scrub back, step, check the drawn state against a straight run, fork it
+live; a scenario link with a moment and a partition; a bad link; the runs page; compare."""
+import json
+import logging
+import os
+import pathlib
+import threading
+
+import pytest
+from werkzeug.serving import make_server
+
+from app import create_app, runner_of
+from app.runner.live_view import partition_entity
+from app.store import runs as store_runs
+from engine.scenarios import library
+from engine.simulation import Simulation
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    folder = tmp_path_factory.mktemp("replay-browser")
+    app = create_app({"SECRET_KEY": "replay-browser", "DATABASE_URL": f"sqlite:///{folder}/runs.db",
+                      "INSTANCE_PATH": str(folder), "COMMANDS_PER_S": 50.0, "COMMAND_BURST": 150})
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield app, f"http://127.0.0.1:{srv.server_port}"
+    srv.shutdown()
+    runner_of(app).stop()
+    app.extensions["isrlab_runs"].close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed (scripts/setup.sh installs it)")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def new_page(browser, request, name):
+    ctx = browser.new_context(viewport={"width": 1600, "height": 1000})
+    ctx.set_default_timeout(20000)
+    page = ctx.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+    page.on("dialog", lambda d: (page.errors.append("dialog: " + d.message), d.dismiss()))
+    request.addfinalizer(lambda: _finish(page, ctx, f"{request.node.name}-{name}"))
+    return page
+
+
+def _finish(page, ctx, name):
+    ARTIFACTS.mkdir(exist_ok=True)
+    try:
+        page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    except Exception:  # noqa: BLE001
+        pass
+    ctx.close()
+
+
+def replay_ready(page):
+    page.wait_for_function("() => document.body.dataset.ready === '1' && window.isrlab.store.clock")
+
+
+def replay_t(page):
+    return page.evaluate("() => window.isrlab.replay.t")
+
+
+def drawn_partition(page, key):
+    return page.evaluate("(k) => window.isrlab.store.partitions.get(k)", key)
+
+
+def straight_partition(scenario, t, key):
+    sim = Simulation(scenario)
+    sim.advance_to(t)
+    return json.loads(json.dumps(partition_entity(sim, key)))
+
+
+def test_save_live_run_open_link_scrub_back_and_fork(server, browser, request):
+    app, base = server
+    live = new_page(browser, request, "live")
+    live.goto(base + "/")
+    live.wait_for_function("() => window.isrlab && window.isrlab.store.clock && window.isrlab.store.room")
+    live.add_script_tag(url=base + "/static/js/replay/live_save.js", type="module")
+    live.wait_for_selector("#save-run")
+    live.wait_for_function("() => window.isrlab.store.clock.t_ms > 4000")
+    live.click("#save-run")
+    live.wait_for_function("() => window.isrlabSaved && window.isrlabSaved.ok")
+    saved = live.evaluate("() => window.isrlabSaved")
+    assert live.errors == []
+    run = store_runs.get_run(app.extensions["isrlab_runs"].engine, saved["id"])
+    assert run["source"] == "live" and run["end_ms"] > 4000
+
+    page = new_page(browser, request, "replay")      # a fresh page (its own browser context)
+    page.goto(base + saved["links"]["short"])
+    replay_ready(page)
+    assert replay_t(page) == 0
+    page.click("#replay-end")
+    page.wait_for_function("(end) => window.isrlab.replay.t === end && !window.isrlab.replay.busy", arg=run["end_ms"])
+    # scrub back to a moment by moving the slider
+    target = run["end_ms"] // 2
+    page.evaluate("(t) => { const s = document.getElementById('replay-scrub'); s.value = String(t);"
+                  " s.dispatchEvent(new Event('input', {bubbles: true})); }", target)
+    page.wait_for_function("(t) => window.isrlab.replay.t === t && !window.isrlab.replay.busy", arg=target)
+    key = next(iter(json.loads(page.evaluate("() => JSON.stringify([...window.isrlab.store.partitions.keys()])"))))
+    assert drawn_partition(page, key) == straight_partition(run["scenario"], target, key)
+    assert page.inner_text("#clock-time").startswith(f"{target / 1000:.3f}")
+    # step back and forward one event
+    before = page.evaluate("() => window.isrlab.replay.historyLen")
+    page.click("#replay-back")
+    page.wait_for_function("(n) => window.isrlab.replay.historyLen < n && !window.isrlab.replay.busy", arg=before)
+    t_back = replay_t(page)
+    assert t_back <= target
+    assert drawn_partition(page, key) == straight_partition(run["scenario"], t_back, key) or t_back == target
+    page.click("#replay-forward")
+    page.wait_for_function("(n) => window.isrlab.replay.historyLen >= n && !window.isrlab.replay.busy", arg=before)
+    # play for a moment
+    page.click("#replay-play")
+    page.wait_for_function("(t) => window.isrlab.replay.t > t + 200", arg=t_back)
+    page.click("#replay-play")
+    page.wait_for_function("() => !window.isrlab.replay.playing && !window.isrlab.replay.busy")
+    # fork: continue live from here
+    fork_t = replay_t(page)
+    page.click("#replay-fork")
+    page.click("#menu button[data-item='fork-keep']")
+    page.wait_for_url("**/r/*")
+    page.wait_for_function("() => window.isrlab && window.isrlab.store.clock && window.isrlab.store.room")
+    assert page.evaluate("() => window.isrlab.store.clock.t_ms") >= fork_t
+    assert page.errors == [], page.errors
+
+
+def test_scenario_link_opens_at_its_moment_with_the_partition_highlighted(server, browser, request):
+    app, base = server
+    doc = library()["kip101-scenario-1-v0.10"]
+    client = app.test_client()
+    made = client.post("/api/links", json={"scenario": doc, "t_ms": 12345, "partition": "orders-0", "broker": 1}).json
+    assert made["ok"] and made["url"].startswith("/l/1")
+    page = new_page(browser, request, "link")
+    page.goto(base + made["url"])
+    replay_ready(page)
+    assert replay_t(page) == 12345
+    assert page.evaluate("() => window.isrlab.store.ui.highlight.partitions.has('orders-0')")
+    assert page.evaluate("() => window.isrlab.store.ui.selectedBroker") == 1
+    assert drawn_partition(page, "orders-0") == straight_partition(doc, 12345, "orders-0")
+    assert page.errors == [], page.errors
+
+
+def test_a_damaged_link_says_so(server, browser, request):
+    app, base = server
+    code = app.test_client().post("/api/links", json={"scenario": library()["isr-expansion"]}).json["code"]
+    page = new_page(browser, request, "bad-link")
+    response = page.goto(base + "/l/" + code[:-7])
+    assert response.status == 400
+    assert "cannot be opened" in page.inner_text("#error-title")
+    assert "truncated" in page.inner_text("#error-message") or "damaged" in page.inner_text("#error-message")
+
+
+def test_runs_page_lists_filters_renames_and_deletes(server, browser, request):
+    app, base = server
+    client = app.test_client()
+    ids = []
+    for name in ("acks1-loss-on-failover", "isr-expansion", "kip101-scenario-1-v0.10"):
+        ids.append(client.post("/api/runs", json={"scenario": library()[name], "title": f"browser <b>{name}</b>"}).json["id"])
+    page = new_page(browser, request, "runs")
+    page.goto(base + "/runs")
+    page.wait_for_selector(f"#runs tr[data-id='{ids[0]}']")
+    assert page.locator(f"#runs tr[data-id='{ids[0]}'] .run-title").inner_text() == "browser <b>acks1-loss-on-failover</b>"
+    page.select_option("#outcome", "lost")
+    page.wait_for_function("(id) => !document.querySelector(`#runs tr[data-id='${id}']`)", arg=ids[1])
+    page.select_option("#outcome", "")
+    page.fill("#q", "isr-exp")
+    page.wait_for_function("(id) => document.querySelectorAll('#runs tbody tr').length === 1 && document.querySelector(`#runs tr[data-id='${id}']`)", arg=ids[1])
+    row = f"#runs tr[data-id='{ids[1]}']"
+    page.click(f"{row} button[data-act='rename']")
+    page.fill(f"{row} .rename-input", "renamed in the browser")
+    page.click(f"{row} button[data-act='save-title']")
+    page.wait_for_function("(sel) => document.querySelector(sel + ' .run-title') && document.querySelector(sel + ' .run-title').textContent === 'renamed in the browser'", arg=row)
+    page.click(f"{row} button[data-act='delete']")
+    page.click(f"{row} button[data-act='delete']")
+    page.wait_for_function("(sel) => !document.querySelector(sel)", arg=row)
+    assert client.get(f"/api/runs/{ids[1]}").status_code == 404
+    assert page.errors == [], page.errors
+
+
+def test_compare_finds_the_first_divergence(server, browser, request):
+    app, base = server
+    client = app.test_client()
+    rid = client.post("/api/runs", json={"scenario": library()["kip101-scenario-1-v2.6"]}).json["id"]
+    page = new_page(browser, request, "compare")
+    page.goto(base + f"/compare?a={rid}&era=0.10")
+    page.wait_for_selector("#divergence")
+    text = page.inner_text("#divergence")
+    assert "First divergence at" in text
+    page.click("#to-divergence")
+    page.wait_for_function("() => window.isrlabCompare.seen && Object.values(window.isrlabCompare.seen).length === 2"
+                           " && Object.values(window.isrlabCompare.seen).every(t => t === window.isrlabCompare.divergence.t_ms)")
+    assert page.errors == [], page.errors
