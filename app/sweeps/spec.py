@@ -48,6 +48,8 @@ from engine.faults import DEFAULT_PROFILE, KINDS, normalise_profile
 from engine.scenario import ScenarioError, load
 from engine.scenarios import library
 
+from .worker import loadable, run_scenario  # noqa: F401  (run_scenario: one definition, shipped to executors)
+
 SWEEP_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 PROFILE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
 TOP_LEVEL = ("id", "name", "description", "base", "grid", "seeds", "faults", "fault_profiles",
@@ -334,7 +336,7 @@ def cells(sweep):
         settings = dict(zip(names, values))
         profile = settings.get(FAULTS_AXIS, sweep["faults"])
         try:
-            scenario = load(apply_settings(sweep["base"], settings))
+            scenario = loadable(load(apply_settings(sweep["base"], settings)))
         except ScenarioError as exc:
             raise SweepError("grid", f"cell {canonical(settings)} makes an invalid scenario: "
                                      f"{exc.field}: {exc.message}", exc.allowed) from None
@@ -421,6 +423,3 @@ def _each_client(doc, kinds, key, value, axis):
 def cell_label(settings):
     return ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in settings.items()) or "all runs"
 
-
-# -- runs -------------------------------------------------------------------------------------------
-from .worker import run_scenario  # noqa: E402,F401  (one definition, shipped to executors)
