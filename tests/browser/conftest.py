@@ -32,8 +32,10 @@ def server():
     runner_of(app).stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    # module scope: a sync Playwright left running for the whole session would keep its event
+    # loop alive and break other suites that start their own (tests/replay)
     if not os.path.exists(CHROMIUM):
         pytest.skip("Debian's chromium is not installed (scripts/setup.sh installs it)")
     from playwright.sync_api import sync_playwright
