@@ -11,6 +11,7 @@ from flask import Flask
 from flask_socketio import SocketIO
 
 from .config import load_settings
+from .counterexample.routes import bp as search_bp
 from .runner import Runner
 from .web import bp
 from .web.events import register_events
@@ -45,6 +46,7 @@ def create_app(config=None):
     }
     app.register_blueprint(bp)
     init_runs(app)          # saved runs, replay, links, compare (app/web/runs_routes.py)
+    app.register_blueprint(search_bp)   # "Can this lose data?" (app/counterexample/routes.py)
     register_events(socketio)
 
     @app.after_request

@@ -1,5 +1,6 @@
 """``python -m app [serve] [--host H] [--port P]``: serve ISR Lab (never in debug mode).
-``python -m app sweep|analyze|resimulate ...``: the Spark jobs (``app.analytics.cli``)."""
+``python -m app sweep|analyze|resimulate ...``: the Spark jobs (``app.analytics.cli``).
+``python -m app search BASE.json``: find and shrink a counterexample (``app.counterexample.cli``)."""
 import argparse
 import logging
 import sys
@@ -12,6 +13,9 @@ def main(argv=None):
     if argv and argv[0] in ("sweep", "analyze", "resimulate"):   # the Spark jobs: app.analytics.cli
         from .analytics.cli import main as spark_main
         return spark_main(argv)
+    if argv and argv[0] == "search":  # counterexample search: app.counterexample.cli
+        from .counterexample.cli import main as search_main
+        return search_main(argv[1:])
     if argv and argv[0] == "run":     # a headless run, optionally saved: app.headless
         from .headless import main as run_main
         return run_main(argv[1:])

@@ -18,6 +18,8 @@ an explicit mapping over it, so tests pass what they need without touching the e
 | ISRLAB_DATABASE_URL            | saved runs: any SQLAlchemy URL (e.g. postgresql://...)    | SQLite in the instance folder |
 | ISRLAB_INSTANCE_PATH           | the instance folder (SQLite database, snapshot key)       | <repo>/instance |
 | ISRLAB_SNAPSHOT_KEY            | key signing stored replay snapshots (share it between servers using one database) | a random key kept in the instance folder |
+| ISRLAB_SPARK_MASTER            | Spark master for searches started from the page           | local[*] |
+| ISRLAB_SEARCH_SPARK            | 0 = run "Can this lose data?" searches in the server process instead of on Spark | 1 |
 """
 import os
 import secrets
@@ -52,6 +54,9 @@ DEFAULTS = {
     "INSTANCE_PATH": None,            # None = <repo>/instance
     "SNAPSHOT_KEY": None,             # None = a key file in the instance folder
     "REPLAY_WORKER_PROCESSES": False,  # build seek indexes in a worker process (serve turns it on)
+    # counterexample search (app/counterexample)
+    "SEARCH_USE_SPARK": True,
+    "SPARK_MASTER": None,             # None = local[*]
 }
 
 
@@ -97,4 +102,6 @@ def load_settings(environ=None):
     cfg["DATABASE_URL"] = environ.get("ISRLAB_DATABASE_URL") or None
     cfg["INSTANCE_PATH"] = environ.get("ISRLAB_INSTANCE_PATH") or None
     cfg["SNAPSHOT_KEY"] = environ.get("ISRLAB_SNAPSHOT_KEY") or None
+    cfg["SPARK_MASTER"] = environ.get("ISRLAB_SPARK_MASTER") or None
+    cfg["SEARCH_USE_SPARK"] = environ.get("ISRLAB_SEARCH_SPARK", "1") != "0"
     return cfg

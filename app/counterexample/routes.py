@@ -1,0 +1,96 @@
+"""HTTP for "Can this lose data?": POST /api/search starts a search, GET polls it.
+
+Input is untrusted: the scenario is validated by the engine's loader, the property and the
+budgets against their allowed values; every error names the field.
+"""
+import re
+
+from flask import Blueprint, current_app, jsonify, request
+
+from engine.faults import normalise_profile
+from engine.scenario import ScenarioError, load
+from engine.search import INVARIANTS, PROPERTIES, validate_property
+
+from .jobs import SearchJobs
+from .service import hunt
+
+bp = Blueprint("counterexample", __name__)
+MAX_RUNS = 5000
+MAX_BUDGET_S = 900
+JOB_ID = re.compile(r"^[A-Za-z0-9_-]{8,20}$")
+
+
+def _error(field, message, allowed=None, status=400):
+    return jsonify({"error": {"field": field, "message": message, "allowed": allowed}}), status
+
+
+def _int_field(body, name, default, lo, hi):
+    value = body.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ScenarioError(name, f"{value!r} is out of range", f"an integer from {lo} to {hi}")
+    return value
+
+
+def parse_request(body):
+    if not isinstance(body, dict):
+        raise ScenarioError("", "the request body is not a JSON object", "a JSON object")
+    unknown = set(body) - {"scenario", "property", "runs", "budget_s", "profile"}
+    if unknown:
+        raise ScenarioError(sorted(unknown)[0], "unknown field", "scenario, property, runs, budget_s, profile")
+    scenario = load(body.get("scenario"))
+    prop = validate_property(body.get("property") or {"name": "no_acked_loss"})
+    profile = body.get("profile")
+    if profile is not None:
+        try:
+            profile = normalise_profile({k: tuple(v) for k, v in dict(profile).items()})
+        except (TypeError, ValueError) as exc:
+            raise ScenarioError("profile", str(exc), "{kind: [rate per minute, min ms, max ms]}") from None
+    return {"scenario": scenario, "property": prop, "profile": profile,
+            "runs": _int_field(body, "runs", 200, 1, MAX_RUNS),
+            "budget_s": _int_field(body, "budget_s", 120, 1, MAX_BUDGET_S)}
+
+
+def _jobs():
+    ext = current_app.extensions
+    if "isrlab_search" not in ext:
+        app = current_app._get_current_object()
+        ext["isrlab_search"] = SearchJobs(lambda params, progress: _run(app, params, progress))
+    return ext["isrlab_search"]
+
+
+def _run(app, params, progress):
+    spark = None
+    if app.config.get("SEARCH_USE_SPARK", True):
+        progress({"stage": "starting Spark"})
+        from app.analytics.session import build_session
+        spark = build_session(master=app.config.get("SPARK_MASTER"))
+    progress({"stage": "searching"})
+    store = app.extensions["isrlab_runs"].engine if "isrlab_runs" in app.extensions else None
+    return hunt(params["scenario"], params["property"], params["profile"], runs=params["runs"],
+                budget_s=params["budget_s"], spark=spark, store=store,
+                progress=lambda update: progress(dict(update, stage=update.get("stage", "searching"))))
+
+
+@bp.get("/api/search/properties")
+def properties():
+    return jsonify({"properties": PROPERTIES, "invariants": list(INVARIANTS),
+                    "max_runs": MAX_RUNS, "max_budget_s": MAX_BUDGET_S})
+
+
+@bp.post("/api/search")
+def start_search():
+    try:
+        params = parse_request(request.get_json(silent=True))
+    except ScenarioError as exc:
+        return _error(exc.field, exc.message, exc.allowed)
+    return jsonify(_jobs().start(params)), 202
+
+
+@bp.get("/api/search/<job_id>")
+def search_status(job_id):
+    if not JOB_ID.match(job_id):
+        return _error("job", "malformed job id", "an id returned by POST /api/search")
+    view = _jobs().view(job_id)
+    if view is None:
+        return _error("job", "no such search (finished searches are kept for an hour)", status=404)
+    return jsonify(view)
