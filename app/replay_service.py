@@ -55,9 +55,11 @@ def snapshot_key(instance_path, configured=None):
 
 
 class ReplayError(ValueError):
-    def __init__(self, field, message, allowed=None):
+    """A request the replay cannot serve; ``status`` 404 when what it names does not exist."""
+
+    def __init__(self, field, message, allowed=None, status=400):
         super().__init__(f"{field}: {message}")
-        self.field, self.message, self.allowed = field, message, allowed
+        self.field, self.message, self.allowed, self.status = field, message, allowed, status
 
     def to_dict(self):
         return {"field": self.field, "message": self.message, "allowed": self.allowed}
@@ -104,12 +106,12 @@ class ReplayService:
             with self._lock:
                 doc = self._scenarios.get(run_id)
             if doc is None:
-                raise ReplayError("run", "this replay is no longer open on the server", "open the link again")
+                raise ReplayError("run", "this replay is no longer open on the server", "open the link again", 404)
             return {"id": run_id, "scenario": doc, "end_ms": doc["duration_ms"], "duration_ms": doc["duration_ms"],
                     "finished": True, "engine_version": ENGINE_VERSION, "saved": False}
         run = store_runs.get_run(self.engine, run_id)
         if run is None:
-            raise ReplayError("run", f"no saved run {run_id!r}", "the id of a saved run")
+            raise ReplayError("run", f"no saved run {run_id!r}", "the id of a saved run", 404)
         run["saved"] = True
         return run
 

@@ -156,7 +156,7 @@ def api(fn):
         try:
             return fn(*args, **kwargs)
         except USER_ERRORS as exc:
-            return _fail(exc, 404 if getattr(exc, "field", None) == "run" and "no " in exc.message else 400)
+            return _fail(exc, getattr(exc, "status", 400))
     run.__name__ = fn.__name__
     return run
 
@@ -309,7 +309,7 @@ def api_save_run():
 def _get_run(run_id):
     run = store_runs.get_run(_ext().engine, run_id)
     if run is None:
-        raise ReplayError("run", f"no saved run {run_id}", "the id of a saved run")
+        raise ReplayError("run", f"no saved run {run_id}", "the id of a saved run", 404)
     return run
 
 
@@ -327,7 +327,7 @@ def api_rename_run(run_id):
     body = _body(("title",), ("title",))
     title = store_runs.rename_run(_ext().engine, run_id, body["title"])
     if title is None:
-        raise ReplayError("run", f"no saved run {run_id}", "the id of a saved run")
+        raise ReplayError("run", f"no saved run {run_id}", "the id of a saved run", 404)
     return jsonify(ok=True, id=run_id, title=title)
 
 
@@ -335,7 +335,7 @@ def api_rename_run(run_id):
 @api
 def api_delete_run(run_id):
     if not store_runs.delete_run(_ext().engine, run_id):
-        raise ReplayError("run", f"no saved run {run_id}", "the id of a saved run")
+        raise ReplayError("run", f"no saved run {run_id}", "the id of a saved run", 404)
     _ext().service.forget(run_id)
     return jsonify(ok=True, deleted=run_id)
 
