@@ -370,6 +370,8 @@ def narrate(result, evidence=None, limit=40):
     for e in result["history"]:
         if e["t_ms"] > end or e["type"] not in STORY_TYPES:
             continue
+        if e["type"] == "fault" and e.get("op") == "crash":
+            continue  # broker_stopped at the same moment says it, with what survives
         if e["type"] == "produce_error":
             if e.get("error") in seen_errors:
                 continue

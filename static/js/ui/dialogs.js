@@ -3,6 +3,7 @@ import { h, clear } from "../dom.js";
 import { ACTIONS, keyLabel } from "../actions.js";
 import { errorText } from "../format.js";
 import { epochColor } from "../palette.js";
+import { searchPanel } from "./search.js";
 
 let libraryCache = null, erasCache = null;
 
@@ -203,6 +204,7 @@ export async function openConfig(app) {
       h("button.small", { type: "button", text: "set now", onclick: () => app.command({ op: "set_config", topic: t.name, key: "unclean.leader.election.enable", value: unc.value === "true" }, `${t.name}: unclean.leader.election.enable=${unc.value}`) })));
   }
   frame(dlg, `Config — kafka_version ${v}`, h("div", null,
+    searchPanel(app, () => edits),
     h("h3", { text: "Topic configs (dynamic: applied to the running cluster, kafka-configs.sh --alter)" }), live,
     h("h3", { text: "Broker, client and simulator configs (static: the cluster restarts with them)" }),
     h("table.grid.cfg-table", null, h("thead", null, h("tr", null, ...["key", "scope", `default in ${v}`, "value"].map(t => h("th", { text: t })))), rows),

@@ -1,0 +1,93 @@
+// "Can this lose data?": search fault schedules for a run that breaks a property, shrink it and
+// open it paused just before the break. Lives in the config editor, next to the settings it tests.
+import { h, clear } from "../dom.js";
+import { errorText } from "../format.js";
+
+const PROPERTIES = [
+  ["no_acked_loss", "no acknowledged record is lost"],
+  ["no_acked_all_loss", "no acks=all record is lost"],
+  ["no_violation", "no invariant is violated"],
+  ["max_offline_ms", "no partition offline longer than … ms"],
+  ["no_error", "no produce fails with NOT_ENOUGH_REPLICAS"],
+];
+
+async function currentScenario(app) {
+  const r = await fetch(`/api/rooms/${encodeURIComponent(app.store.room)}/scenario.json`);
+  if (!r.ok) throw new Error("cannot read the current scenario");
+  return r.json();
+}
+
+export function searchPanel(app, pendingEdits) {
+  const prop = h("select#search-property", null, ...PROPERTIES.map(([v, t]) => h("option", { value: v, text: t })));
+  const offline = h("input", { type: "number", value: 30000, min: 0, style: { width: "90px" } });
+  const offlineLabel = h("label", { hidden: true }, "ms ", offline);
+  prop.addEventListener("change", () => { offlineLabel.hidden = prop.value !== "max_offline_ms"; });
+  const runs = h("input#search-runs", { type: "number", value: 200, min: 1, max: 5000, style: { width: "80px" } });
+  const budget = h("input", { type: "number", value: 120, min: 1, max: 900, style: { width: "70px" } });
+  const keep = h("input", { type: "checkbox" });
+  const status = h("div.search-status", { "aria-live": "polite" });
+  const result = h("div.search-result#search-result");
+  const start = h("button.primary#search-start", { type: "button", text: "Can this lose data?" });
+  start.onclick = async () => {
+    clear(result);
+    status.textContent = "";
+    let scenario;
+    try { scenario = await currentScenario(app); } catch (e) { status.textContent = e.message; return; }
+    scenario.config = Object.assign({}, scenario.config, Object.fromEntries(pendingEdits()));
+    if (!keep.checked) scenario.timeline = [];
+    const property = { name: prop.value };
+    if (prop.value === "max_offline_ms") property.param = Number(offline.value);
+    if (prop.value === "no_error") property.param = "NOT_ENOUGH_REPLICAS";
+    const body = { scenario, property, runs: Number(runs.value), budget_s: Number(budget.value) };
+    start.disabled = true;
+    status.textContent = "starting…";
+    try {
+      const r = await fetch("/api/search", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+      const job = await r.json();
+      if (!r.ok) { status.textContent = errorText(job.error); return; }
+      await poll(job.id, status, result);
+    } catch (e) {
+      status.textContent = "search failed: " + e.message;
+    } finally {
+      start.disabled = false;
+    }
+  };
+  return h("div.search-panel", null,
+    h("h3", { text: "Can this lose data? Search random fault schedules with these settings" }),
+    h("div.form", null, h("label", null, "property ", prop), offlineLabel,
+      h("label", null, "runs ", runs), h("label", null, "time budget (s) ", budget),
+      h("label", null, keep, " keep this scenario's timeline"), start),
+    h("p.dim", { text: "Each run draws crashes (process and power), pauses, partitions, one-way cuts, session expiries and slow links from its seed, then heals everything. A break is shrunk to the fewest steps that still break it." }),
+    status, result);
+}
+
+async function poll(id, status, result) {
+  for (;;) {
+    const r = await fetch(`/api/search/${encodeURIComponent(id)}`);
+    const view = await r.json();
+    if (!r.ok) { status.textContent = errorText(view.error); return; }
+    const p = view.progress || {};
+    if (view.state === "done") { status.textContent = ""; show(view.report, result); result.scrollIntoView({ block: "nearest" }); return; }
+    if (view.state === "error") { status.textContent = "search failed: " + view.error; return; }
+    status.textContent = p.done !== undefined && p.stage !== "shrinking"
+      ? `searched ${p.done} of ${p.total} runs (${(p.elapsed_s || 0).toFixed(1)} s)`
+      : (p.stage || view.state) + "…";
+    await new Promise(ok => setTimeout(ok, 400));
+  }
+}
+
+function show(report, result) {
+  clear(result);
+  if (!report.found) {
+    result.append(h("p.search-none", { text: `Not found in ${report.search.runs} runs — "${report.property_text}" held in every run tried (${report.search.elapsed_s} s). That is evidence, not proof.` }));
+    return;
+  }
+  result.append(h("p.search-found", { text: report.message }),
+    h("p.dim", { text: `Shrunk from ${report.original_operations} to ${report.operations} operation(s) in ${report.shrink.evaluations} runs.` }),
+    h("ol.narration", null, ...report.narration.map(s => h("li", null, h("span.mono.dim", { text: `${s.t_ms} ms ` }), h("span", { text: s.text })))));
+  if (report.run) {
+    result.append(h("div.form", null,
+      h("a.button.primary#search-open", { href: report.run.link, text: "Watch it happen (opens paused just before)" }),
+      h("input.mono", { readonly: true, value: location.origin + report.run.link, size: 50, onclick: e => e.target.select() })));
+  }
+}
