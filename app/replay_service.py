@@ -83,7 +83,7 @@ def _build_worker(scenario, end_ms, finalize):
 
 
 class ReplayService:
-    def __init__(self, engine, key, *, max_seekers=3, max_cursors=64, cursor_idle_s=900,
+    def __init__(self, engine, key, *, max_seekers=3, max_cursors=24, cursor_idle_s=900,
                  worker_processes=False):
         self.engine = engine
         self.signer = Signer(key)
@@ -265,7 +265,9 @@ class ReplayService:
         for token in [t for t, c in self._cursors.items() if c.run_id == run_id]:
             del self._cursors[token]
 
-    def _cursor(self, run_id, token):
+    def _cursor(self, run_id, token, keep=True):
+        if not keep and not token:
+            return _Cursor(None, run_id, None)   # a one-off look: no simulation kept afterwards
         now = time.monotonic()
         with self._lock:
             for t in [t for t, c in self._cursors.items() if now - c.used > self.cursor_idle_s]:
@@ -282,7 +284,8 @@ class ReplayService:
             cursor.used = now
             return cursor
 
-    def position(self, run_id, *, t_ms=None, event=None, step=None, cursor=None, look=None, stay=False):
+    def position(self, run_id, *, t_ms=None, event=None, step=None, cursor=None, look=None, stay=False,
+                 keep=True):
         """Move a viewer's cursor on run ``run_id``; return ``(look(simulation), cursor token)``
         (``look`` runs under the cursor's lock; without it the simulation itself is returned).
 
@@ -290,20 +293,21 @@ class ReplayService:
         ``step`` = "forward" / "back" (one single step from the cursor's position); or ``stay``
         (look at the cursor's position without moving it). A stored
         snapshot that fails its signature check is never loaded: the index is rebuilt instead.
+        ``keep=False`` without a cursor: a one-off look that keeps no simulation (token None).
         """
         try:
-            return self._position(run_id, t_ms, event, step, cursor, look, stay)
+            return self._position(run_id, t_ms, event, step, cursor, look, stay, keep)
         except SeekIndexError as exc:
             # a stored snapshot failed its signature check or vanished: never load it; rebuild
             log.warning("run %s: %s; rebuilding its seek index", run_id, exc)
             self.forget(run_id)
             if not isinstance(run_id, str):
                 store_runs.drop_seek_indexes(self.engine, run_id)
-            return self._position(run_id, t_ms, event, step, None, look, stay)
+            return self._position(run_id, t_ms, event, step, None, look, stay, keep)
 
-    def _position(self, run_id, t_ms, event, step, cursor, look, stay=False):
+    def _position(self, run_id, t_ms, event, step, cursor, look, stay=False, keep=True):
         seeker = self.seeker(run_id)
-        cur = self._cursor(run_id, cursor)
+        cur = self._cursor(run_id, cursor, keep)
         with cur.lock:
             sim = cur.sim
             if stay and sim is not None:
