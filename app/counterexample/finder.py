@@ -15,6 +15,8 @@ from engine.search import evaluate_seed, validate_property
 
 
 def batch_size(spark):
+    """Seeds in the first batch; later batches double (up to 16x), so an early find wastes
+    little while a long search pays Spark's per-job overhead rarely."""
     if spark is None:
         return 8
     return max(8, 4 * spark.sparkContext.defaultParallelism)
@@ -29,7 +31,7 @@ def find(base, prop, profile=None, runs=200, budget_s=None, spark=None, first_se
     base_json = json.dumps(base, sort_keys=True)
     started = clock()
     done = 0
-    size = batch_size(spark)
+    size = first_size = batch_size(spark)
     while done < runs:
         if budget_s is not None and clock() - started >= budget_s:
             return _outcome(False, done, None, None, clock() - started, "time budget")
@@ -42,6 +44,7 @@ def find(base, prop, profile=None, runs=200, budget_s=None, spark=None, first_se
         else:
             results = [evaluate_seed(p) for p in payloads]
         done += len(seeds)
+        size = min(size * 2, first_size * 16)
         if progress:
             progress({"done": done, "total": runs, "elapsed_s": clock() - started})
         failing = sorted((seed, evidence) for seed, broken, evidence in results if broken)
