@@ -27,9 +27,11 @@ def analyze(spark, store, sweep_ids=None, parquet=None, db_url=None):
         return {"sweeps": [], "rows": {}, "timings_s": {}}
     jdbc = jdbc_of(db_url or store.url.render_as_string(hide_password=False))
     facts = ex.extract(spark, store, jdbc, sweep_ids)
-    runs = facts["runs"].cache()
-    events = facts["events"].cache()
-    latency = facts["latency"].cache()
+    # co-partition the facts by run once: the per-run windows and joins then need no shuffle
+    parts = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    runs = facts["runs"].repartition(parts, "sweep_id", "run_no").cache()
+    events = facts["events"].repartition(parts, "sweep_id", "run_no").cache()
+    latency = facts["latency"].repartition(parts, "sweep_id", "run_no").cache()
     n_events = events.count()
     runs.count()
     latency.count()

@@ -4,6 +4,7 @@ SQLite stores in temporary folders, and a throwaway PostgreSQL server listening 
 import os
 import socket
 import subprocess
+import sys
 
 import pytest
 
@@ -57,8 +58,10 @@ def sqlite_url(tmp_path):
     return f"sqlite:///{tmp_path}/store.db"
 
 
-def run_cli(args, timeout=600, **kw):
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    import sys
-    return subprocess.run([sys.executable, "-m", "app", *args], cwd=root, capture_output=True, text=True,
-                          timeout=timeout, **kw)
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def start_cli(args):
+    """``python -m app ARGS`` in its own process group (so a test can kill it with its JVM)."""
+    return subprocess.Popen([sys.executable, "-m", "app", *args], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
