@@ -118,11 +118,15 @@ def test_isr_change_notifications_appear_and_vanish_in_the_znode_tree(page, serv
     page.click(".tabs button[data-tab=zk]")
     page.keyboard.press(" ")
     wait_store(page, "!s.clock.playing")
-    for _ in range(200):
-        page.evaluate("() => window.isrlab.control('step')")
-        if store(page, "s.events.some(e => e.type === 'isr_change_notification' && e.stage === 'created')"):
+    step = "() => window.isrlab.request('control', {action: 'step'}).then(r => r.events || [])"
+    created = None
+    for _ in range(300):     # step the story (the server's replies say what each step reached)
+        created = next((e for e in page.evaluate(step) if e["type"] == "isr_change_notification"
+                        and e.get("stage") == "created"), None)
+        if created:
             break
-    created = store(page, "s.events.find(e => e.type === 'isr_change_notification' && e.stage === 'created')")
+    assert created, "no ISR change notification within 300 steps"
+    wait_store(page, "s.events.some(e => e.type === 'isr_shrink') && s.znodes.has(arg)", arg=created["path"])
     shrink = store(page, "s.events.find(e => e.type === 'isr_shrink')")
     assert 5000 <= created["t_ms"] - shrink["t_ms"] <= 7500
     path = created["path"]
@@ -130,8 +134,8 @@ def test_isr_change_notifications_appear_and_vanish_in_the_znode_tree(page, serv
     row.wait_for()
     assert "isr_change_0000000000" in row.inner_text()
     for _ in range(50):
-        page.evaluate("() => window.isrlab.control('step')")
-        if store(page, "s.events.some(e => e.type === 'isr_change_notification' && e.stage === 'processed')"):
+        if any(e["type"] == "isr_change_notification" and e.get("stage") == "processed" for e in page.evaluate(step)):
             break
+    page.evaluate(step)          # the controller deletes the notification right after reading it
     wait_store(page, f"!s.znodes.has({path!r})")
     page.wait_for_selector(f".zrow[data-path='{path}']", state="detached", timeout=5000)
