@@ -12,6 +12,7 @@ from flask_socketio import SocketIO
 
 from .config import load_settings
 from .counterexample.routes import bp as search_bp
+from .reports import init_app as init_reports
 from .runner import Runner
 from .web import bp
 from .web.events import register_events
@@ -47,6 +48,7 @@ def create_app(config=None):
     app.register_blueprint(bp)
     init_runs(app)          # saved runs, replay, links, compare (app/web/runs_routes.py)
     app.register_blueprint(search_bp)   # "Can this lose data?" (app/counterexample/routes.py)
+    init_reports(app)                   # sweeps and their analytics report (app/reports/)
     register_events(socketio)
 
     @app.after_request

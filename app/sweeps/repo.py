@@ -141,3 +141,72 @@ def delete_sweep(engine, sweep_id):
         for table in (sweep_latency, sweep_events, sweep_runs, sweep_cells):
             conn.execute(delete(table).where(table.c.sweep_id == sweep_id))
         return conn.execute(delete(sweeps).where(sweeps.c.id == sweep_id)).rowcount > 0
+
+
+# -- what the report page shows ----------------------------------------------------------------------
+def _plain(row):
+    return {k: (bool(v) if k == "converged" else v) for k, v in dict(row).items()}
+
+
+def report(engine, sweep_id):
+    """The sweep, its grid and every cell with its analysed numbers, distributions and invariants
+    (``analysed`` is False until the analysis job ran)."""
+    sweep = get_sweep(engine, sweep_id)
+    if sweep is None:
+        return None
+    cells = cells_of(engine, sweep_id)
+    with reading(engine) as conn:
+        metrics = {r["cell_id"]: _plain(r) for r in conn.execute(
+            select(analytics_cells).where(analytics_cells.c.sweep_id == sweep_id)).mappings()}
+        invariants = [dict(r) for r in conn.execute(
+            select(analytics_invariants).where(analytics_invariants.c.sweep_id == sweep_id)
+            .order_by(analytics_invariants.c.cell_id, analytics_invariants.c.invariant)).mappings()]
+        dists = {}
+        for r in conn.execute(select(analytics_distributions).where(analytics_distributions.c.sweep_id == sweep_id)
+                              .order_by(analytics_distributions.c.cell_id, analytics_distributions.c.metric,
+                                        analytics_distributions.c.bucket_ms)).mappings():
+            dists.setdefault(r["cell_id"], {}).setdefault(r["metric"], []).append([r["bucket_ms"], r["count"]])
+        done_by_cell = dict(conn.execute(select(sweep_runs.c.cell_id, func.count()).where(
+            sweep_runs.c.sweep_id == sweep_id).group_by(sweep_runs.c.cell_id)).all())
+    out_cells = []
+    for c in cells:
+        m = metrics.get(c["cell_id"], {})
+        m.pop("sweep_id", None)
+        m.pop("cell_id", None)
+        out_cells.append({"cell_id": c["cell_id"], "settings": c["settings"], "label": c["label"],
+                          "profile": c["profile"], "runs_stored": done_by_cell.get(c["cell_id"], 0),
+                          "metrics": m or None, "distributions": dists.get(c["cell_id"], {}),
+                          "invariants": [i for i in invariants if i["cell_id"] == c["cell_id"]]})
+    doc = sweep.pop("doc")
+    sweep.pop("doc_sha256", None)
+    return {"sweep": sweep, "doc": doc, "axes": doc["grid"], "seeds": doc["seeds"], "cells": out_cells,
+            "analysed": bool(metrics)}
+
+
+def cell_runs(engine, sweep_id, cell_id, limit=20):
+    """The cell's worst runs first (as the analysis ranked them), else its runs by number."""
+    with reading(engine) as conn:
+        ranked = conn.execute(select(analytics_runs).where(and_(
+            analytics_runs.c.sweep_id == sweep_id, analytics_runs.c.cell_id == cell_id))
+            .order_by(analytics_runs.c.worst_rank).limit(limit)).mappings().all()
+        if ranked:
+            return [_plain(r) for r in ranked]
+        rows = conn.execute(select(sweep_runs.c.run_key, sweep_runs.c.run_no, sweep_runs.c.seed, sweep_runs.c.lost,
+                                   sweep_runs.c.violations, sweep_runs.c.converged, sweep_runs.c.status)
+                            .where(and_(sweep_runs.c.sweep_id == sweep_id, sweep_runs.c.cell_id == cell_id))
+                            .order_by(sweep_runs.c.lost.desc(), sweep_runs.c.run_no).limit(limit)).mappings().all()
+    return [_plain(r) for r in rows]
+
+
+def questions(engine, limit=50):
+    """Questions asked of the stored runs (re-simulation), with their per-group results."""
+    from .tables import resim_groups, resim_questions
+    with reading(engine) as conn:
+        qs = [dict(r) for r in conn.execute(select(resim_questions).limit(limit)).mappings()]
+        groups = {}
+        for r in conn.execute(select(resim_groups).order_by(resim_groups.c.group_key)).mappings():
+            groups.setdefault(r["question_id"], []).append(dict(r))
+    for q in qs:
+        q["question"] = json.loads(q.pop("question_json"))
+        q["groups"] = groups.get(q["id"], [])
+    return qs
