@@ -10,6 +10,7 @@ an explicit mapping over it, so tests pass what they need without touching the e
 | ISRLAB_ALLOWED_ORIGINS         | extra origins allowed to open Socket.IO connections, comma separated ("*" = any) | same origin only |
 | ISRLAB_FPS                     | frames per second pushed to each room                     | 30 |
 | ISRLAB_MAX_ROOMS               | live simulations at once                                  | 50 |
+| ISRLAB_MAX_ROOMS_PER_ADDRESS   | live simulations created from one client address          | 10 |
 | ISRLAB_MAX_VIEWERS             | viewers of one room                                       | 200 |
 | ISRLAB_ROOM_IDLE_S             | a room nobody watches is removed after this many seconds  | 600 |
 | ISRLAB_COMMANDS_PER_S          | sustained commands per connection (burst = 3x)            | 15 |
@@ -30,6 +31,7 @@ DEFAULTS = {
     "ALLOWED_ORIGINS": None,          # None = same origin only (python-engineio's default)
     "FRAME_RATE": 30,
     "MAX_ROOMS": 50,
+    "MAX_ROOMS_PER_ADDRESS": 10,
     "MAX_VIEWERS": 200,
     "ROOM_IDLE_S": 600.0,
     "COMMANDS_PER_S": 15.0,
@@ -93,6 +95,7 @@ def load_settings(environ=None):
             [o.strip() for o in origins.split(",") if o.strip()]
     cfg["FRAME_RATE"] = _int(environ, "ISRLAB_FPS", DEFAULTS["FRAME_RATE"])
     cfg["MAX_ROOMS"] = _int(environ, "ISRLAB_MAX_ROOMS", DEFAULTS["MAX_ROOMS"])
+    cfg["MAX_ROOMS_PER_ADDRESS"] = _int(environ, "ISRLAB_MAX_ROOMS_PER_ADDRESS", DEFAULTS["MAX_ROOMS_PER_ADDRESS"])
     cfg["MAX_VIEWERS"] = _int(environ, "ISRLAB_MAX_VIEWERS", DEFAULTS["MAX_VIEWERS"])
     cfg["ROOM_IDLE_S"] = _float(environ, "ISRLAB_ROOM_IDLE_S", DEFAULTS["ROOM_IDLE_S"])
     cfg["COMMANDS_PER_S"] = _float(environ, "ISRLAB_COMMANDS_PER_S", DEFAULTS["COMMANDS_PER_S"])

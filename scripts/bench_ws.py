@@ -201,7 +201,8 @@ def main():
         base, pid = args.url.rstrip("/"), None
     else:
         port = free_port()
-        env = dict(os.environ, ISRLAB_PORT=str(port), ISRLAB_MAX_ROOMS="200", ISRLAB_MAX_VIEWERS="500")
+        env = dict(os.environ, ISRLAB_PORT=str(port), ISRLAB_MAX_ROOMS="200", ISRLAB_MAX_VIEWERS="500",
+                   ISRLAB_MAX_ROOMS_PER_ADDRESS="200")
         server = subprocess.Popen([PY, "-m", "app", "serve"], cwd=ROOT, env=env,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         base, pid = f"http://127.0.0.1:{port}", server.pid

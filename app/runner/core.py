@@ -71,13 +71,22 @@ class Runner:
         check_scenario(scenario, self.settings)
         return scenario, {"kind": "custom"}
 
-    def create(self, scenario=None, library_name=None, room_id=None):
-        """A new room running ``scenario`` (a document) or a library scenario."""
+    def create(self, scenario=None, library_name=None, room_id=None, owner=None):
+        """A new room running ``scenario`` (a document) or a library scenario. ``owner`` (the
+        client's address) is limited to MAX_ROOMS_PER_ADDRESS rooms at once."""
         doc, source = self.scenario_for(library_name, scenario)
         with self.lock:
             if len(self.rooms) >= self.settings["MAX_ROOMS"]:
                 raise AppError("room", f"this server already runs {len(self.rooms)} simulations",
                                "try again when a room has been closed")
+            cap = self.settings.get("MAX_ROOMS_PER_ADDRESS")
+            mine = [r for r in self.rooms.values() if owner is not None and r.owner == owner]
+            if cap and len(mine) >= cap:
+                unwatched = sorted((r for r in mine if not r.viewers), key=lambda r: r.last_active_s)
+                if not unwatched:
+                    raise AppError("room", f"you already watch {cap} simulations on this server",
+                                   "close a tab, or load scenarios into an open one")
+                self.remove(unwatched[0].id)     # the owner's least recently watched room makes way
             if room_id is None:
                 room_id = secrets.token_urlsafe(6)
                 while room_id in self.rooms:
@@ -87,6 +96,7 @@ class Runner:
                 if room_id in self.rooms:
                     raise AppError("room", "already exists", "a new room id")
         room = Room(room_id, doc, self.clock(), source)   # builds the cluster outside the lock
+        room.owner = owner
         with self.lock:
             if len(self.rooms) >= self.settings["MAX_ROOMS"]:
                 raise AppError("room", "this server is full", "try again later")

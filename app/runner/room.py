@@ -105,6 +105,7 @@ class Room:
         self.last_active_s = now
         self.run_no = 0
         self.notice = None
+        self.owner = None
         self._load(scenario, now, source or {"kind": "custom"})
 
     # -- loading -----------------------------------------------------------------------------------

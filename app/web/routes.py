@@ -69,7 +69,8 @@ def api_create_room():
         return jsonify(error_reply(AppError("body", "expected a JSON object",
                                             '{"library": name} or {"scenario": {...}}'))), 400
     try:
-        room = _runner().create(scenario=body.get("scenario"), library_name=body.get("library"))
+        room = _runner().create(scenario=body.get("scenario"), library_name=body.get("library"),
+                                owner=request.remote_addr)
     except USER_ERRORS as exc:
         return jsonify(error_reply(exc)), 400
     return jsonify(ok=True, room=room.id, url=f"/r/{room.id}"), 201

@@ -296,3 +296,20 @@ def test_runner_api_for_other_parts_of_the_app(runner):
     assert room.sim.scenario["name"] == "from a document"
     with pytest.raises(AppError):
         runner.create(scenario={**doc, "brokers": 99})
+
+
+def test_one_address_cannot_fill_the_server(clock, rec):
+    """At MAX_ROOMS_PER_ADDRESS the address's least recently watched unwatched room makes way;
+    when all of them are being watched, creating another is refused."""
+    settings = {**DEFAULTS, "RUNNER_AUTOSTART": False, "MAX_ROOMS_PER_ADDRESS": 2, "SECRET_KEY": "x"}
+    runner = Runner(settings, rec, clock=clock)
+    first = runner.create(owner="10.0.0.1")
+    second = runner.create(owner="10.0.0.1")
+    runner.join(second.id, "s2")
+    third = runner.create(owner="10.0.0.1")
+    assert runner.get(first.id) is None and runner.get(second.id) is second
+    runner.join(third.id, "s3")
+    with pytest.raises(AppError) as err:
+        runner.create(owner="10.0.0.1")
+    assert err.value.field == "room" and "2 simulations" in err.value.message
+    assert runner.create(owner="10.0.0.2").owner == "10.0.0.2"
