@@ -44,6 +44,7 @@ DEFAULTS = {
     "MAX_DURATION_MS": 3_600_000,
     "MAX_RATE_PER_S": 5000,           # sum of the producers' rate_per_s
     "MAX_PRODUCE_COUNT": 5000,        # records in one produce command
+    "MAX_RECORDS": 1_000_000,         # a room pauses for good once its producers have sent this many
     "MAX_SCENARIO_BYTES": 262_144,    # a scenario document as JSON
     "MAX_MESSAGE_BYTES": 300_000,     # one Socket.IO message (Engine.IO max_http_buffer_size)
     "MAX_CONTENT_LENGTH": 300_000,    # one HTTP request body

@@ -95,7 +95,8 @@ class Runner:
                 check_room_id(room_id)
                 if room_id in self.rooms:
                     raise AppError("room", "already exists", "a new room id")
-        room = Room(room_id, doc, self.clock(), source)   # builds the cluster outside the lock
+        room = Room(room_id, doc, self.clock(), source,   # builds the cluster outside the lock
+                    max_records=self.settings.get("MAX_RECORDS", 1_000_000))
         room.owner = owner
         with self.lock:
             if len(self.rooms) >= self.settings["MAX_ROOMS"]:

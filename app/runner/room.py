@@ -94,8 +94,9 @@ def replayable(sim):
 
 
 class Room:
-    def __init__(self, room_id, scenario, now, source=None):
+    def __init__(self, room_id, scenario, now, source=None, max_records=1_000_000):
         self.id = room_id
+        self.max_records = max_records
         self.lock = threading.RLock()
         self.viewers = {}
         self.frames = FrameBuilder()
@@ -185,6 +186,9 @@ class Room:
         if sim.finished:
             self.playing = False
             self.paused_reason = "finished"
+        elif len(sim.records) >= self.max_records:
+            self.playing = False
+            self.paused_reason = "record limit"
 
     # -- frames ------------------------------------------------------------------------------------------
     def clock(self):
@@ -248,6 +252,9 @@ class Room:
             if action == "play":
                 if sim.finished:
                     raise AppError("action", "the run has ended", "restart or replay")
+                if len(sim.records) >= self.max_records:
+                    raise AppError("action", f"this run has produced {len(sim.records)} records, the limit of "
+                                             "this server", "restart, or a scenario with fewer records")
                 self.playing, self.paused_reason = True, None
                 self.sim_clock = float(sim.now_ms)
                 self.wall_last = now

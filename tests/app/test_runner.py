@@ -313,3 +313,16 @@ def test_one_address_cannot_fill_the_server(clock, rec):
         runner.create(owner="10.0.0.1")
     assert err.value.field == "room" and "2 simulations" in err.value.message
     assert runner.create(owner="10.0.0.2").owner == "10.0.0.2"
+
+
+def test_a_room_stops_at_the_record_limit(clock, rec):
+    settings = {**DEFAULTS, "RUNNER_AUTOSTART": False, "MAX_RECORDS": 100, "SECRET_KEY": "x"}
+    runner = Runner(settings, rec, clock=clock)
+    room = runner.create(library_name="isr-expansion")      # 50 records/s
+    runner.join(room.id, "a")
+    advance(runner, clock, 4.0)
+    assert not room.playing and room.paused_reason == "record limit"
+    assert 100 <= len(room.sim.records) <= 110
+    with pytest.raises(AppError) as err:
+        room.control("play", clock.now)
+    assert "limit" in err.value.message

@@ -51,11 +51,11 @@ export function createTopbar(app) {
     setText(document.getElementById("clock-time"), seconds(c.t_ms));
     setText(document.getElementById("clock-total"), "/ " + seconds(c.duration_ms));
     document.getElementById("progress-bar").style.width = (100 * c.t_ms / c.duration_ms).toFixed(2) + "%";
-    const state = c.finished ? "finished" : c.playing ? "playing" : c.paused_reason === "violation" ? "paused: violation"
-      : c.paused_reason === "no viewers" ? "paused" : c.paused_reason === "step" ? "stepping" : "paused";
+    const reasons = { violation: "paused: violation", step: "stepping", "record limit": "paused: record limit", error: "paused: error" };
+    const state = c.finished ? "finished" : c.playing ? "playing" : reasons[c.paused_reason] || "paused";
     const pill = document.getElementById("clock-state");
     setText(pill, state);
-    pill.className = "state-pill" + (c.playing ? " playing" : "") + (c.paused_reason === "violation" ? " violation" : "");
+    pill.className = "state-pill" + (c.playing ? " playing" : "") + (["violation", "error", "record limit"].includes(c.paused_reason) ? " violation" : "");
     const actual = c.playing ? `actual ${fmtSpeed(Math.max(0, c.actual_speed))}${c.speed === "max" ? " (as fast as possible)" : c.behind ? " — behind" : ""}` : "";
     setText(document.getElementById("clock-actual"), actual);
     if (document.activeElement !== range) {
