@@ -21,9 +21,12 @@ Simulations handed out by a ``Seeker`` share immutable parts with its pool: use 
 to re-simulate the recorded run (advance, step); to continue differently (a fork) take
 ``independent_copy`` first; never call ``result()`` on them.
 """
+import contextlib
+import gc
 import hashlib
 import hmac
 import json
+import threading
 import time
 import zlib
 
@@ -57,6 +60,30 @@ def history_digest_of_texts(texts):
         h.update(t.encode())
         h.update(b"\n")
     return h.hexdigest()
+
+
+_gc_lock = threading.Lock()
+_gc_state = {"depth": 0, "was_enabled": True}
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """No cyclic garbage collection while a seek restores and re-simulates (it allocates ~10^5
+    objects that live on, so young collections would rescan them several times: a third of a
+    seek's time at the tail). Nested and concurrent pauses share one switch; the collector comes
+    back when the last ends and catches up then."""
+    with _gc_lock:
+        if _gc_state["depth"] == 0:
+            _gc_state["was_enabled"] = gc.isenabled()
+            gc.disable()
+        _gc_state["depth"] += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_state["depth"] -= 1
+            if _gc_state["depth"] == 0 and _gc_state["was_enabled"]:
+                gc.enable()
 
 
 # -- building ----------------------------------------------------------------------------------------

@@ -22,7 +22,8 @@ import time
 from engine.simulation import ENGINE_VERSION
 from engine.view import cluster_view
 
-from .replay import FORMAT, SeekIndexError, Seeker, Signer, build_index, fork_copy, history_digest_of_texts
+from .replay import (FORMAT, SeekIndexError, Seeker, Signer, build_index, fork_copy, gc_paused,
+                     history_digest_of_texts)
 from .store import runs as store_runs
 from .store.models import RunEvent
 
@@ -308,7 +309,7 @@ class ReplayService:
     def _position(self, run_id, t_ms, event, step, cursor, look, stay=False, keep=True):
         seeker = self.seeker(run_id)
         cur = self._cursor(run_id, cursor, keep)
-        with cur.lock:
+        with cur.lock, gc_paused():
             sim = cur.sim
             if stay and sim is not None:
                 pass

@@ -19,7 +19,7 @@ API (JSON; errors are ``{"ok": false, "error": {"field", "message", "allowed"}}`
 | POST   /api/replay/<rid>/fork        | continue live from t {t_ms, keep_timeline?, kafka_version?, config?} |
 | POST   /api/links                    | a link: {scenario} or {run}, with t_ms?, partition?, broker? |
 | GET    /api/links/<code>             | what a scenario link holds |
-| POST   /api/compare                  | first divergence of {a, b}: each {run} | {scenario} | {variant} (of a) |
+| POST   /api/compare                  | first divergence of {a, b}: each {run} {library} {scenario} or {variant} (of a) |
 
 ``rid`` is a saved run's id, or ``sc:<digest>`` for a scenario replay opened from a link.
 Handlers are thin: check the input, call the store / replay service, reply.
@@ -581,7 +581,8 @@ def api_read_link(code):
 def _side(spec, field, base=None):
     service = _ext().service
     if not isinstance(spec, dict) or len(spec) != 1:
-        raise AppError(field, "is not one run", '{"run": id}, {"scenario": {...}} or {"variant": {...}}')
+        raise AppError(field, "is not one run",
+                       '{"run": id}, {"library": name}, {"scenario": {...}} or {"variant": {...}}')
     (kind, value), = spec.items()
     if kind == "run":
         if isinstance(value, str) and RID.match(value):
@@ -590,6 +591,11 @@ def _side(spec, field, base=None):
             raise AppError(f"{field}.run", "is not a run id", "the id of a saved run")
         run = service.run(value)
         return value, run
+    if kind == "library":
+        lib = current_app.extensions["isrlab"]["runner"].library
+        if not isinstance(value, str) or value not in lib:
+            raise AppError(f"{field}.library", f"{str(value)[:60]!r} is not a library scenario", ", ".join(lib))
+        kind, value = "scenario", lib[value]
     if kind == "scenario":
         scenario = _scenario(value)
         key = service.register_scenario(scenario)
@@ -617,7 +623,7 @@ def _side(spec, field, base=None):
         scenario = _scenario(doc)
         key = service.register_scenario(scenario)
         return key, service.run(key)
-    raise AppError(field, f"{kind[:20]!r} is not a kind of run", "run, scenario or variant")
+    raise AppError(field, f"{kind[:20]!r} is not a kind of run", "run, library, scenario or variant")
 
 
 @bp.post("/api/compare")

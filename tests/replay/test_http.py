@@ -222,6 +222,10 @@ def test_compare_runs_and_variants(http):
     assert 0 < eras["divergence"]["t_ms"] <= 30000
     acks = http.post("/api/compare", json={"a": {"run": a}, "b": {"variant": {"acks": "1"}}}).json
     assert acks["ok"] and acks["b"]["acks"] == ["1"]
+    lib = http.post("/api/compare", json={"a": {"library": "kip101-scenario-1-v0.10"},
+                                          "b": {"variant": {"kafka_version": "2.6"}}}).json
+    assert lib["divergence"]["t_ms"] == eras["divergence"]["t_ms"]
+    assert error_of(http.post("/api/compare", json={"a": {"library": "nope"}, "b": {"run": a}})) == "a.library"
     assert error_of(http.post("/api/compare", json={"a": {"run": a}})) == "b"
     assert error_of(http.post("/api/compare", json={"a": {"run": a}, "b": {"variant": {"brokers": 5}}})) == "b.variant"
     assert error_of(http.post("/api/compare", json={"a": {"variant": {}}, "b": {"run": a}})) == "a.variant"

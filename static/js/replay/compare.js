@@ -14,11 +14,10 @@ async function getJSON(url, init) {
 
 function sides() {
   const a = $("run-a").value.trim(), b = $("run-b").value.trim();
-  if (!/^[1-9][0-9]*$/.test(a)) throw new Error("run A: give a saved run's id");
-  const left = { run: Number(a) };
+  if (!a) throw new Error("run A: give a saved run's id or a library scenario's name");
+  const left = /^[1-9][0-9]*$/.test(a) ? { run: Number(a) } : { library: a };
   if (b) {
-    if (!/^[1-9][0-9]*$/.test(b)) throw new Error("run B: give a saved run's id, or leave it empty and pick a variant");
-    return [left, { run: Number(b) }];
+    return [left, /^[1-9][0-9]*$/.test(b) ? { run: Number(b) } : { library: b }];
   }
   const variant = {};
   if ($("variant-era").value) variant.kafka_version = $("variant-era").value;
