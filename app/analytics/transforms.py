@@ -325,3 +325,31 @@ def analyse(runs, events, latency, cache=True):
 def release(results):
     for df in results.get("_cached", []):
         df.unpersist()
+
+
+def headline(runs, events, latency):
+    """The headline numbers per cell (what scripts/bench_analysis.py also computes in a
+    single-process engine): runs, runs losing acknowledged records, their probability with the
+    Wilson interval, lost records per run, ISR churn per run, NOT_ENOUGH_REPLICAS rate, and
+    produce latency p50 / p99."""
+    ok = runs.where(F.col("status") == "ok")
+    churn = (events.where(F.col("type").isin("isr_shrink", "isr_expand")).groupBy(*RUN_KEY)
+             .agg(F.count("*").alias("churn")))
+    ner = (events.where((F.col("type") == "produce_error") & F.col("kind").isin(*sorted(NER_ERRORS)))
+           .groupBy(*RUN_KEY).agg(F.sum("count").alias("ner")))
+    per_run = ok.join(churn, RUN_KEY, "left").join(ner, RUN_KEY, "left").fillna(0, ["churn", "ner"])
+    agg = per_run.groupBy(*CELL_KEY).agg(
+        F.count("*").cast("long").alias("runs"),
+        F.sum(F.when(F.col("lost") > 0, 1).otherwise(0)).cast("long").alias("runs_lost"),
+        (F.sum("lost").cast("double") / F.count("*")).alias("lost_mean"),
+        (F.sum("churn").cast("double") / F.count("*")).alias("isr_churn_mean"),
+        (F.sum("ner").cast("double") / F.sum("records_sent")).alias("ner_rate"))
+    lo, hi = wilson(F.col("runs_lost"), F.col("runs"))
+    agg = (agg.withColumn("p_loss", F.col("runs_lost").cast("double") / F.col("runs"))
+           .withColumn("p_loss_lo", lo).withColumn("p_loss_hi", hi))
+    lat = histogram_percentiles(cell_latency(runs, latency), (("p50", 0.5), ("p99", 0.99)))
+    return agg.join(lat, CELL_KEY, "left").select(*HEADLINE_COLUMNS)
+
+
+HEADLINE_COLUMNS = ("sweep_id", "cell_id", "runs", "runs_lost", "p_loss", "p_loss_lo", "p_loss_hi", "lost_mean",
+                    "isr_churn_mean", "ner_rate", "latency_p50_ms", "latency_p99_ms")

@@ -173,3 +173,17 @@ def test_bucket_matches_the_executor_side_buckets(spark):
     df = spark.createDataFrame([(v,) for v in values], StructType([StructField("v", LongType())]))
     got = [r[0] for r in df.select(T.bucket(df["v"])).collect()]
     assert got == [latency_bucket(v) for v in values]
+
+
+def test_headline_agrees_with_the_full_cell_metrics(spark):
+    runs = runs_df(spark, {"run_no": 0, "records_sent": 100}, {"run_no": 1, "lost": 6}, {"run_no": 2})
+    events = events_df(spark, story())
+    latency = spark.createDataFrame([("s", 0, 2, 5), ("s", 1, 100, 2)], LATENCY_TABLE_SCHEMA)
+    head = T.headline(runs, events, latency).collect()[0].asDict()
+    full = T.analyse(runs, events, latency)
+    cell = full["analytics_cells"].collect()[0].asDict()
+    T.release(full)
+    for key in ("runs", "runs_lost", "p_loss", "p_loss_lo", "p_loss_hi", "lost_mean", "isr_churn_mean", "ner_rate",
+                "latency_p50_ms", "latency_p99_ms"):
+        assert head[key] == cell[key], key
+    assert head["ner_rate"] == 7 / 300 and head["latency_p99_ms"] == 100.0

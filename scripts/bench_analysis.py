@@ -1,0 +1,170 @@
+#!/usr/bin/env python
+"""Benchmark of the analysis: Spark (JVM start included) against a single-process engine
+(DuckDB) computing the same headline aggregation from the same SQLite store.
+
+    .venv/bin/pip install -r requirements-bench.txt           # DuckDB and its sqlite extension
+    .venv/bin/python scripts/bench_analysis.py --db sqlite:////tmp/bench.db [--sweep ID]
+
+The store is one written by scripts/bench_sweep.py (``--db URL --mode spark``) or by
+``python -m app sweep``. Measured, each in its own fresh state:
+
+* Spark: session start (the JVM), the headline aggregation (``transforms.headline``: per cell
+  runs, runs losing acknowledged records with the Wilson interval, lost records per run, ISR churn,
+  NOT_ENOUGH_REPLICAS rate, produce latency p50/p99) read through JDBC, then the whole analysis job
+  (``job.analyze``: every result table, written back to the store);
+* DuckDB: the same headline aggregation as one SQL query over the SQLite file (its sqlite
+  extension), in this process.
+
+Both answers are compared (they must agree) and the times printed as JSON with their ratio.
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+HEADLINE_SQL = """
+WITH ok AS (SELECT sweep_id, run_no, cell_id, lost, records_sent FROM s.sweep_runs
+            WHERE status = 'ok' AND sweep_id = $sweep),
+churn AS (SELECT sweep_id, run_no, count(*) AS churn FROM s.sweep_events
+          WHERE type IN ('isr_shrink', 'isr_expand') AND sweep_id = $sweep GROUP BY 1, 2),
+ner AS (SELECT sweep_id, run_no, sum("count") AS ner FROM s.sweep_events
+        WHERE type = 'produce_error' AND kind IN ('NOT_ENOUGH_REPLICAS', 'NOT_ENOUGH_REPLICAS_AFTER_APPEND')
+          AND sweep_id = $sweep GROUP BY 1, 2),
+per_run AS (SELECT ok.*, coalesce(churn.churn, 0) AS churn, coalesce(ner.ner, 0) AS ner FROM ok
+            LEFT JOIN churn USING (sweep_id, run_no) LEFT JOIN ner USING (sweep_id, run_no)),
+agg AS (SELECT sweep_id, cell_id, count(*) AS runs, sum(CASE WHEN lost > 0 THEN 1 ELSE 0 END) AS runs_lost,
+               sum(lost)::DOUBLE / count(*) AS lost_mean, sum(churn)::DOUBLE / count(*) AS isr_churn_mean,
+               sum(ner)::DOUBLE / sum(records_sent) AS ner_rate
+        FROM per_run GROUP BY 1, 2),
+lat AS (SELECT l.sweep_id, ok.cell_id, l.bucket_ms, sum(l."count") AS n FROM s.sweep_latency l
+        JOIN ok USING (sweep_id, run_no) GROUP BY 1, 2, 3),
+cum AS (SELECT *, sum(n) OVER (PARTITION BY sweep_id, cell_id ORDER BY bucket_ms ROWS UNBOUNDED PRECEDING) AS cum,
+               sum(n) OVER (PARTITION BY sweep_id, cell_id) AS total FROM lat),
+pct AS (SELECT sweep_id, cell_id, min(CASE WHEN cum >= total * 0.5 THEN bucket_ms END)::DOUBLE AS latency_p50_ms,
+               min(CASE WHEN cum >= total * 0.99 THEN bucket_ms END)::DOUBLE AS latency_p99_ms
+        FROM cum GROUP BY 1, 2),
+w AS (SELECT *, runs_lost::DOUBLE / runs AS p, 1 + 1.96 * 1.96 / runs AS denom FROM agg)
+SELECT w.sweep_id, w.cell_id, runs, runs_lost, p AS p_loss,
+       greatest(0.0, (p + 1.96 * 1.96 / (2 * runs)) / denom
+                - 1.96 * sqrt(p * (1 - p) / runs + 1.96 * 1.96 / (4 * runs * runs)) / denom) AS p_loss_lo,
+       least(1.0, (p + 1.96 * 1.96 / (2 * runs)) / denom
+             + 1.96 * sqrt(p * (1 - p) / runs + 1.96 * 1.96 / (4 * runs * runs)) / denom) AS p_loss_hi,
+       lost_mean, isr_churn_mean, ner_rate, latency_p50_ms, latency_p99_ms
+FROM w LEFT JOIN pct USING (sweep_id, cell_id) ORDER BY w.cell_id
+"""
+
+
+def duckdb_connection():
+    """DuckDB with its sqlite extension loaded from the duckdb-extension-sqlite wheel (no download)."""
+    import duckdb
+    import duckdb_extension_sqlite
+    folder = os.path.join(os.path.dirname(duckdb_extension_sqlite.__file__), "extensions", f"v{duckdb.__version__}")
+    source = os.path.join(folder, "sqlite.duckdb_extension")
+    target_dir = tempfile.mkdtemp(prefix="isrlab-duckdb-")
+    target = os.path.join(target_dir, "sqlite_scanner.duckdb_extension")   # the name decides the entry point
+    shutil.copyfile(source, target)
+    conn = duckdb.connect()
+    conn.execute(f"LOAD '{target}'")
+    return conn
+
+
+def bench_duckdb(path, sweep_id):
+    t0 = time.monotonic()
+    conn = duckdb_connection()
+    conn.execute(f"ATTACH '{path}' AS s (TYPE sqlite, READ_ONLY)")
+    t1 = time.monotonic()
+    cursor = conn.execute(HEADLINE_SQL, {"sweep": sweep_id})
+    names = [d[0] for d in cursor.description]
+    rows = [dict(zip(names, r)) for r in cursor.fetchall()]
+    t2 = time.monotonic()
+    conn.close()
+    return {"engine": "duckdb (one process)", "connect_s": round(t1 - t0, 3), "headline_s": round(t2 - t1, 3),
+            "total_s": round(t2 - t0, 3)}, rows
+
+
+def bench_spark(url, sweep_id, master):
+    t0 = time.monotonic()
+    from app.analytics import extract, job, transforms
+    from app.analytics.jdbc import jdbc_of
+    from app.analytics.session import build_session
+    from app.store import db
+    spark = build_session(master, app_name="isrlab-bench-analysis")
+    t1 = time.monotonic()
+    store = db.open_store(url)
+    facts = extract.extract(spark, store, jdbc_of(url), [sweep_id])
+    rows = [r.asDict() for r in transforms.headline(facts["runs"], facts["events"], facts["latency"])
+            .orderBy("cell_id").collect()]
+    t2 = time.monotonic()
+    full = job.analyze(spark, store, [sweep_id])
+    t3 = time.monotonic()
+    spark.stop()
+    store.dispose()
+    return {"engine": f"spark ({master or 'local[*]'})", "session_start_s": round(t1 - t0, 3),
+            "headline_s": round(t2 - t1, 3), "headline_incl_jvm_start_s": round(t2 - t0, 3),
+            "full_analysis_s": round(t3 - t2, 3), "full_analysis_incl_jvm_start_s": round(t3 - t0, 3),
+            "full_analysis_steps_s": full["timings_s"], "runs": full["runs"], "events": full["events"],
+            "result_rows": full["rows"]}, rows
+
+
+def compare(a, b):
+    if len(a) != len(b):
+        return f"{len(a)} vs {len(b)} cells"
+    for x, y in zip(a, b):
+        for key, value in x.items():
+            other = y[key]
+            if isinstance(value, float) or isinstance(other, float):
+                if value is None or other is None:
+                    if value != other:
+                        return f"cell {x['cell_id']} {key}: {value} vs {other}"
+                elif abs(value - other) > 1e-9 * max(1.0, abs(value)):
+                    return f"cell {x['cell_id']} {key}: {value} vs {other}"
+            elif value != other:
+                return f"cell {x['cell_id']} {key}: {value} vs {other}"
+    return "equal"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", required=True, help="SQLAlchemy URL of a SQLite store holding a sweep")
+    parser.add_argument("--sweep", help="sweep id (default: the sweep with the most runs)")
+    parser.add_argument("--master", help="Spark master URL (default local[*])")
+    args = parser.parse_args(argv)
+    from sqlalchemy import func, select
+    from sqlalchemy.engine import make_url
+
+    from app.store import db
+    from app.sweeps.tables import sweep_runs
+    path = make_url(args.db).database
+    store = db.open_store(args.db)
+    with db.reading(store) as conn:
+        if args.sweep:
+            sweep_id = args.sweep
+        else:
+            sweep_id = conn.execute(select(sweep_runs.c.sweep_id).group_by(sweep_runs.c.sweep_id)
+                                    .order_by(func.count().desc()).limit(1)).scalar_one()
+        n_runs = conn.execute(select(func.count()).where(sweep_runs.c.sweep_id == sweep_id)).scalar_one()
+    store.dispose()
+    try:
+        duck, duck_rows = bench_duckdb(path, sweep_id)
+    except ImportError:
+        print("DuckDB is not installed: .venv/bin/pip install -r requirements-bench.txt", file=sys.stderr)
+        return 2
+    spark, spark_rows = bench_spark(args.db, sweep_id, args.master)
+    report = {"sweep": sweep_id, "runs": n_runs, "database_mb": round(os.path.getsize(path) / 1e6, 1),
+              "load_average": [round(x, 2) for x in os.getloadavg()], "spark": spark, "duckdb": duck,
+              "same_answer": compare(spark_rows, duck_rows),
+              "ratio_spark_headline_incl_jvm_over_duckdb": round(spark["headline_incl_jvm_start_s"] / duck["total_s"], 1),
+              "ratio_spark_headline_excl_jvm_over_duckdb": round(spark["headline_s"] / duck["total_s"], 1),
+              "headline": spark_rows}
+    print(json.dumps(report, indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

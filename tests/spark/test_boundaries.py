@@ -1,0 +1,65 @@
+"""Direction of dependencies: the Spark side (app.sweeps, app.analytics) never imports Flask;
+the executor modules import nothing of ``app`` (they are shipped by value); the report pages
+(app.reports) never import PySpark; the Spark session stays quiet and on loopback."""
+import ast
+import os
+
+import pytest
+
+from app.analytics import session
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def imports_of(path):
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            prefix = "." * node.level + (node.module or "")
+            names.add(prefix)
+    return names
+
+
+def modules(package):
+    folder = os.path.join(ROOT, *package.split("."))
+    return [os.path.join(folder, f) for f in sorted(os.listdir(folder)) if f.endswith(".py")]
+
+
+@pytest.mark.parametrize("path", modules("app.sweeps") + modules("app.analytics"), ids=os.path.basename)
+def test_spark_side_imports_no_flask(path):
+    assert not any(n.split(".")[0] in ("flask", "flask_socketio", "werkzeug") for n in imports_of(path))
+
+
+@pytest.mark.parametrize("path", [os.path.join(ROOT, "app", "sweeps", "worker.py"),
+                                  os.path.join(ROOT, "app", "analytics", "resim_worker.py")], ids=os.path.basename)
+def test_executor_modules_need_only_the_engine(path):
+    for name in imports_of(path):
+        assert name.split(".")[0] in ("engine", "copy", "hashlib", "json", "time", "traceback", "gc"), name
+
+
+@pytest.mark.parametrize("path", modules("app.reports"), ids=os.path.basename)
+def test_report_pages_import_no_spark(path):
+    assert not any(n.startswith(("pyspark", "app.analytics", ".analytics")) for n in imports_of(path))
+
+
+def test_session_settings_are_quiet_and_local():
+    conf = session.session_conf()
+    assert conf["spark.master"] == "local[*]"
+    assert conf["spark.ui.enabled"] == "false" and conf["spark.ui.showConsoleProgress"] == "false"
+    assert conf["spark.driver.bindAddress"] == "127.0.0.1" and conf["spark.driver.host"] == "127.0.0.1"
+    assert "log4j2.configurationFile=file:" in conf["spark.driver.extraJavaOptions"]
+    assert "rootLogger.level = error" in open(session.LOG4J2).read()
+    for jar in ("/usr/share/java/sqlite-jdbc.jar", "/usr/share/java/postgresql.jar"):
+        assert jar in conf["spark.jars"] and jar in conf["spark.driver.extraClassPath"]
+    cluster = session.session_conf("spark://somewhere:7077")
+    assert cluster["spark.master"] == "spark://somewhere:7077" and "spark.driver.bindAddress" not in cluster
+
+
+def test_the_running_session_uses_this_interpreter(spark):
+    import sys
+    assert os.environ["PYSPARK_PYTHON"] == sys.executable
+    assert spark.sparkContext.getConf().get("spark.ui.enabled") == "false"
+    assert spark.sparkContext.uiWebUrl is None
