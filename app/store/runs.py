@@ -3,7 +3,9 @@ run's events, violations and seek index. Plain SQLAlchemy Core over the models (
 one transaction per save). The store knows documents as plain dicts: it never imports the
 engine (the caller runs simulations and hands over their facts).
 """
+import csv
 import hashlib
+import io
 import json
 import secrets
 import time
@@ -128,7 +130,7 @@ VIOLATION_COLUMNS = ("t_ms", "invariant", "topic", "partition", "details")
 
 def _bulk(conn, model, columns, rows, run_id):
     """Insert ``rows`` (tuples of ``columns``; run_id and seq are added) as fast as the driver
-    allows: SQLite's executemany, psycopg2's execute_values, else SQLAlchemy's executemany."""
+    allows: SQLite's executemany, PostgreSQL's COPY, else SQLAlchemy's executemany."""
     if not rows:
         return
     table = model.__table__
@@ -141,13 +143,15 @@ def _bulk(conn, model, columns, rows, run_id):
         cursor.close()
         return
     if conn.dialect.name == "postgresql" and driver == "psycopg2":
-        from psycopg2.extras import execute_values
+        # COPY: one stream, parsed by the server in bulk (an order of magnitude faster than
+        # INSERT ... VALUES batches). CSV: None is an unquoted empty field, i.e. NULL.
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerows((run_id, i) + row for i, row in enumerate(rows))
+        buffer.seek(0)
         quoted = ", ".join(conn.dialect.identifier_preparer.quote(n) for n in names)
         cursor = conn.connection.driver_connection.cursor()
-        for start in range(0, len(rows), BATCH):
-            execute_values(cursor, f"INSERT INTO {table.name} ({quoted}) VALUES %s",
-                           [(run_id, start + i) + row for i, row in enumerate(rows[start:start + BATCH])],
-                           page_size=1000)
+        cursor.copy_expert(f"COPY {table.name} ({quoted}) FROM STDIN WITH (FORMAT csv)", buffer)
         cursor.close()
         return
     for start in range(0, len(rows), BATCH):
