@@ -2,6 +2,7 @@
 
     python -m app sweep SWEEP.json [--db URL] [--master URL] [--chunk-runs N] [--progress bar|json|none]
     python -m app analyze [--sweep ID ...] [--parquet DIR] [--db URL] [--master URL]
+    python -m app analyze --corpus [--parquet DIR]      (stored events of every stored run, per source and era)
     python -m app resimulate [--sweep ID ...] [--no-saved] [--era 0.10] [--reset-config]
                              [--set KEY=VALUE ...] [--property NAME] [--param VALUE] [--db URL] [--master URL]
 
@@ -36,6 +37,9 @@ def build_parser():
     analyze = sub.add_parser("analyze", help="aggregate stored sweeps into the result tables")
     analyze.add_argument("--sweep", action="append", help="sweep id (repeatable; default every sweep)")
     analyze.add_argument("--parquet", help="also write the results as Parquet under this folder")
+    analyze.add_argument("--corpus", action="store_true",
+                         help="instead: aggregate the stored events of every stored run (saved runs and sweep runs) "
+                              "per source and era")
     _common(analyze)
     resim = sub.add_parser("resimulate", help="re-simulate stored runs and ask them a question")
     resim.add_argument("--sweep", action="append", help="only runs of these sweeps (default every sweep)")
@@ -139,6 +143,10 @@ def cmd_analyze(args):
     from .job import analyze
     store = _store(args.db)
     spark = _session(args.master)
+    if args.corpus:
+        from .corpus import corpus_summary
+        print(json.dumps({"corpus": corpus_summary(spark, store, db_url=args.db, parquet=args.parquet)}))
+        return 0
     try:
         summary = analyze(spark, store, args.sweep, parquet=args.parquet, db_url=args.db)
     except ValueError as exc:

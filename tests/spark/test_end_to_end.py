@@ -134,11 +134,13 @@ def test_the_worst_run_of_a_cell_is_its_biggest_loss(sqlite_store):
     assert worst["scenario"]["kafka_version"] == "0.10"
 
 
-def test_running_the_analysis_twice_gives_the_same_tables(spark, sqlite_store):
+def test_running_the_analysis_twice_gives_the_same_tables(spark, sqlite_store, tmp_path):
     store = sqlite_store[0]
     before = {t.name: table_rows(store, t) for t in RESULTS}
-    job.analyze(spark, store, ["e2e"])
+    job.analyze(spark, store, ["e2e"], parquet=str(tmp_path / "results"))
     assert {t.name: table_rows(store, t) for t in RESULTS} == before
+    cells = spark.read.parquet(str(tmp_path / "results" / "analytics_cells"))
+    assert cells.count() == 8 and {r.sweep_id for r in cells.select("sweep_id").collect()} == {"e2e"}
 
 
 def test_running_the_sweep_again_adds_nothing(spark, sqlite_store):

@@ -112,3 +112,17 @@ def _run_keys(store):
     with db.reading(store) as conn:
         return [k for (k,) in conn.execute(select(sweep_runs.c.run_key).where(sweep_runs.c.sweep_id == "replay")
                                            .order_by(sweep_runs.c.run_no))]
+
+
+def test_the_stored_events_of_every_source_aggregate_per_source_and_era(spark, corpus, tmp_path):
+    from app.analytics.corpus import corpus_summary
+    store, run_id = corpus
+    rows = {(r["source"], r["kafka_version"]): r for r in corpus_summary(spark, store, parquet=str(tmp_path / "corpus"))}
+    assert set(rows) == {("headless", "2.6"), ("sweep:replay", "2.6")}
+    saved_run = rows[("headless", "2.6")]
+    events = saved.run_events(store, run_id)
+    elected = sum(1 for e in events if e["type"] == "leader_elected" and e.get("kind") == "clean")
+    assert saved_run["runs"] == 1 and saved_run["runs_lost"] == 0 and saved_run["clean_elections_per_run"] == elected > 0
+    sweep = rows[("sweep:replay", "2.6")]
+    assert sweep["runs"] == 6 and sweep["p_loss"] == 0 and sweep["p_loss_hi"] > 0 and sweep["isr_changes_per_run"] > 0
+    assert spark.read.parquet(str(tmp_path / "corpus")).count() == 2
