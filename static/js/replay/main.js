@@ -356,7 +356,8 @@ function renderBar() {
   if (document.activeElement !== scrub) scrub.value = String(R.t);
   setText(timeLabel, `${seconds(R.t)} / ${seconds(R.end)}`);
   setText(playBtn, R.playing ? "❚❚ pause" : "▶ play");
-  setText(status, `event ${R.historyLen}` + (R.lastMs ? ` · ${R.lastMs.toFixed(0)} ms` : ""));
+  setText(status, R.requests === 0 ? "preparing the replay (its first opening re-simulates the run once)…"
+    : `event ${R.historyLen}` + (R.lastMs ? ` · ${R.lastMs.toFixed(0)} ms` : ""));
   bar.dataset.t = String(R.t);
   bar.dataset.playing = R.playing ? "1" : "0";
 }
