@@ -44,6 +44,32 @@ def load_average():
         return None
 
 
+def tree_cpu_s():
+    """CPU seconds (user + system) of this process and every live descendant, including the
+    children they have reaped (e.g. Spark's Python workers, reaped by pyspark.daemon)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    children = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append((int(pid), fields))
+    me = os.getpid()
+    with open(f"/proc/{me}/stat") as handle:
+        mine = handle.read().rsplit(")", 1)[1].split()
+    total = int(mine[11]) + int(mine[12])          # utime, stime of this process
+    stack = [me]
+    while stack:
+        for pid, fields in children.get(stack.pop(), []):
+            total += sum(int(x) for x in fields[11:15])   # utime stime cutime cstime
+            stack.append(pid)
+    return round(total / tick, 1)
+
+
 def stored_stats(store):
     from sqlalchemy import func, select
 
@@ -78,11 +104,12 @@ def bench_spark(doc, url, master, chunk_runs, runs_per_task):
     summary = execute.run_sweep(spark, store, doc, chunk_runs=chunk_runs, runs_per_task=runs_per_task,
                                 progress=progress)
     sweep_s = time.monotonic() - t1
+    cpu = tree_cpu_s()
     spark.stop()
     out = {"mode": "spark", "master": master or "local[*]", "session_start_s": round(session_s, 1),
            "sweep_wall_s": round(sweep_s, 1), "total_wall_s": round(session_s + sweep_s, 1),
            "runs_per_s": round(summary["runs_new"] / sweep_s, 2), "load_average_after": load_average(),
-           **stored_stats(store)}
+           "cpu_s_all_processes": cpu, **stored_stats(store)}
     store.dispose()
     return out
 
@@ -140,12 +167,30 @@ def bench_processes(doc, url, workers, chunk_runs):
             if time.monotonic() - last > 30:
                 last = time.monotonic()
                 print(f"  processes: {done}/{len(rows)} runs, load {load_average()}", file=sys.stderr, flush=True)
+        cpu = tree_cpu_s()
     repo.set_status(store, sweep["id"], "done")
     wall = time.monotonic() - t0
     out = {"mode": "processes", "workers": workers, "total_wall_s": round(wall, 1), "sweep_wall_s": round(wall, 1),
-           "runs_per_s": round(len(rows) / wall, 2), "load_average_after": load_average(), **stored_stats(store)}
+           "runs_per_s": round(len(rows) / wall, 2), "load_average_after": load_average(),
+           "cpu_s_all_processes": cpu, **stored_stats(store)}
     store.dispose()
     return out
+
+
+def run_mode(mode, args, doc, folder):
+    """One mode in a fresh child process. Besides wall time (which depends on what else the
+    machine runs) each mode reports the CPU time of its whole process tree (the JVM and Python
+    workers included), which much less so."""
+    import subprocess
+    cmd = [sys.executable, os.path.abspath(__file__), "--inner", mode, "--runs", str(args.runs),
+           "--chunk-runs", str(args.chunk_runs), "--runs-per-task", str(args.runs_per_task),
+           "--workers", str(args.workers), "--folder", folder]
+    if args.master:
+        cmd += ["--master", args.master]
+    if args.db and mode == "spark":
+        cmd += ["--db", args.db]
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True).stdout
+    return json.loads(out)
 
 
 def main(argv=None):
@@ -158,25 +203,38 @@ def main(argv=None):
     parser.add_argument("--runs-per-task", type=int, default=5)
     parser.add_argument("--db", help="SQLAlchemy URL of the Spark run's store (default: a temporary SQLite file)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary stores")
+    parser.add_argument("--inner", choices=("spark", "processes"), help=argparse.SUPPRESS)
+    parser.add_argument("--folder", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    folder = tempfile.mkdtemp(prefix="isrlab-bench-")
     doc = sweep_doc(args.runs, f"bench-{args.runs}")
+    if args.inner:
+        if args.inner == "spark":
+            result = bench_spark(doc, args.db or f"sqlite:///{args.folder}/spark.db", args.master, args.chunk_runs,
+                                 args.runs_per_task)
+        else:
+            result = bench_processes(doc, f"sqlite:///{args.folder}/processes.db", args.workers, args.chunk_runs)
+        print(json.dumps(result))
+        return 0
+    folder = tempfile.mkdtemp(prefix="isrlab-bench-")
     report = {"workload": {"runs": max(1, args.runs // 4) * 4, "cluster": "3 brokers, 3 partitions RF 3",
                            "producer": "100 records/s acks=all", "duration_ms": 60000, "faults": "default profile",
                            "grid": doc["grid"]},
               "machine": {"cpus": os.cpu_count(), "load_average_before": load_average()}, "results": []}
+    modes = ["spark", "processes"] if args.mode == "both" else [args.mode]
+    for mode in modes:
+        report["results"].append(run_mode(mode, args, doc, folder))
     if args.mode in ("spark", "both"):
-        url = args.db or f"sqlite:///{folder}/spark.db"
-        report["results"].append(bench_spark(doc, url, args.master, args.chunk_runs, args.runs_per_task))
-        report["spark_store"] = url
-    if args.mode in ("processes", "both"):
-        report["results"].append(bench_processes(doc, f"sqlite:///{folder}/processes.db", args.workers,
-                                                 args.chunk_runs))
+        report["spark_store"] = args.db or f"sqlite:///{folder}/spark.db"
     if len(report["results"]) == 2:
         spark, procs = report["results"]
         report["spark_overhead"] = {
             "wall_ratio_spark_over_processes": round(spark["total_wall_s"] / procs["total_wall_s"], 3),
-            "wall_ratio_excluding_session_start": round(spark["sweep_wall_s"] / procs["sweep_wall_s"], 3)}
+            "wall_ratio_excluding_session_start": round(spark["sweep_wall_s"] / procs["sweep_wall_s"], 3),
+            "cpu_ratio_spark_over_processes": round(spark["cpu_s_all_processes"] / procs["cpu_s_all_processes"], 3),
+            "spark_extra_cpu_s_per_run": round((spark["cpu_s_all_processes"] - procs["cpu_s_all_processes"])
+                                               / spark["runs"], 4)}
+    cpu_per_run = max(r["engine_cpu_ms_per_run"] for r in report["results"]) / 1000
+    report["engine_bound_minimum_for_10000_runs_s"] = round(10_000 * cpu_per_run / (os.cpu_count() or 2))
     print(json.dumps(report, indent=2))
     if not args.keep and not args.db:
         import shutil
