@@ -112,6 +112,40 @@ def bench_spark(url, sweep_id, master):
             "result_rows": full["rows"]}, rows
 
 
+def replicate(url, sweep_id, times):
+    """A copy of the sweep's facts ``times`` over, renumbered, as sweep ``<id>-x<times>``: the
+    volume of a bigger sweep for timing the aggregation (the answers are those of the original
+    runs, each counted ``times`` times). Returns the new sweep id."""
+    from sqlalchemy import text
+
+    from app.store import db
+    new = f"{sweep_id}-x{times}"[:40]
+    store = db.open_store(url)
+    with db.writing(store) as conn:
+        if conn.execute(text("SELECT COUNT(*) FROM sweeps WHERE id = :n"), {"n": new}).scalar_one():
+            return new
+        span = conn.execute(text("SELECT MAX(run_no) + 1 FROM sweep_runs WHERE sweep_id = :s"), {"s": sweep_id}).scalar_one()
+        conn.execute(text("INSERT INTO sweeps SELECT :n, name || ' (replicated)', description, doc_json, doc_sha256, "
+                          "engine_version, cells, runs_total * :k, runs_done * :k, status, message, created_ms, "
+                          "updated_ms, wall_ms FROM sweeps WHERE id = :s"), {"n": new, "k": times, "s": sweep_id})
+        conn.execute(text("INSERT INTO sweep_cells SELECT :n, cell_id, settings_json, label, profile, kafka_version "
+                          "FROM sweep_cells WHERE sweep_id = :s"), {"n": new, "s": sweep_id})
+        cols = [r[1] for r in conn.execute(text("PRAGMA table_info(sweep_runs)"))]
+        for k in range(times):
+            select_cols = ", ".join(
+                {"run_key": f"substr(run_key, 1, 17) || printf('%03d', {k})", "sweep_id": ":n",
+                 "run_no": f"run_no + {k * span}"}.get(c, f'"{c}"') for c in cols)
+            conn.execute(text(f"INSERT INTO sweep_runs SELECT {select_cols} FROM sweep_runs WHERE sweep_id = :s"),
+                         {"n": new, "s": sweep_id})
+            for table in ("sweep_events", "sweep_latency"):
+                tcols = [r[1] for r in conn.execute(text(f"PRAGMA table_info({table})"))]
+                sel = ", ".join({"sweep_id": ":n", "run_no": f"run_no + {k * span}"}.get(c, f'"{c}"') for c in tcols)
+                conn.execute(text(f"INSERT INTO {table} SELECT {sel} FROM {table} WHERE sweep_id = :s"),
+                             {"n": new, "s": sweep_id})
+    store.dispose()
+    return new
+
+
 def compare(a, b):
     if len(a) != len(b):
         return f"{len(a)} vs {len(b)} cells"
@@ -134,6 +168,8 @@ def main(argv=None):
     parser.add_argument("--db", required=True, help="SQLAlchemy URL of a SQLite store holding a sweep")
     parser.add_argument("--sweep", help="sweep id (default: the sweep with the most runs)")
     parser.add_argument("--master", help="Spark master URL (default local[*])")
+    parser.add_argument("--replicate", type=int, default=1,
+                        help="time the aggregation over the sweep's facts copied this many times (renumbered)")
     args = parser.parse_args(argv)
     from sqlalchemy import func, select
     from sqlalchemy.engine import make_url
@@ -148,6 +184,12 @@ def main(argv=None):
         else:
             sweep_id = conn.execute(select(sweep_runs.c.sweep_id).group_by(sweep_runs.c.sweep_id)
                                     .order_by(func.count().desc()).limit(1)).scalar_one()
+    store.dispose()
+    original = sweep_id
+    if args.replicate > 1:
+        sweep_id = replicate(args.db, sweep_id, args.replicate)
+    store = db.open_store(args.db)
+    with db.reading(store) as conn:
         n_runs = conn.execute(select(func.count()).where(sweep_runs.c.sweep_id == sweep_id)).scalar_one()
     store.dispose()
     try:
@@ -156,7 +198,8 @@ def main(argv=None):
         print("DuckDB is not installed: .venv/bin/pip install -r requirements-bench.txt", file=sys.stderr)
         return 2
     spark, spark_rows = bench_spark(args.db, sweep_id, args.master)
-    report = {"sweep": sweep_id, "runs": n_runs, "database_mb": round(os.path.getsize(path) / 1e6, 1),
+    report = {"sweep": sweep_id, "runs": n_runs,
+              "replicated": {"from": original, "times": args.replicate} if args.replicate > 1 else None, "database_mb": round(os.path.getsize(path) / 1e6, 1),
               "load_average": [round(x, 2) for x in os.getloadavg()], "spark": spark, "duckdb": duck,
               "same_answer": compare(spark_rows, duck_rows),
               "ratio_spark_headline_incl_jvm_over_duckdb": round(spark["headline_incl_jvm_start_s"] / duck["total_s"], 1),
