@@ -179,6 +179,7 @@ def report(engine, sweep_id):
                           "invariants": [i for i in invariants if i["cell_id"] == c["cell_id"]]})
     doc = sweep.pop("doc")
     sweep.pop("doc_sha256", None)
+    sweep["runs_done"] = sum(done_by_cell.values())     # live, also while a sweep is running
     return {"sweep": sweep, "doc": doc, "axes": doc["grid"], "seeds": doc["seeds"], "cells": out_cells,
             "analysed": bool(metrics)}
 
