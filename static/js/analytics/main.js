@@ -241,7 +241,7 @@ async function showCell(cell) {
   facts.replaceChildren();
   if (m) {
     fact(facts, `${format(m.p_loss, "pct")} (${format(m.p_loss_lo, "pct")}–${format(m.p_loss_hi, "pct")})`, `runs losing acked records: ${m.runs_lost}/${m.runs}`);
-    fact(facts, format(m.lost_mean, "num"), `lost records per run (max ${m.lost_max})`);
+    fact(facts, format(m.lost_mean, "num"), `lost records per run (max ${m.lost_max ?? "–"})`);
     fact(facts, format(m.offline_fraction, "pct"), `partition time offline (max ${format(m.offline_ms_max, "ms")} per run)`);
     fact(facts, format(m.under_min_isr_fraction, "pct"), "partition time under min ISR");
     fact(facts, format(m.ner_rate, "pct"), "records answered NOT_ENOUGH_REPLICAS");
