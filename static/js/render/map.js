@@ -75,7 +75,9 @@ export function createMap(app) {
     el.className = "node broker s-" + b.state + (store.ui.selectedBroker === b.id ? " selected" : "")
       + (store.ui.highlight.brokers.has(b.id) ? " hl" : "");
     setText(el.querySelector(".bname"), "Broker " + b.id);
-    el.querySelector(".ctrl").hidden = !b.controller;
+    const ctrl = el.querySelector(".ctrl");
+    ctrl.hidden = !b.controller;
+    setText(ctrl, box.w < 200 ? "ctrl" : "controller");
     const stateText = b.state === "stopped" && b.net_state === "silent" ? "power off" : (STATE_LABEL[b.state] || b.state);
     setText(el.querySelector(".state"), stateText);
     // leadership: what ZooKeeper says vs what the broker believes (a zombie believes more)

@@ -10,7 +10,8 @@ import { epochColor } from "../palette.js";
 import { sortedPartitions } from "../store.js";
 
 const CELL_MIN_PX = 7;
-const ROW_H = 22;
+const ROW_H = 22;          // a strip's height
+const PITCH = 26;          // one replica row (CSS: .prows grid-auto-rows)
 
 export function createPartitions(app) {
   const listEl = document.getElementById("partition-list");
@@ -55,24 +56,32 @@ export function createPartitions(app) {
     const head = h("div.phead", { title: "Partition actions", onclick: e => app.partitionMenu(card.dataset.key, e.currentTarget) },
       h("span.pkey"), h("span.facts"), h("span.badges"));
     const rows = h("div.prows");
+    // one canvas per partition for all its replicas' strips (fewer layers for the compositor)
+    const canvas = h("canvas.pstrip", { height: ROW_H });
+    canvas.addEventListener("mousemove", e => {
+      const order = card.__order || [];
+      const broker = order[Math.floor(e.offsetY / PITCH)];
+      if (broker === undefined) { tooltip.hidden = true; return; }
+      hover(e, card, broker);
+    });
+    canvas.addEventListener("mouseleave", () => { tooltip.hidden = true; });
+    rows.appendChild(canvas);
     card.append(head, rows);
     card.__rows = new Map();
     card.__rowsEl = rows;
+    card.__canvas = canvas;
     return card;
   }
 
-  function createRow(card, broker) {
-    const label = h("div.prow-label", { title: "Broker actions", onclick: e => app.brokerMenu(broker, e.currentTarget) },
+  function createRow(card, broker, index) {
+    const label = h("div.prow-label", { title: "Broker actions", onclick: e => app.brokerMenu(broker, e.currentTarget),
+      style: { gridRow: String(index + 1), gridColumn: "1" } },
       h("span.bid", { text: "b" + broker }), h("span.crown", { text: "♛", hidden: true }), h("span.isr"));
-    const strip = h("div.strip");
-    const canvas = h("canvas", { height: ROW_H });
-    strip.appendChild(canvas);
-    const info = h("div.prow-info", null, h("span.nums", null, "LEO ", h("b.leo"), " · HW ", h("b.hw")),
+    const info = h("div.prow-info", { style: { gridRow: String(index + 1), gridColumn: "3" } },
+      h("span.nums", null, "LEO ", h("b.leo"), " · HW ", h("b.hw")),
       h("span.lag", null, h("span.lagbar", null, h("div")), h("span.lagtext")));
-    canvas.addEventListener("mousemove", e => hover(e, card, broker));
-    canvas.addEventListener("mouseleave", () => { tooltip.hidden = true; });
-    const row = { label, strip, canvas, info, drawn: "" };
-    card.__rowsEl.append(label, strip, info);
+    const row = { label, info, index, card, drawn: "" };
+    card.__rowsEl.append(label, info);
     return row;
   }
 
@@ -108,11 +117,14 @@ export function createPartitions(app) {
     if (card.__replicaKey !== replicaKey) {      // a new cluster reuses the key: rebuild the rows
       card.__replicaKey = replicaKey;
       card.__rows.clear();
-      card.__rowsEl.replaceChildren();
+      card.__rowsEl.replaceChildren(card.__canvas);
+      card.__order = p.replica_state.map(r => r.broker);
+      card.__canvas.style.gridRow = `1 / span ${p.replica_state.length}`;
     }
+    sizeCanvas(card, p.replica_state.length);
     for (const r of p.replica_state) {
       let row = card.__rows.get(r.broker);
-      if (!row) { row = createRow(card, r.broker); card.__rows.set(r.broker, row); }
+      if (!row) { row = createRow(card, r.broker, card.__rows.size); card.__rows.set(r.broker, row); }
       updateRow(row, r, p, store, win, leaderState, force);
     }
   }
@@ -157,18 +169,28 @@ export function createPartitions(app) {
     drawStrip(row, r, p, win, leaderState, force);
   }
 
+  function sizeCanvas(card, n) {
+    const canvas = card.__canvas;
+    const dpr = window.devicePixelRatio || 1;
+    const w = stripW || 300, hgt = n * PITCH;
+    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(hgt * dpr)) {
+      canvas.width = Math.round(w * dpr);        // resizing clears it: every row is drawn again
+      canvas.height = Math.round(hgt * dpr);
+      canvas.style.height = hgt + "px";
+      for (const row of card.__rows.values()) row.drawn = "";
+    }
+  }
+
   function drawStrip(row, r, p, win, leaderState, force) {
-    const canvas = row.canvas;
+    const canvas = row.card.__canvas;
     const w = stripW || 300;
     const key = `${w}|${win.lo}|${win.cells}|${r.leo}|${r.hw}|${r.flushed_offset}|${r.log_start_offset}|${r.running}|${r.segments.length}|${r.tail[0]}|${r.tail[1].length}|${leaderState ? leaderState.leo : ""}|${leaderState ? leaderState.tail[1][leaderState.tail[1].length - 1] : ""}|${r.tail[1][r.tail[1].length - 1]}`;
     if (!force && row.drawn === key) return;
     row.drawn = key;
     const dpr = window.devicePixelRatio || 1;
-    if (canvas.width !== Math.round(w * dpr)) { canvas.width = Math.round(w * dpr); canvas.style.width = w + "px"; }
-    if (canvas.height !== Math.round(ROW_H * dpr)) { canvas.height = Math.round(ROW_H * dpr); canvas.style.height = ROW_H + "px"; }
     const c = canvas.getContext("2d");
-    c.setTransform(dpr, 0, 0, dpr, 0, 0);
-    c.clearRect(0, 0, w, ROW_H);
+    c.setTransform(dpr, 0, 0, dpr, 0, row.index * PITCH + (PITCH - ROW_H) / 2);
+    c.clearRect(0, -(PITCH - ROW_H) / 2, w, PITCH);
     c.globalAlpha = r.running ? 1 : 0.5;
     const cw = w / win.cells;
     const gap = cw >= 5 ? 1 : 0;
@@ -241,8 +263,7 @@ export function createPartitions(app) {
     const p = card.__p, win = card.__win;
     if (!p || !win) return;
     const r = p.replica_state.find(x => x.broker === broker);
-    const rect = e.currentTarget.getBoundingClientRect();
-    const o = offsetAt(e.clientX - rect.left, win, 0, rect.width);
+    const o = offsetAt(e.offsetX, win, 0, e.currentTarget.clientWidth);
     const lines = [`broker ${broker} · ${p.key} · offset ${o}`];
     if (o < r.log_start_offset) lines.push("below the log start offset");
     else if (o >= r.leo) lines.push(`not in this log (LEO ${r.leo})`);
@@ -280,7 +301,7 @@ export function createPartitions(app) {
     let widthChanged = widthKey !== lastWidthKey;
     lastWidthKey = widthKey;
     if (!stripW) {       // one layout read per resize, before any write of this render
-      const strip = listEl.querySelector(".strip");
+      const strip = listEl.querySelector(".pstrip");
       stripW = strip && strip.clientWidth ? strip.clientWidth : 0;
       if (stripW) { widthChanged = true; } else app.requestRender();
     }
