@@ -22,7 +22,7 @@ from app.analytics.schemas import RESULT_SCHEMA
 from . import plan as planning
 from . import repo, spec, worker
 
-DEFAULT_CHUNK_RUNS = 500
+DEFAULT_CHUNK_RUNS = None      # adaptive: a tenth of the sweep, between 50 and 500 runs
 DEFAULT_RUNS_PER_TASK = 5
 
 
@@ -76,6 +76,8 @@ def run_sweep(spark, store, doc, *, db_url=None, chunk_runs=DEFAULT_CHUNK_RUNS,
     todo = planning.plan(sweep, cells, done)
     total = planning.total_runs(sweep, cells)
     jdbc = jdbc_of(db_url or store.url.render_as_string(hide_password=False))
+    if not chunk_runs:
+        chunk_runs = min(500, max(50, total // 10))
     tracker = Progress(total, len(done), progress)
     tracker.update(len(done))
     started = time.monotonic()
