@@ -21,7 +21,7 @@ MAX_COUNT = 100000
 TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 CLIENT_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9._-]{0,63}$")
 
-TOP_LEVEL = ("name", "description", "seed", "kafka_version", "brokers", "config", "network",
+TOP_LEVEL = ("name", "description", "seed", "kafka_version", "brokers", "config", "network", "recorded",
              "topics", "clients", "timeline", "duration_ms")
 OPS = ("produce", "crash", "restart", "shutdown", "pause", "resume", "flush", "isolate", "cut",
        "partition", "heal", "slow", "expire_session", "elect_preferred", "consume", "stop_client",
@@ -159,7 +159,12 @@ def load(document):
     out["topics"] = _topics(doc.get("topics"), out["brokers"], version)
     topics = {t["name"]: t for t in out["topics"]}
     out["clients"] = _clients(doc.get("clients", []), topics, version, out["duration_ms"])
-    out["timeline"] = _timeline(doc.get("timeline", []), out, topics)
+    recorded = doc.get("recorded", False)
+    if not isinstance(recorded, bool):
+        raise ScenarioError("recorded", f"{json.dumps(recorded)} is not a boolean", "true or false")
+    out["timeline"] = _timeline(doc.get("timeline", []), out, topics, lenient=recorded)
+    if recorded:
+        out["recorded"] = True
     _check_lag_vs_fetch_wait(out)
     return out
 
@@ -349,9 +354,13 @@ class _Track:
         self.clients = {c["name"]: c for c in scenario["clients"]}
         self.running_clients = {c["name"] for c in scenario["clients"]}
         self.nodes = set(scenario["brokers"]) | {"zk"} | set(self.clients)
+        self.lenient = False
 
 
-def _timeline(value, scenario, topics):
+def _timeline(value, scenario, topics, lenient=False):
+    """``lenient``: a recorded session (``"recorded": true``) may hold operations that did not
+    apply when they ran (a scripted crash of a broker a user had already crashed); they are kept
+    and ignored at run time again, so the replay matches event for event."""
     _list(value, "timeline", MAX_TIMELINE)
     ops = []
     for i, raw in enumerate(value):
@@ -363,6 +372,7 @@ def _timeline(value, scenario, topics):
         ops.append((at, i, op))
     ops.sort(key=lambda item: (item[0], item[1]))
     track = _Track(scenario)
+    track.lenient = lenient
     out = []
     for at, i, op in ops:
         out.append(check_op(op, f"timeline[{i}]", scenario, topics, track))
@@ -394,7 +404,7 @@ def _broker_field(op, field, scenario, required=True):
 
 def _expect(track, broker, states, field, what):
     state = track.brokers[broker]
-    if state not in states:
+    if state not in states and not track.lenient:
         raise ScenarioError(f"{field}.broker", f"cannot {what} broker {broker}: it is {state} "
                                                f"at that point of the timeline",
                             f"a broker that is {' or '.join(states)}")

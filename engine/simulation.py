@@ -400,8 +400,7 @@ class Simulation:
         """Process every event up to ``time_ms`` (never past the scenario's end)."""
         end = min(time_ms, self.scenario["duration_ms"])
         stopped = self.scheduler.run_until(end, stop)
-        if self.scheduler.now_ms >= self.scenario["duration_ms"]:
-            self.finished = True
+        self._check_end()
         return stopped
 
     def step_event(self, limit_ms=None):
@@ -409,9 +408,15 @@ class Simulation:
         count = len(self.history)
         end = self.scenario["duration_ms"] if limit_ms is None else min(limit_ms, self.scenario["duration_ms"])
         self.scheduler.run_until(end, lambda: len(self.history) > count)
-        if self.scheduler.now_ms >= self.scenario["duration_ms"]:
-            self.finished = True
+        self._check_end()
         return self.history[count:]
+
+    def _check_end(self):
+        """The end of the run is a step of its own: record outcomes are settled there (records
+        in no live leader's log become lost), so reading the result never changes the run."""
+        if self.scheduler.now_ms >= self.scenario["duration_ms"] and not self.finished:
+            self.finished = True
+            self.invariants.finalize()
 
     def apply(self, op):
         """Validate a live command against the current state, schedule it 1 ms from now and record
@@ -447,6 +452,10 @@ class Simulation:
         doc = copy.deepcopy(self.scenario)
         doc["timeline"] = sorted(doc["timeline"] + copy.deepcopy(self.commands),
                                  key=lambda op: op["at_ms"])
+        if self.commands:
+            # Live commands can make a scripted operation pointless (a user crashed a broker the
+            # script crashes later); the run ignored it, and so must its replay.
+            doc["recorded"] = True
         return doc
 
     # -- snapshots (exact: the whole state, scheduler heap included) -------------------------------
@@ -468,9 +477,6 @@ class Simulation:
 
     def result(self):
         from .result import build_result
-        if self.scheduler.now_ms >= self.scenario["duration_ms"] and not getattr(self, "_finalized", False):
-            self._finalized = True
-            self.invariants.finalize()
         return build_result(self)
 
 

@@ -57,3 +57,25 @@ def test_snapshot_restore_continues_identically():
     resumed = Simulation.restore(blob)
     assert json.dumps(straight.run(), sort_keys=True) == json.dumps(resumed.run(), sort_keys=True)
     assert pickle.loads(blob).now_ms == 9000
+
+
+def test_a_session_whose_live_commands_made_a_scripted_op_pointless_still_replays():
+    from engine.scenarios import get
+    from engine.scenario import load
+    live = Simulation(get("broker-failure-clean-election"))
+    live.advance_to(2000)
+    live.apply({"op": "crash", "broker": 1})       # the script crashes broker 1 at 5 s
+    result = live.run()
+    doc = live.replay_scenario()
+    assert doc["recorded"] is True and load(doc)["recorded"] is True
+    ignored = [e for e in result["history"] if e["type"] == "fault" and e["reason"].startswith("ignored")]
+    assert len(ignored) == 1
+    assert json.dumps(Simulation(doc).run(), sort_keys=True) == json.dumps(result, sort_keys=True)
+
+
+def test_reading_the_result_does_not_change_the_run():
+    sim = Simulation(random_scenario(3, duration_ms=8000))
+    sim.advance_to(8000)
+    first = json.dumps(sim.result(), sort_keys=True)
+    assert json.dumps(sim.result(), sort_keys=True) == first
+    assert sim.snapshot() == sim.snapshot()
