@@ -133,7 +133,7 @@ def replicate(url, sweep_id, times):
         cols = [r[1] for r in conn.execute(text("PRAGMA table_info(sweep_runs)"))]
         for k in range(times):
             select_cols = ", ".join(
-                {"run_key": f"substr(run_key, 1, 17) || printf('%03d', {k})", "sweep_id": ":n",
+                {"run_key": f"printf('r%02d', {k}) || substr(run_key, 4)", "sweep_id": ":n",
                  "run_no": f"run_no + {k * span}"}.get(c, f'"{c}"') for c in cols)
             conn.execute(text(f"INSERT INTO sweep_runs SELECT {select_cols} FROM sweep_runs WHERE sweep_id = :s"),
                          {"n": new, "s": sweep_id})

@@ -14,7 +14,8 @@ Definitions (also on the report page):
 * time under min ISR: per partition, the time its ISR (from every state-znode write: creation,
   elections, shrinks, expansions) is smaller than the topic's min.insync.replicas.
 * NOT_ENOUGH_REPLICAS rate: records in produce responses answered NOT_ENOUGH_REPLICAS(_AFTER_APPEND)
-  / records sent.
+  / records sent. A record retried after such an answer counts again (eras with retries can
+  exceed 1); records that finally *failed* with it are ``failed_ner`` of the run rows.
 * ISR churn: ISR shrinks + expansions per run.
 * detection time: from a disruptive fault operation (crash, pause, isolate, partition, cut,
   expire_session, slow, shutdown) to the first ISR shrink at or after it and before the next

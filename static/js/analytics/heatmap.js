@@ -7,7 +7,7 @@ export const METRICS = {
   p_loss: { label: "Probability of losing an acknowledged record", fmt: "pct", max: 1, ci: ["p_loss_lo", "p_loss_hi"] },
   offline_fraction: { label: "Unavailability: partition time offline", fmt: "pct" },
   under_min_isr_fraction: { label: "Partition time under min ISR", fmt: "pct" },
-  ner_rate: { label: "Records answered NOT_ENOUGH_REPLICAS", fmt: "pct" },
+  ner_rate: { label: "NOT_ENOUGH_REPLICAS answers per record sent", fmt: "pct" },
   lost_mean: { label: "Acknowledged records lost per run", fmt: "num" },
   violation_share: { label: "Runs breaking an invariant", fmt: "pct", max: 1,
     value: (m) => (m.runs ? m.runs_violation / m.runs : null) },

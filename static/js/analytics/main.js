@@ -244,7 +244,7 @@ async function showCell(cell) {
     fact(facts, format(m.lost_mean, "num"), `lost records per run (max ${m.lost_max ?? "–"})`);
     fact(facts, format(m.offline_fraction, "pct"), `partition time offline (max ${format(m.offline_ms_max, "ms")} per run)`);
     fact(facts, format(m.under_min_isr_fraction, "pct"), "partition time under min ISR");
-    fact(facts, format(m.ner_rate, "pct"), "records answered NOT_ENOUGH_REPLICAS");
+    fact(facts, format(m.ner_rate, "pct"), "NOT_ENOUGH_REPLICAS answers per record sent (retries count again)");
     fact(facts, `${format(m.detect_ms_p50, "ms")} / ${format(m.detect_ms_p95, "ms")}`, `detection p50 / p95 (${m.detect_samples} faults)`);
     fact(facts, `${format(m.failover_ms_p50, "ms")} / ${format(m.failover_ms_p95, "ms")}`, `failover p50 / p95 (${m.failover_samples} faults)`);
     fact(facts, `${format(m.latency_p50_ms, "ms")} / ${format(m.latency_p99_ms, "ms")}`, "produce latency p50 / p99");
