@@ -70,10 +70,10 @@ def story_events(start, events, limit=EVENTS_PER_FRAME):
 
 
 def replayable(sim):
-    """``sim.replay_scenario()``, made loadable: a scenario operation that conflicts with a live
-    command (the scenario crashes a broker the user had already crashed) is ignored by the running
-    engine but rejected by its loader (see the report on ``Simulation.apply``), so it is left out.
-    Returns (document, number of operations left out)."""
+    """``sim.replay_scenario()``, checked to load. Since the engine marks replays of live sessions
+    ``"recorded"`` a scripted op made pointless by a live command loads (and is ignored, as it was
+    live); should a document still be refused, such scenario ops are left out rather than the
+    session being unreplayable. Returns (document, number of operations left out)."""
     doc = sim.replay_scenario()
     commands = {json.dumps(c, sort_keys=True) for c in sim.commands}
     dropped = 0
