@@ -17,7 +17,7 @@ class Invariants:
         self.reported_divergence = set()
         self.znode_state = {}      # state path -> (leader_epoch, zk version)
         self.controller_epoch = 0
-        self.terms = {}            # (broker, key) -> [leader_epoch, hw]
+        self.terms = {}            # (broker, incarnation, key) -> [leader_epoch, hw]
         self.verified = {}         # (broker, key) -> offset below which divergence was checked
 
     def violation(self, invariant, key, detail, records=()):
@@ -56,12 +56,16 @@ class Invariants:
     # -- high watermarks: hw_above_leo, leader_hw_decreased, replica_divergence --------------------
     def on_leader_hw(self, broker, part, old_hw, new_hw):
         key = part.key
-        term = self.terms.get((broker.node_id, key))
+        # A term is one process leading in one epoch: a broker restarted after a power failure
+        # can lead again in the *same* epoch (the controller re-sends the unchanged state) with a
+        # shorter log; that HW drop is the data loss itself (acked_record_lost), not this rule.
+        term_key = (broker.node_id, broker.incarnation, key)
+        term = self.terms.get(term_key)
         if term is not None and term[0] == part.leader_epoch and new_hw < term[1]:
             self.violation("leader_hw_decreased", key,
                            f"leader {broker.node_id} HW went from {term[1]} to {new_hw} in epoch "
                            f"{part.leader_epoch}")
-        self.terms[(broker.node_id, key)] = [part.leader_epoch, new_hw]
+        self.terms[term_key] = [part.leader_epoch, new_hw]
         self.on_hw(broker, key, part.log)
 
     @staticmethod

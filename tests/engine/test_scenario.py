@@ -28,6 +28,13 @@ def test_load_is_idempotent():
     assert load(json.loads(json.dumps(sc))) == sc
 
 
+def test_load_is_idempotent_for_a_producer_on_the_era_default_acks():
+    """The normalised form writes "acks": null (the era's default, §0); loading it again works."""
+    sc = load({"clients": [{"name": "p", "type": "producer", "topic": "t", "rate_per_s": 10}]})
+    assert sc["clients"][0]["acks"] is None
+    assert load(json.loads(json.dumps(sc))) == sc
+
+
 @pytest.mark.parametrize("doc, field", [
     ({"kafka_version": "3.0"}, "kafka_version"),
     ({"brokers": 0}, "brokers"),
