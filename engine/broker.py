@@ -70,6 +70,8 @@ class Broker(ReplicaLeader, ReplicaFollower, Node):
         self.new_incarnation()
         self._reset_memory()
         self.state = "starting"
+        if self.net_state == "silent":
+            self.network.machine_booted(self.node_id)
         self.net_state = "up"
         recovered = self._recover_logs()
         self.sim.emit("broker_starting", broker=self.node_id,
@@ -156,7 +158,8 @@ class Broker(ReplicaLeader, ReplicaFollower, Node):
                 before = log.leo
                 if log.truncate_to(log.flushed_offset):
                     lost[key] = (log.flushed_offset, before)
-        self._fail_parked_requests()
+        if mode != "power":
+            self._fail_parked_requests()  # a powered-off machine closes no sockets
         self.clean_shutdown = False
         self._stop("stopped", close_session=False, net_state="silent" if mode == "power" else "refusing")
         for key, (to, before) in lost.items():

@@ -14,6 +14,11 @@ from .network import Node
 RETRIABLE = {"NOT_LEADER_OR_FOLLOWER", "NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
              "REQUEST_TIMED_OUT", "NETWORK_EXCEPTION", "UNKNOWN_TOPIC_OR_PARTITION",
              "LEADER_NOT_AVAILABLE"}
+#: Request-level errors after which the client closes the connection and backs off before
+#: reconnecting: a refused or reset connection, and its own request timeout (NetworkClient
+#: disconnects a node whose in-flight request timed out) — so the next metadata request goes
+#: to another broker instead of the one that just hung.
+DISCONNECTS = ("NETWORK_EXCEPTION", "REQUEST_TIMED_OUT")
 REFRESH_METADATA = {"NOT_LEADER_OR_FOLLOWER", "NETWORK_EXCEPTION", "REQUEST_TIMED_OUT",
                     "UNKNOWN_TOPIC_OR_PARTITION", "LEADER_NOT_AVAILABLE", "FENCED_LEADER_EPOCH",
                     "UNKNOWN_LEADER_EPOCH"}
@@ -472,7 +477,7 @@ class Producer(ClientBase):
     def _on_produce_response(self, ctx, body, error):
         node, batches = ctx
         self.in_flight[node] -= 1
-        if error == "NETWORK_EXCEPTION":
+        if error in DISCONNECTS:
             self.node_failed(node)
         elif not error:
             self.node_ok(node)
@@ -669,7 +674,7 @@ class Consumer(ClientBase):
         if not self.running:
             return
         if error:
-            if error == "NETWORK_EXCEPTION":
+            if error in DISCONNECTS:
                 self.node_failed(node)
             self.refresh_metadata()
             self.set_timer(self.config["retry.backoff.ms"], self._poll)

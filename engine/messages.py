@@ -28,6 +28,9 @@ RESPONSE_SUFFIX = "Response"
 
 #: Synthesised when the target's process is gone: the OS refuses the connection (RST).
 DISCONNECTED = "NETWORK_EXCEPTION"
+#: A machine back from a power failure answers a peer's retransmission on a connection it no
+#: longer knows with a TCP reset: every request the peer still awaits on it fails. {incarnation}
+CONNECTION_RESET = "ConnectionReset"
 
 
 class Envelope:

@@ -8,11 +8,15 @@ Delivery is FIFO per directed link (Kafka talks over TCP): a jittered message ne
 earlier one. A message is dropped if its link is blocked when it is sent or when it would arrive.
 A request to a node whose *process* is down (machine up) is answered with a synthesised
 ``NETWORK_EXCEPTION`` (connection refused), one round trip later; a powered-off or cut node
-simply never answers and the sender's request timeout fires.
+simply never answers and the sender's request timeout fires — unless the powered-off machine
+boots first: a peer that sent it a request while it was off keeps retransmitting, and the booted
+machine answers that with a reset, failing every request the peer awaits on the connection
+(``CONNECTION_RESET``). A peer that sent nothing after the power failure just waits for its
+timeout (an idle half-open connection is not noticed).
 """
 from collections import deque
 
-from .messages import DISCONNECTED, Envelope, response_type
+from .messages import CONNECTION_RESET, DISCONNECTED, Envelope, response_type
 
 
 
@@ -28,6 +32,7 @@ class Network:
         self._last_delivery = {}    # (source, target) -> deliver time of the last message (FIFO)
         self._next_id = 0
         self.in_flight = {}         # envelope id -> Envelope (for the view)
+        self.unanswered = {}        # powered-off node -> {peer: peer incarnation} that sent to it
         self.sent = 0
         self.dropped = 0
         self.observer = None        # callable(kind, envelope) for traces; kind: send|deliver|drop
@@ -129,9 +134,16 @@ class Network:
             self.send(env.target, env.source, response_type(env.type), {"error": DISCONNECTED},
                       env.correlation_id)
         else:
+            if state == "silent" and env.is_request and isinstance(env.correlation_id, tuple):
+                self.unanswered.setdefault(env.target, {})[env.source] = env.correlation_id[0]
             self.dropped += 1
             if self.observer:
                 self.observer("drop", env)
+
+    def machine_booted(self, node_id):
+        """A powered-off node is back: reset the connections of peers still retransmitting."""
+        for peer, incarnation in self.unanswered.pop(node_id, {}).items():
+            self.send(node_id, peer, CONNECTION_RESET, {"incarnation": incarnation})
 
     def in_flight_view(self):
         return [env.to_dict() for env in self.in_flight.values()]
@@ -153,7 +165,7 @@ class Node:
         self.net_state = "up"     # up | refusing (process down) | silent (powered off)
         self.paused = False
         self.deferred = []        # (kind, payload) held while paused, replayed on resume
-        self.pending = {}         # correlation id -> (callback, ctx)
+        self.pending = {}         # correlation id -> (callback, ctx, target)
         self._next_corr = 0
         self.handlers = {}
         self._deadlines = {}      # delay -> deque of (time_ms, fn, arg, is_request), lazily cancelled
@@ -221,7 +233,7 @@ class Node:
         on the response or when ``timeout_ms`` passes (error ``REQUEST_TIMED_OUT``)."""
         self._next_corr += 1
         corr = (self.incarnation, self._next_corr)
-        self.pending[corr] = (callback, ctx)
+        self.pending[corr] = (callback, ctx, target)
         self.network.send(self.node_id, target, type_, body, corr, True)
         if timeout_ms is not None:
             self.set_deadline(timeout_ms, self._request_timeout, corr, request=True)
@@ -254,6 +266,20 @@ class Node:
         handler = self.handlers.get(env.type)
         if handler is not None:
             handler(env)
+        elif env.type == CONNECTION_RESET:
+            self._connection_reset(env.source, env.body["incarnation"])
+
+    def _connection_reset(self, peer, incarnation):
+        """Every request still awaited from ``peer`` fails now (NETWORK_EXCEPTION), in the order
+        it was sent — as Kafka's NetworkClient fails a disconnected connection's in-flight requests."""
+        if incarnation != self.incarnation:
+            return  # the connection belonged to a previous process of ours
+        failed = [corr for corr, entry in self.pending.items() if entry[2] == peer]
+        body = {"error": DISCONNECTED}
+        for corr in failed:
+            entry = self.pending.pop(corr, None)
+            if entry is not None:
+                entry[0](entry[1], body, DISCONNECTED)
 
     # -- pause / resume ---------------------------------------------------------------------
     def pause(self):

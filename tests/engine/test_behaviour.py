@@ -79,6 +79,33 @@ def test_power_failure_keeps_only_what_reached_the_disk():
     assert (lost_tail["from_offset"], lost_tail["to_offset"]) == (5, 2)
 
 
+def power_failed_leader(restart_ms):
+    return Simulation(cluster(
+        duration_ms=40000,
+        clients=[{"name": "p1", "type": "producer", "topic": "t", "acks": "all", "rate_per_s": 50}],
+        timeline=[{"at_ms": 5000, "op": "crash", "broker": 0, "mode": "power"},
+                  {"at_ms": restart_ms, "op": "restart", "broker": 0}])).run()
+
+
+def first_ack_after(result, sent_from_ms):
+    return min(x["acked_ms"] for x in result["records"]
+               if x["sent_ms"] >= sent_from_ms and x["status"] == "acked")
+
+
+def test_a_powered_off_leader_stalls_the_producer_until_its_requests_time_out_or_it_boots():
+    # A powered-off machine sends no reset: the producer's in-flight requests (max.in.flight 5)
+    # hang for request.timeout.ms 30000 (2.6 has no connection setup timeout, KIP-601 is 2.7),
+    # even though the controller elects broker 1 at session expiry (~18 s). Once the machine
+    # boots, the producer's retransmissions meet a TCP reset: the requests fail and are retried
+    # on the new leader one metadata round later.
+    late = power_failed_leader(restart_ms=38000)
+    [elected] = [e for e in late["history"] if e["type"] == "leader_elected" and e["t_ms"] > 5000]
+    assert elected["leader"] == 1 and 18000 <= elected["t_ms"] < 19000
+    assert 35000 <= first_ack_after(late, 5000) < 35500     # 5 s + 30 s request timeout
+    booted = power_failed_leader(restart_ms=25000)
+    assert 25000 <= first_ack_after(booted, 5000) < 25500   # the reset at boot, not the timeout
+
+
 def test_os_writeback_makes_data_durable_after_30_seconds():
     sim = Simulation(cluster(
         timeline=[{"at_ms": 1000, "op": "produce", "topic": "t", "acks": "all", "count": 4},
