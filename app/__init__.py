@@ -1,70 +1,15 @@
-"""ISR Lab's web application: ``create_app(config=None)``.
+"""ISR Lab's web application and everything it stands on (store, sweeps, analytics).
 
-Every app gets its own ``SocketIO`` object and its own runner (stack notes: a module-level
-SocketIO rebound by each ``create_app`` makes Socket.IO test clients and a live test server
-interfere). Both live in ``app.extensions``: ``app.extensions["socketio"]`` and
-``app.extensions["isrlab"]["runner"]``.
+``create_app``, ``runner_of`` and ``socketio_of`` live in ``app.factory`` and are loaded on first
+use, so importing a Flask-free part (``app.store``, ``app.sweeps``, ``app.analytics`` in a Spark
+worker) does not import Flask.
 """
-import os
 
-from flask import Flask
-from flask_socketio import SocketIO
-
-from .config import load_settings
-from .counterexample.routes import bp as search_bp
-from .reports import init_app as init_reports
-from .runner import Runner
-from .web import bp
-from .web.events import register_events
-from .web.ratelimit import RateLimiter
-from .web.runs_routes import init_app as init_runs
-from .web.transport import SocketIOTransport
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-       "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
-       "frame-ancestors 'none'; form-action 'self'")
+__all__ = ["create_app", "runner_of", "socketio_of"]
 
 
-def create_app(config=None):
-    settings = load_settings()
-    if config:
-        settings.update(config)
-    app = Flask(__name__, template_folder=os.path.join(ROOT, "templates"),
-                static_folder=os.path.join(ROOT, "static"), static_url_path="/static")
-    app.config.update(settings)
-    app.debug = False
-    options = {"async_mode": "threading", "max_http_buffer_size": settings["MAX_MESSAGE_BYTES"],
-               "logger": False, "engineio_logger": False}
-    if settings.get("ALLOWED_ORIGINS") is not None:
-        options["cors_allowed_origins"] = settings["ALLOWED_ORIGINS"]
-    socketio = SocketIO(app, **options)
-    runner = Runner(settings, SocketIOTransport(socketio), start_task=socketio.start_background_task)
-    app.extensions["isrlab"] = {
-        "runner": runner,
-        "limiter": RateLimiter(settings["COMMANDS_PER_S"], settings["COMMAND_BURST"]),
-    }
-    app.register_blueprint(bp)
-    init_runs(app)          # saved runs, replay, links, compare (app/web/runs_routes.py)
-    app.register_blueprint(search_bp)   # "Can this lose data?" (app/counterexample/routes.py)
-    init_reports(app)                   # sweeps and their analytics report (app/reports/)
-    register_events(socketio)
-
-    @app.after_request
-    def security_headers(response):
-        response.headers.setdefault("Content-Security-Policy", CSP)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        return response
-
-    return app
-
-
-def runner_of(app):
-    return app.extensions["isrlab"]["runner"]
-
-
-def socketio_of(app):
-    return app.extensions["socketio"]
+def __getattr__(name):
+    if name in __all__ or name == "CSP":
+        from . import factory
+        return getattr(factory, name)
+    raise AttributeError(f"module 'app' has no attribute {name!r}")

@@ -5,8 +5,6 @@ import argparse
 import logging
 import sys
 
-from . import create_app, socketio_of
-
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
@@ -24,6 +22,7 @@ def main(argv=None):
     parser.add_argument("--host", help="address to listen on (default ISRLAB_HOST or 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (default ISRLAB_PORT or 5000)")
     args = parser.parse_args(argv)
+    from .factory import create_app, socketio_of          # Flask only for the web server
     app = create_app({"REPLAY_WORKER_PROCESSES": True})   # seek indexes built off the server's GIL
     from .web.runs_routes import warm_up
     warm_up(app)                                          # open the store: upgrades a fresh database

@@ -250,7 +250,7 @@ def _replay_page(run, focus):
         live = live.replace(old, new, 1)
     response = Response(live, mimetype="text/html")
     if data["embed"]:                      # the compare page shows two replays in frames of its own
-        from .. import CSP
+        from ..factory import CSP
         response.headers["Content-Security-Policy"] = CSP.replace("frame-ancestors 'none'", "frame-ancestors 'self'")
         response.headers["X-Frame-Options"] = "SAMEORIGIN"
     return response
