@@ -211,6 +211,17 @@ def test_the_store_imports_neither_flask_nor_the_engine():
     assert offenders == []
 
 
+def test_importing_the_store_loads_no_flask_at_all():
+    """Not only the store's own imports: its package (``app``) must not pull Flask in either, so
+    migrations, sweeps and Spark workers run without the web stack."""
+    import subprocess
+    import sys
+    code = ("import sys, app.store, app.sweeps, app.analytics.job; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('flask', 'flask_socketio')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_events_are_stored_with_queryable_columns(store):
     saved = save(store, n_events=6)
     with reading(store) as conn:
