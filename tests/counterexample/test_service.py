@@ -5,20 +5,8 @@ from app.counterexample import finder
 from app.counterexample.service import hunt
 from app.store import runs as store_runs
 from app.store.db import open_store
-from engine.faults import DEFAULT_PROFILE
+from engine.search_examples import LOSSY_0_10 as OLD, PROCESS_CRASHES_ONLY as CRASHES, SAFE_2_6 as SAFE
 from engine.search import check
-
-OLD = {"kafka_version": "0.10", "brokers": 3,
-       "topics": [{"name": "t", "partitions": 1, "replication_factor": 2}],
-       "clients": [{"name": "p1", "type": "producer", "topic": "t", "acks": "all", "rate_per_s": 20}],
-       "duration_ms": 60000}
-SAFE = {"kafka_version": "2.6", "brokers": 3,
-        "config": {"min.insync.replicas": 2, "unclean.leader.election.enable": False},
-        "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
-        "clients": [{"name": "p1", "type": "producer", "topic": "t", "acks": "all", "rate_per_s": 20}],
-        "duration_ms": 60000}
-CRASHES = {k: (0.0, 0, 0) for k in DEFAULT_PROFILE}
-CRASHES["crash_process"] = (4.0, 1000, 30000)
 
 
 @pytest.fixture

@@ -1,21 +1,9 @@
 """Counterexample search and shrinking (issue: find the failure, shrink it, show it)."""
 import pytest
 
-from engine.faults import DEFAULT_PROFILE
+from engine.search_examples import LOSSY_0_10 as OLD, PROCESS_CRASHES_ONLY, SAFE_2_6 as SAFE
 from engine.scenario import ScenarioError
 from engine.search import check, narrate, search, shrink, validate_property
-
-OLD = {"kafka_version": "0.10", "brokers": 3,
-       "topics": [{"name": "t", "partitions": 1, "replication_factor": 2}],
-       "clients": [{"name": "p1", "type": "producer", "topic": "t", "acks": "all", "rate_per_s": 20}],
-       "duration_ms": 60000}
-SAFE = {"kafka_version": "2.6", "brokers": 3,
-        "config": {"min.insync.replicas": 2, "unclean.leader.election.enable": False},
-        "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
-        "clients": [{"name": "p1", "type": "producer", "topic": "t", "acks": "all", "rate_per_s": 20}],
-        "duration_ms": 60000}
-PROCESS_CRASHES_ONLY = {k: (0.0, 0, 0) for k in DEFAULT_PROFILE}
-PROCESS_CRASHES_ONLY["crash_process"] = (4.0, 1000, 30000)
 
 
 @pytest.fixture(scope="module")
