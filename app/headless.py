@@ -13,25 +13,11 @@ import json
 import sys
 import time
 
-from engine.cli import tune_gc
+from engine.cli import read_scenario, tune_gc
 from engine.scenario import ScenarioError
 from engine.simulation import ENGINE_VERSION, Simulation
 
 from .replay_save import capture_result, save_captured
-
-
-def read_scenario(path):
-    from engine.scenarios import library
-    lib = library()
-    if path in lib:
-        return lib[path]
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
-    except OSError as exc:
-        raise SystemExit(f"error: cannot read {path}: {exc.strerror}") from None
-    except ValueError as exc:
-        raise SystemExit(f"error: {path} is not valid JSON: {exc}") from None
 
 
 def run_headless(doc):

@@ -56,7 +56,8 @@ def main(argv=None):
     return run_bench(args.duration_ms)
 
 
-def _load(path):
+def read_scenario(path):
+    """A library scenario by name, or a JSON file; a clear exit message when neither works."""
     from .scenarios import library
     lib = library()
     if path in lib:
@@ -71,7 +72,7 @@ def _load(path):
 
 
 def _run(args):
-    doc = _load(args.scenario)
+    doc = read_scenario(args.scenario)
     if args.seed is not None and isinstance(doc, dict):
         doc = {**doc, "seed": args.seed}
     trace_file = open(args.trace, "w", encoding="utf-8") if args.trace else None
@@ -106,7 +107,7 @@ def parse_property(text):
 
 def _search(args):
     from .search import check, narrate, search, shrink
-    base = _load(args.scenario)
+    base = read_scenario(args.scenario)
     prop = parse_property(args.property)
     try:
         found = search(base, prop, runs=args.runs, first_seed=args.first_seed)

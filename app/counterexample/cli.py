@@ -3,7 +3,7 @@ import argparse
 import json
 import sys
 
-from engine.cli import parse_property
+from engine.cli import parse_property, read_scenario
 from engine.scenario import ScenarioError
 
 from .service import hunt
@@ -26,8 +26,7 @@ def main(argv=None):
     parser.add_argument("--no-save", action="store_true")
     parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
     args = parser.parse_args(argv)
-    from engine.cli import _load
-    base = _load(args.scenario)
+    base = read_scenario(args.scenario)
     profile = None
     if args.profile:
         with open(args.profile, encoding="utf-8") as handle:
