@@ -106,6 +106,24 @@ def test_a_powered_off_leader_stalls_the_producer_until_its_requests_time_out_or
     assert 25000 <= first_ack_after(booted, 5000) < 25500   # the reset at boot, not the timeout
 
 
+def test_a_zookeeper_request_lost_to_a_short_cut_is_retransmitted_after_the_heal():
+    # Broker 1 dies at 1 s; its session expires at ~19 s while the controller (broker 0) cannot
+    # reach ZooKeeper (cut 15-21 s, shorter than the 12 s read timeout: the connection lives).
+    # The watch fires, the controller's read of /brokers/ids is lost on the cut; TCP delivers it
+    # after the heal, so the failover happens then instead of never (§9.2: the session is alive).
+    r = Simulation(cluster(
+        duration_ms=40000, topics=[{"name": "t", "partitions": 3, "replication_factor": 3}],
+        timeline=[{"at_ms": 1000, "op": "crash", "broker": 1},
+                  {"at_ms": 15000, "op": "cut", "from": 0, "to": "zk"},
+                  {"at_ms": 21000, "op": "heal"}])).run()
+    [expired] = events(r, "session_expired", broker=1)
+    assert 15000 < expired["t_ms"] < 21000
+    [elected] = [e for e in events(r, "leader_elected") if e["partition"] == 1]
+    assert elected["leader"] == 2 and 21000 < elected["t_ms"] <= 21000 + 6000 + 100  # next ping
+    assert not events(r, "zk_disconnected")
+    assert all(1 not in p["isr"] for p in r["partitions"].values())
+
+
 def test_os_writeback_makes_data_durable_after_30_seconds():
     sim = Simulation(cluster(
         timeline=[{"at_ms": 1000, "op": "produce", "topic": "t", "acks": "all", "count": 4},
