@@ -158,7 +158,9 @@ class Broker(ReplicaLeader, ReplicaFollower, Node):
                 before = log.leo
                 if log.truncate_to(log.flushed_offset):
                     lost[key] = (log.flushed_offset, before)
-        if mode != "power":
+        if mode == "power":
+            self.power_cycles += 1
+        else:
             self._fail_parked_requests()  # a powered-off machine closes no sockets
         self.clean_shutdown = False
         self._stop("stopped", close_session=False, net_state="silent" if mode == "power" else "refusing")

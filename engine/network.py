@@ -5,7 +5,13 @@ is directed: ``cut(a, b)`` drops a->b only. Every kind of fault (isolate, partit
 as a set of blocked directed pairs, so "heal one link" and "heal all" are exact.
 
 Delivery is FIFO per directed link (Kafka talks over TCP): a jittered message never overtakes an
-earlier one. A message is dropped if its link is blocked when it is sent or when it would arrive.
+earlier one. A message whose link is blocked when it is sent or when it would arrive does not get
+through while the cut lasts; since every connection is TCP, the sender's kernel keeps
+retransmitting it, so when the link heals the held messages arrive, in order, one link latency
+later (TCP's retransmission backoff is not modelled) — unless the sender's machine lost power
+meanwhile (its kernel state is gone), or the receiving process is a new one (a request then meets
+a reset; anything else is discarded). A request whose sender already gave up on it is still
+processed, as in Kafka; its late answer is ignored.
 A request to a node whose *process* is down (machine up) is answered with a synthesised
 ``NETWORK_EXCEPTION`` (connection refused), one round trip later; a powered-off or cut node
 simply never answers and the sender's request timeout fires — unless the powered-off machine
@@ -33,6 +39,7 @@ class Network:
         self._next_id = 0
         self.in_flight = {}         # envelope id -> Envelope (for the view)
         self.unanswered = {}        # powered-off node -> {peer: peer incarnation} that sent to it
+        self.held = {}              # (source, target) -> [(envelope, source power cycles, target incarnation)]
         self.sent = 0
         self.dropped = 0
         self.observer = None        # callable(kind, envelope) for traces; kind: send|deliver|drop
@@ -70,10 +77,52 @@ class Network:
         if source is None:
             self.blocked.clear()
             self.link_latency.clear()
+            pairs = list(self.held)
+        else:
+            pairs = [(source, target), (target, source)]
+            for pair in pairs:
+                self.blocked.discard(pair)
+                self.link_latency.pop(pair, None)
+        for pair in pairs:
+            if pair in self.held and pair not in self.blocked:
+                self._release(pair)
+
+    # -- what a cut holds back (TCP retransmission) ----------------------------------------
+    def _hold(self, env):
+        source, target = self.nodes.get(env.source), self.nodes.get(env.target)
+        self.held.setdefault((env.source, env.target), []).append(
+            (env, getattr(source, "power_cycles", 0), getattr(target, "incarnation", 0)))
+        self.dropped += 1
+        if self.observer:
+            self.observer("hold", env)
+
+    def _release(self, pair):
+        now = self.scheduler.now_ms
+        latency = self.link_latency.get(pair, self.latency_ms)
+        for entry in self.held.pop(pair):
+            env = entry[0]
+            deliver = now + latency
+            if self.jitter_ms or self.link_latency:
+                deliver = max(deliver, self._last_delivery.get(pair, 0))
+                self._last_delivery[pair] = deliver
+            env.deliver_at_ms = deliver
+            self.in_flight[env.id] = env
+            self.scheduler.schedule_at(deliver, self._deliver_held, entry)
+
+    def _deliver_held(self, entry):
+        env, power_cycles, incarnation = entry
+        source, target = self.nodes.get(env.source), self.nodes.get(env.target)
+        if source is None or target is None or getattr(source, "power_cycles", 0) != power_cycles \
+                or source.net_state == "silent":
+            self.in_flight.pop(env.id, None)   # the sending machine went down: nothing retransmits
             return
-        for pair in ((source, target), (target, source)):
-            self.blocked.discard(pair)
-            self.link_latency.pop(pair, None)
+        if getattr(target, "incarnation", 0) != incarnation and target.net_state != "silent":
+            self.in_flight.pop(env.id, None)   # a new process knows nothing of this connection
+            if env.is_request:
+                self.send(env.target, env.source, response_type(env.type), {"error": DISCONNECTED},
+                          env.correlation_id)
+            return
+        self._deliver(env)
 
     def slow(self, source, target, latency_ms):
         self.link_latency[(source, target)] = latency_ms
@@ -101,9 +150,7 @@ class Network:
         env = Envelope(self._next_id, source, target, type_, body, now, deliver,
                        correlation_id, is_request)
         if self.blocked and (source, target) in self.blocked:
-            self.dropped += 1
-            if self.observer:
-                self.observer("drop", env)
+            self._hold(env)
             return env
         self.in_flight[env.id] = env
         if self.observer:
@@ -114,9 +161,7 @@ class Network:
     def _deliver(self, env):
         self.in_flight.pop(env.id, None)
         if self.blocked and (env.source, env.target) in self.blocked:
-            self.dropped += 1
-            if self.observer:
-                self.observer("drop", env)
+            self._hold(env)
             return
         node = self.nodes.get(env.target)
         if node is None:
@@ -162,6 +207,7 @@ class Node:
         self.scheduler = sim.scheduler
         self.network = sim.network
         self.incarnation = 0
+        self.power_cycles = 0     # power failures of the machine (its kernel's connections died)
         self.net_state = "up"     # up | refusing (process down) | silent (powered off)
         self.paused = False
         self.deferred = []        # (kind, payload) held while paused, replayed on resume

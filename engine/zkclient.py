@@ -8,11 +8,9 @@ callers handle that (NODEEXISTS owned by our session, BADVERSION with identical 
 When the server says SESSIONEXPIRED the client fails everything outstanding and tells the broker,
 which starts a new session and registers again.
 
-A cut shorter than the read timeout does not break the connection: ZooKeeper talks over TCP,
-which retransmits what the cut dropped once the link is back. The server answers a session in
-request order, so an answer to a later request (a ping, at the latest) tells the client which
-earlier requests got lost; it retransmits them (flagged, so a request that did reach the server
-is answered again from its cache, not applied twice).
+A lost connection is closed for good: requests held back by the cut may still reach the server
+(TCP delivers what was sent) and be applied, but their answers come back on a connection the
+client has closed and are ignored; the client's own re-sends then meet the applied write.
 """
 from .messages import ZK_REQUEST
 
@@ -24,13 +22,14 @@ class ZkClient:
         self.session_id = None
         self.state = "closed"   # closed | connecting | connected | disconnected | expired
         self.last_heard_ms = 0
-        self.pending = {}       # xid -> [op, args, callback, ctx, seq of its last transmission]
+        self.pending = {}       # xid -> [op, args, callback, ctx]
         self._xid = 0
-        self._seq = 0           # orders everything sent to the server (requests and pings)
+        self.conn = 0           # which TCP connection: a new one after each connection loss
         self.on_connected = None  # broker callback after a (new) session is established
 
     # -- lifecycle ----------------------------------------------------------------------------
     def connect(self):
+        self.conn += 1
         self.state = "connecting"
         self.session_id = None
         self.last_heard_ms = self.broker.scheduler.now_ms
@@ -40,11 +39,7 @@ class ZkClient:
     def _send_connect(self):
         self.broker.send("zk", ZK_REQUEST, {"session": None, "xid": 0, "op": "connect",
                                             "args": {"timeout_ms": self.session_timeout_ms},
-                                            "seq": self._next_seq()})
-
-    def _next_seq(self):
-        self._seq += 1
-        return self._seq
+                                            "conn": self.conn})
 
     def close(self):
         if self.state in ("connected", "disconnected") and self.session_id is not None:
@@ -63,16 +58,17 @@ class ZkClient:
         else:
             if self.state == "connected" and now - self.last_heard_ms > self.session_timeout_ms * 2 // 3:
                 self.state = "disconnected"
+                self.conn += 1
                 self.broker.on_zk_disconnected(now - self.last_heard_ms)
             self.broker.send("zk", ZK_REQUEST, {"session": self.session_id, "xid": 0, "op": "ping",
-                                                "args": None, "seq": self._next_seq()})
+                                                "args": None, "conn": self.conn})
         self.broker.set_timer(self.session_timeout_ms // 3, self._tick)
 
     # -- requests -----------------------------------------------------------------------------
     def call(self, op, args, callback, ctx=None):
         """Run ``op`` on ZooKeeper; ``callback(ctx, result, error_code)`` gets the answer."""
         self._xid += 1
-        self.pending[self._xid] = [op, args, callback, ctx, 0]
+        self.pending[self._xid] = [op, args, callback, ctx]
         if self.state == "connected":
             self._send(self._xid)
         elif self.state in ("expired", "closed"):
@@ -80,16 +76,15 @@ class ZkClient:
             callback(ctx, None, "SESSIONEXPIRED" if self.state == "expired" else "CONNECTIONLOSS")
         return self._xid
 
-    def _send(self, xid, retransmit=False):
-        entry = self.pending[xid]
-        entry[4] = seq = self._next_seq()
-        body = {"session": self.session_id, "xid": xid, "op": entry[0], "args": entry[1], "seq": seq}
-        if retransmit:
-            body["retransmit"] = True
-        self.broker.send("zk", ZK_REQUEST, body)
+    def _send(self, xid):
+        op, args, _cb, _ctx = self.pending[xid]
+        self.broker.send("zk", ZK_REQUEST, {"session": self.session_id, "xid": xid, "op": op,
+                                            "args": args, "conn": self.conn})
 
     def on_response(self, env):
         body = env.body
+        if body.get("conn") != self.conn:
+            return  # an answer on a connection we closed
         self.last_heard_ms = self.broker.scheduler.now_ms
         if body["op"] == "connect":
             if self.state != "connecting":
@@ -112,26 +107,16 @@ class ZkClient:
             for xid in list(self.pending):
                 if xid != body["xid"]:
                     self._send(xid)
-        else:
-            self._retransmit_lost(body.get("seq"), body["xid"])
         entry = self.pending.pop(body["xid"], None)
         if entry is not None:
             entry[2](entry[3], body["result"], body["error"])
-
-    def _retransmit_lost(self, answered_seq, answered_xid):
-        """Requests sent before the one just answered, still unanswered, were dropped by a cut."""
-        if answered_seq is None:
-            return
-        for xid, entry in list(self.pending.items()):
-            if xid != answered_xid and entry[4] < answered_seq:
-                self._send(xid, retransmit=True)
 
     def _expired(self):
         if self.state == "expired":
             return
         self.state = "expired"
         outstanding, self.pending = self.pending, {}
-        for _op, _args, callback, ctx, _seq in outstanding.values():
+        for _op, _args, callback, ctx in outstanding.values():
             callback(ctx, None, "SESSIONEXPIRED")
         self.broker.on_zk_session_expired()
 

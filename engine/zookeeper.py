@@ -386,7 +386,6 @@ class ZkServer:
     reconnect and fires the ones whose znodes changed meanwhile).
     """
     node_id = "zk"
-    ANSWERS_KEPT = 64
 
     def __init__(self, sim):
         self.sim = sim
@@ -396,7 +395,6 @@ class ZkServer:
         self.net_state = "up"
         self.paused = False  # the ensemble is never paused; the attribute keeps delivery uniform
         self._expiry_checks = {}  # session id -> scheduled check time
-        self._answers = {}        # session id -> {xid: response}, the last ANSWERS_KEPT
         self.observer = None      # callable(path, data, version) after each partition-state write
 
     def _now(self):
@@ -407,14 +405,6 @@ class ZkServer:
         body = env.body
         op = body["op"]
         sid = body.get("session")
-        if body.get("retransmit"):
-            cached = self._answers.get(sid, {}).get(body["xid"])
-            session = self.tree.sessions.get(sid)
-            if cached is not None and session is not None and not session.expired:
-                # it did arrive: only the answer was lost on the way back
-                self._flush_events(self.tree.touch(sid))
-                self.network.send("zk", env.source, ZK_RESPONSE, {**cached, "seq": body.get("seq")})
-                return
         result = error = None
         if op == "connect":
             sid = self.tree.create_session(env.source, body["args"]["timeout_ms"])
@@ -428,21 +418,9 @@ class ZkServer:
             except ZookeeperError as exc:
                 error = exc.code
                 result = {"message": str(exc), "failed_op": getattr(exc, "op_index", None)}
-        response = {"session": sid, "xid": body.get("xid"), "op": op, "result": result,
-                    "error": error, "seq": body.get("seq")}
-        if op not in ("connect", "ping", "close") and error != "SESSIONEXPIRED":
-            self._remember(sid, body["xid"], response)
-        self.network.send("zk", env.source, ZK_RESPONSE, response)
-
-    def _remember(self, sid, xid, response):
-        """The last answers of each session, for requests the client retransmits (TCP would have
-        delivered the lost answer; the request must not be applied twice)."""
-        answers = self._answers.get(sid)
-        if answers is None:
-            answers = self._answers[sid] = {}
-        answers[xid] = response
-        if len(answers) > self.ANSWERS_KEPT:
-            del answers[next(iter(answers))]
+        self.network.send("zk", env.source, ZK_RESPONSE,
+                          {"session": sid, "xid": body.get("xid"), "op": op, "result": result,
+                           "error": error, "conn": body.get("conn")})
 
     def _execute(self, op, args, sid):
         tree = self.tree

@@ -127,31 +127,3 @@ def test_czxid_increases_with_every_creation(zk):
     zk.create("/b")
     assert zk.get("/b")[1].czxid > zk.get("/a")[1].czxid
 
-
-def test_the_server_answers_a_retransmitted_request_from_its_cache_instead_of_applying_it_again():
-    """A request that reached the server but whose answer a cut dropped is retransmitted by the
-    client; TCP would have delivered it once, so a sequential create must not run twice."""
-    from engine.messages import ZK_REQUEST, Envelope
-    from engine.simulation import Simulation
-    sim = Simulation({"brokers": 1, "topics": [], "duration_ms": 1000})
-    sim.advance_to(100)
-    server, sid = sim.zk_server, sim.brokers[0].zk.session_id
-    answers = []
-    sim.network.observer = lambda kind, env: answers.append(env.body) \
-        if kind == "send" and env.source == "zk" and env.body.get("xid") == 77 else None
-
-    def request(seq, retransmit):
-        body = {"session": sid, "xid": 77, "op": "create", "seq": seq,
-                "args": {"path": "/isr_change_notification/isr_change_", "value": {}, "sequence": True}}
-        if retransmit:
-            body["retransmit"] = True
-        server.dispatch(Envelope(seq, 0, "zk", ZK_REQUEST, body, 100, 100, None, True))
-
-    request(1000, retransmit=False)
-    request(1001, retransmit=True)
-    assert [a["error"] for a in answers] == [None, None]
-    assert answers[0]["result"]["path"] == answers[1]["result"]["path"]
-    assert answers[1]["seq"] == 1001          # the client matches answers to what it sent last
-    assert server.tree.get_children("/isr_change_notification") == [answers[0]["result"]["path"].rsplit("/", 1)[1]]
-    request(1002, retransmit=False)           # a new request (reconnect path) does run again
-    assert len(server.tree.get_children("/isr_change_notification")) == 2
