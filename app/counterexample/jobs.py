@@ -40,6 +40,7 @@ class SearchJobs:
                 job["progress"] = dict(job["progress"] or {}, **update)
             try:
                 job["report"] = self._run_job(params, progress)
+                progress({"stage": "done"})
                 job["state"] = "done"
             except Exception as exc:  # noqa: BLE001 - reported to the user, the server goes on
                 job["error"] = f"{type(exc).__name__}: {exc}"
