@@ -11,8 +11,8 @@ live view finalises a finished run (``result()``), which must never happen to a 
 shares its state with a seek index.
 """
 from app.runner.frames import FrameBuilder
-from app.runner.live_view import LOSS_EVENTS, LiveView
-from app.runner.room import story_events
+from app.runner.live_view import LiveView
+from app.runner.room import fresh_story, story_events
 
 from .replay import fork_copy
 
@@ -47,15 +47,7 @@ class ReplayViewer:
             self.view.violations_seen = 0
             dirty = ()
         else:
-            start, fresh = self.view.new_history()
-            dirty = {drawn.key(e["topic"], e["partition"]) for e in fresh
-                     if e["type"] in LOSS_EVENTS and e.get("topic") is not None and e.get("partition") is not None}
-            events, dropped = story_events(start, fresh)
-            if dropped:
-                events.append((start + len(fresh) - 1, {"t_ms": drawn.now_ms, "type": "events_skipped",
-                                                         "count": dropped,
-                                                         "reason": f"{dropped} events in this frame not shown"}))
-                events.sort(key=lambda p: p[0])
+            events, dirty = fresh_story(self.view, drawn)
         violations = self.view.new_violations()
         msgs, skipped = self.view.messages()
         entities = self.view.entities(dirty)

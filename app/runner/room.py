@@ -69,6 +69,22 @@ def story_events(start, events, limit=EVENTS_PER_FRAME):
     return merged, dropped
 
 
+def fresh_story(view, sim):
+    """The story since the view's last frame: (event pairs to send, keys of partitions whose logs
+    may have lost records and must be redrawn whole). Over the per-frame cap, an
+    ``events_skipped`` entry says how many were left out."""
+    start, fresh = view.new_history()
+    dirty = {sim.key(e["topic"], e["partition"]) for e in fresh
+             if e["type"] in LOSS_EVENTS and e.get("topic") is not None and e.get("partition") is not None}
+    events, dropped = story_events(start, fresh)
+    if dropped:
+        events.append((start + len(fresh) - 1, {"t_ms": sim.now_ms, "type": "events_skipped",
+                                                 "count": dropped,
+                                                 "reason": f"{dropped} events in this frame not shown"}))
+        events.sort(key=lambda p: p[0])
+    return events, dirty
+
+
 def replayable(sim):
     """``sim.replay_scenario()``, checked to load. Since the engine marks replays of live sessions
     ``"recorded"`` a scripted op made pointless by a live command loads (and is ignored, as it was
@@ -208,15 +224,7 @@ class Room:
         if token == self._token:
             return self.frames.touch(self.clock(), wall_ms)
         self._token = token
-        start, fresh = self.view.new_history()
-        dirty = {sim.key(e["topic"], e["partition"]) for e in fresh
-                 if e["type"] in LOSS_EVENTS and e.get("topic") is not None and e.get("partition") is not None}
-        events, dropped = story_events(start, fresh)
-        if dropped:
-            events.append((start + len(fresh) - 1, {"t_ms": sim.now_ms, "type": "events_skipped",
-                                                     "count": dropped,
-                                                     "reason": f"{dropped} events in this frame not shown"}))
-            events.sort(key=lambda p: p[0])
+        events, dirty = fresh_story(self.view, sim)
         violations = self.view.new_violations()
         msgs, skipped = self.view.messages()
         entities = self.view.entities(dirty)
