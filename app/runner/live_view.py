@@ -16,8 +16,7 @@ Everything here reads the simulation and never changes it.
 from collections import deque
 from itertools import islice
 
-from engine.partition import NEVER_MS
-from engine.view import broker_view, epoch_runs, links_view, zk_view
+from engine.view import broker_view, links_view, partition_view, zk_view
 
 LOG_TAIL = 12            # record ids per replica sent each frame (the detail view asks for more)
 LEDGER_SIZE = 30         # newest records in the ledger
@@ -222,47 +221,19 @@ def _record_order(rid):
 # -- partitions ----------------------------------------------------------------------------------------
 def partition_entity(sim, key, tail=LOG_TAIL):
     """One partition as ``engine.view.partition_view`` draws it (same fields and meanings), with
-    the newest ``tail`` record ids as ``[first offset, [ids]]`` (the epochs are in the runs)."""
-    topic, index = sim.split_key(key)
-    node = sim.zk_server.tree.nodes.get(sim.state_path(key))
-    state = node.data if node else {"leader": -1, "leader_epoch": -1, "isr": []}
-    replicas = sim.topics[topic]["assignment"][str(index)]
-    leader_broker = sim.brokers.get(state["leader"])
-    leader_part = leader_broker.partitions.get(key) if leader_broker and leader_broker.running else None
-    lag_max = sim.config["replica.lag.time.max.ms"]
-    now = sim.now_ms
-    isr = state["isr"]
-    out = []
-    for b in replicas:
-        broker = sim.brokers[b]
-        log = broker.logs.get(key)
-        part = broker.partitions.get(key) if broker.running else None
-        entry = {"broker": b, "leo": 0, "hw": 0, "log_start_offset": 0, "flushed_offset": 0,
-                 "epoch_cache": [], "segments": [], "tail": [0, []],
-                 "in_isr": b in isr, "is_leader": bool(part and part.is_leader),
-                 "local_leader_epoch": part.leader_epoch if part else None,
-                 "local_isr": list(part.isr) if part and part.is_leader else None,
-                 "running": broker.running, "lag": None}
-        if log is not None:
-            first = max(log.log_start_offset, log.leo - tail)
-            entry.update(leo=log.leo, hw=log.hw, log_start_offset=log.log_start_offset,
-                         flushed_offset=log.flushed_offset,
-                         epoch_cache=[list(e) for e in log.epoch_cache],
-                         segments=epoch_runs(log),
-                         tail=[first, [rid for _e, rid in log.read(first, tail)]])
-        if leader_part is not None and leader_part.is_leader and b != state["leader"]:
-            remote = leader_part.remotes.get(b)
-            if remote is not None:
-                caught = remote.last_caught_up_ms
-                entry["lag"] = {"last_caught_up_ms": None if caught == NEVER_MS else caught,
-                                "ms_behind": None if caught == NEVER_MS else now - caught,
-                                "lag_max_ms": lag_max, "leader_view_leo": remote.leo}
-        out.append(entry)
-    return {"key": key, "topic": topic, "partition": index, "replicas": list(replicas),
-            "leader": state["leader"], "leader_epoch": state["leader_epoch"], "isr": list(isr),
-            "zk_version": node.version if node else -1,
-            "offline": state["leader"] == -1 or leader_part is None,
-            "replica_state": out}
+    the newest ``tail`` record ids as ``[first offset, [ids]]`` (the epochs are in the runs) and
+    ``lag`` always present (None where the leader tracks no lag)."""
+    view = partition_view(sim, key, 0)
+    view["replicas"] = list(view["replicas"])
+    for entry in view["replica_state"]:
+        entry.setdefault("lag", None)
+        log = sim.brokers[entry["broker"]].logs.get(key)
+        if log is None:
+            entry["tail"] = [0, []]
+            continue
+        first = max(log.log_start_offset, log.leo - tail)
+        entry["tail"] = [first, [rid for _e, rid in log.read(first, tail)]]
+    return view
 
 
 def partition_detail(sim, key, tail=200):
