@@ -260,31 +260,25 @@ class Shrinker:
         for i, client in enumerate(scenario["clients"]):
             if client["type"] != "producer" or not client.get("rate_per_s"):
                 continue
-            rate = client["rate_per_s"]
-            while rate > 1:
-                new = max(1, rate // 2)
+            scenario = self._halve(scenario, client["rate_per_s"],
+                                   lambda s, new, i=i: s["clients"][i].__setitem__("rate_per_s", new))
+        return scenario
 
-                def mutate(s, i=i, new=new):
-                    s["clients"][i]["rate_per_s"] = new
-                trial = self._try(scenario, mutate)
-                if trial is None:
-                    break
-                scenario, rate = trial, new
+    def _halve(self, scenario, value, assign):
+        """Halve a number (``assign(scenario, new)`` sets it) while the property still breaks."""
+        while value > 1:
+            new = value // 2
+            trial = self._try(scenario, lambda s, new=new: assign(s, new))
+            if trial is None:
+                break
+            scenario, value = trial, new
         return scenario
 
     def _smaller_counts(self, scenario):
         for i, op in enumerate(scenario["timeline"]):
             if op["op"] == "produce" and op["count"] > 1:
-                count = op["count"]
-                while count > 1:
-                    new = count // 2
-
-                    def mutate(s, i=i, new=new):
-                        s["timeline"][i]["count"] = new
-                    trial = self._try(scenario, mutate)
-                    if trial is None:
-                        break
-                    scenario, count = trial, new
+                scenario = self._halve(scenario, op["count"],
+                                       lambda s, new, i=i: s["timeline"][i].__setitem__("count", new))
         return scenario
 
     def _earlier_ops(self, scenario):

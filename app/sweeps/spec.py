@@ -72,18 +72,8 @@ DEFAULT_START_MS = 1000
 DEFAULT_END_FRACTION = 0.6
 
 
-class SweepError(ValueError):
-    def __init__(self, field, message, allowed=None):
-        self.field = field
-        self.message = message
-        self.allowed = allowed
-        text = f"{field}: {message}" if field else message
-        if allowed:
-            text += f" (allowed: {allowed})"
-        super().__init__(text)
-
-    def to_dict(self):
-        return {"field": self.field, "message": self.message, "allowed": self.allowed}
+class SweepError(ScenarioError):
+    """A sweep document's bad field: the scenario errors' shape (field, message, allowed)."""
 
 
 def canonical(doc):
@@ -337,11 +327,11 @@ def cells(sweep):
         profile = settings.get(FAULTS_AXIS, sweep["faults"])
         try:
             scenario = loadable(load(apply_settings(sweep["base"], settings)))
+        except SweepError as exc:     # first: a SweepError is a ScenarioError too
+            raise SweepError(exc.field, f"cell {canonical(settings)}: {exc.message}", exc.allowed) from None
         except ScenarioError as exc:
             raise SweepError("grid", f"cell {canonical(settings)} makes an invalid scenario: "
                                      f"{exc.field}: {exc.message}", exc.allowed) from None
-        except SweepError as exc:
-            raise SweepError(exc.field, f"cell {canonical(settings)}: {exc.message}", exc.allowed) from None
         phase = sweep["fault_phase"]
         end = phase["end_ms"] if phase["end_ms"] is not None else int(scenario["duration_ms"] * phase["end_fraction"])
         out.append({"cell_id": cell_id, "settings": settings, "scenario": scenario, "profile": profile,

@@ -3,8 +3,6 @@ link in a fresh page, scrub back, step, check the drawn state against a straight
 live; a scenario link with a moment and a partition; a bad link; the runs page; compare."""
 import json
 import logging
-import os
-import pathlib
 import threading
 
 import pytest
@@ -16,11 +14,7 @@ from app.store import runs as store_runs
 from engine.scenarios import library
 from engine.simulation import Simulation
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+from tests.browser.conftest import ARTIFACTS, browser  # noqa: F401  (the fixture, reused)
 
 
 @pytest.fixture(scope="module")
@@ -36,17 +30,6 @@ def server(tmp_path_factory):
     srv.shutdown()
     runner_of(app).stop()
     app.extensions["isrlab_runs"].close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is not installed (scripts/setup.sh installs it)")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def new_page(browser, request, name):
