@@ -9,7 +9,7 @@ __all__ = ["create_app", "runner_of", "socketio_of"]
 
 
 def __getattr__(name):
-    if name in __all__ or name == "CSP":
+    if name in __all__:
         from . import factory
         return getattr(factory, name)
     raise AttributeError(f"module 'app' has no attribute {name!r}")

@@ -14,8 +14,8 @@ def main(argv=None):
     if argv and argv[0] == "search":  # counterexample search: app.counterexample.cli
         from .counterexample.cli import main as search_main
         return search_main(argv[1:])
-    if argv and argv[0] == "run":     # a headless run, optionally saved: app.headless
-        from .headless import main as run_main
+    if argv and argv[0] == "run":     # a headless run, optionally saved: app.replay.headless
+        from .replay.headless import main as run_main
         return run_main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m app", description="ISR Lab: the live web simulator")
     parser.add_argument("command", nargs="?", default="serve", choices=("serve",))
@@ -24,7 +24,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     from .factory import create_app, socketio_of          # Flask only for the web server
     app = create_app({"REPLAY_WORKER_PROCESSES": True})   # seek indexes built off the server's GIL
-    from .web.runs_routes import warm_up
+    from .web import warm_up
     warm_up(app)                                          # open the store: upgrades a fresh database
     host = args.host or app.config["HOST"]
     port = app.config["PORT"] if args.port is None else args.port

@@ -14,17 +14,13 @@ from .config import load_settings
 from .counterexample.routes import bp as search_bp
 from .reports import init_app as init_reports
 from .runner import Runner
-from .web import bp
+from .web import init_app as init_web
 from .web.events import register_events
 from .web.ratelimit import RateLimiter
-from .web.runs_routes import init_app as init_runs
+from .web.security import security_headers
 from .web.transport import SocketIOTransport
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-       "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
-       "frame-ancestors 'none'; form-action 'self'")
 
 
 def create_app(config=None):
@@ -45,20 +41,12 @@ def create_app(config=None):
         "runner": runner,
         "limiter": RateLimiter(settings["COMMANDS_PER_S"], settings["COMMAND_BURST"]),
     }
-    app.register_blueprint(bp)
-    init_runs(app)          # saved runs, replay, links, compare (app/web/runs_routes.py)
+    init_web(app)                       # pages and HTTP resources (app/web/), the store and replays
     app.register_blueprint(search_bp)   # "Can this lose data?" (app/counterexample/routes.py)
     init_reports(app)                   # sweeps and their analytics report (app/reports/)
     register_events(socketio)
 
-    @app.after_request
-    def security_headers(response):
-        response.headers.setdefault("Content-Security-Policy", CSP)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        return response
-
+    app.after_request(security_headers)
     return app
 
 

@@ -91,8 +91,8 @@ def bench_duckdb(path, sweep_id):
 def bench_spark(url, sweep_id, master):
     t0 = time.monotonic()
     from app.analytics import extract, job, transforms
-    from app.analytics.jdbc import jdbc_of
-    from app.analytics.session import build_session
+    from app.spark.jdbc import jdbc_of
+    from app.spark.session import build_session
     from app.store import db
     spark = build_session(master, app_name="isrlab-bench-analysis")
     t1 = time.monotonic()

@@ -13,11 +13,12 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from engine.cli import tune_gc  # noqa: E402
-from engine.search_examples import LOSSY_0_10 as OLD, PROCESS_CRASHES_ONLY as CRASHES, SAFE_2_6 as SAFE  # noqa: E402
-from engine.search import shrink  # noqa: E402
-
 from app.counterexample import finder  # noqa: E402
+from engine.cli import tune_gc  # noqa: E402
+from engine.search import shrink  # noqa: E402
+from engine.search_examples import LOSSY_0_10 as OLD  # noqa: E402
+from engine.search_examples import PROCESS_CRASHES_ONLY as CRASHES
+from engine.search_examples import SAFE_2_6 as SAFE
 
 PROP = {"name": "no_acked_loss"}
 
@@ -47,7 +48,7 @@ def main():
     case("0.10 RF2 acks=all, in process", OLD, None, 500, None)
     case("2.6 safe settings, in process", SAFE, CRASHES, args.runs_safe, None)
     if not args.no_spark:
-        from app.analytics.session import build_session
+        from app.spark.session import build_session
         started = time.perf_counter()
         spark = build_session()
         print(f"Spark session start {time.perf_counter() - started:.1f} s "

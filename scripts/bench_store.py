@@ -28,8 +28,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from sqlalchemy import insert  # noqa: E402
 
-from app.replay_save import capture_result, save_captured  # noqa: E402
-from app.replay_service import ReplayService  # noqa: E402
+from app.replay.save import capture_result, save_captured  # noqa: E402
+from app.replay.service import ReplayService  # noqa: E402
 from app.store import db, runs  # noqa: E402
 from app.store.models import Run  # noqa: E402
 from engine.cli import tune_gc  # noqa: E402

@@ -85,7 +85,7 @@ def stored_stats(store):
 
 
 def bench_spark(doc, url, master, chunk_runs, runs_per_task):
-    from app.analytics.session import build_session
+    from app.spark.session import build_session
     from app.store import db
     from app.sweeps import execute
     store = db.open_store(url)

@@ -62,7 +62,7 @@ def _store(url):
 
 
 def _session(master):
-    from .session import build_session
+    from app.spark.session import build_session
     return build_session(master)
 
 

@@ -7,12 +7,12 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructField, StructType
 from sqlalchemy import func, select
 
+from app.spark.jdbc import jdbc_of, read_table
 from app.store.db import reading
 from app.store.models import Run
+from app.sweeps.schemas import B, I, L, S
 from app.sweeps.tables import sweep_runs
 
-from .jdbc import jdbc_of, read_table
-from .schemas import B, I, L, S
 from .transforms import wilson
 
 SAVED_RUNS = StructType([StructField("id", L, False), StructField("source", S, False),

@@ -6,8 +6,8 @@ from app.store.db import reading
 from app.sweeps import spec
 from app.sweeps.tables import sweep_runs
 
-from .jdbc import read_table
-from .schemas import CELLS_SCHEMA, EVENTS_TABLE_SCHEMA, LATENCY_TABLE_SCHEMA, RUNS_READ_SCHEMA
+from app.spark.jdbc import read_table
+from app.sweeps.schemas import CELLS_SCHEMA, EVENTS_TABLE_SCHEMA, LATENCY_TABLE_SCHEMA, RUNS_READ_SCHEMA
 
 EVENTS_PER_PARTITION = 250_000    # rows read by one JDBC task, about
 

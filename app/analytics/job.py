@@ -4,12 +4,12 @@ import time
 
 from sqlalchemy import select
 
+from app.spark.jdbc import jdbc_of
 from app.store.db import reading
 from app.sweeps.tables import sweeps
 
 from . import extract as ex
 from . import load, transforms
-from .jdbc import jdbc_of
 
 
 def all_sweep_ids(store):

@@ -13,22 +13,22 @@ import functools
 import hashlib
 import json
 
-from engine import eras
-from engine.scenario import ScenarioError
-from engine.search import PROPERTIES, validate_property
-from engine.simulation import ENGINE_VERSION
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructField, StructType
 from sqlalchemy import func, select
 
+from app.spark.jdbc import jdbc_of, read_table
 from app.store.db import reading
 from app.store.models import Run
 from app.sweeps import spec
+from app.sweeps.schemas import B, I, L, S
 from app.sweeps.tables import resim_groups, resim_questions, resim_results, sweep_runs
+from engine import eras
+from engine.scenario import ScenarioError
+from engine.search import PROPERTIES, validate_property
+from engine.simulation import ENGINE_VERSION
 
 from . import load, resim_worker
-from .jdbc import jdbc_of, read_table
-from .schemas import B, I, L, S
 from .transforms import wilson
 
 RESULT_SCHEMA = StructType([

@@ -1,6 +1,6 @@
 """The analysis of sweeps as pure DataFrame functions: DataFrames in, a DataFrame out, no I/O.
 
-Inputs are the stored facts (schemas in ``app.analytics.schemas``): ``runs`` (sweep_runs),
+Inputs are the stored facts (schemas in ``app.sweeps.schemas``): ``runs`` (sweep_runs),
 ``events`` (sweep_events: the compact replication events) and ``latency`` (sweep_latency).
 Definitions (also on the report page):
 

@@ -33,7 +33,7 @@ def main(argv=None):
             profile = {k: tuple(v) for k, v in json.load(handle).items()}
     spark = None
     if not args.no_spark:
-        from app.analytics.session import build_session
+        from app.spark.session import build_session
         spark = build_session(master=args.master)
     store = None
     if not args.no_save:

@@ -62,7 +62,7 @@ def _run(app, params, progress):
     spark = None
     if app.config.get("SEARCH_USE_SPARK", True):
         progress({"stage": "starting Spark"})
-        from app.analytics.session import build_session
+        from app.spark.session import build_session
         spark = build_session(master=app.config.get("SPARK_MASTER"))
     progress({"stage": "searching"})
     store = app.extensions["isrlab_runs"].engine if "isrlab_runs" in app.extensions else None

@@ -11,7 +11,7 @@ from engine.faults import normalise_profile
 from engine.search import PROPERTIES, candidate, check_property, narrate, shrink, validate_property
 from engine.simulation import Simulation
 
-from app.links import run_link
+from app.replay.links import run_link
 
 from . import finder
 
@@ -58,7 +58,7 @@ def hunt(base, prop, profile=None, runs=200, budget_s=None, spark=None, store=No
 
 def save_counterexample(store, sim, result, evidence, title=None):
     """Store the counterexample as a run; the link opens just before the break."""
-    from app.replay_save import capture_result, save_captured
+    from app.replay.save import capture_result, save_captured
     saved = save_captured(store, capture_result(sim, result),
                           title=title or f"Counterexample: {evidence['detail']}"[:200],
                           source="counterexample")

@@ -87,7 +87,7 @@ def replay_run(run_key):
     run = repo.get_run(_ext().engine, run_key)
     if run is None:
         abort(404)
-    from app.links import LinkError, encode_scenario
+    from app.replay.links import LinkError, encode_scenario
     try:
         code = encode_scenario(run["scenario"], run["engine_version"])
     except LinkError as exc:

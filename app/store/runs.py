@@ -307,7 +307,7 @@ def run_violations(engine, run_id):
             select(RunViolation.details).where(RunViolation.run_id == run_id).order_by(RunViolation.seq))]
 
 
-# -- seek indexes (opaque, signed snapshot bytes made by app.replay) ---------------------------------
+# -- seek indexes (opaque, signed snapshot bytes made by app.replay.seek) ---------------------------------
 def save_seek_index(engine, run_id, engine_version, *, fmt, snapshots, build_wall_ms, history_matches,
                     details):
     """Replace the run's seek index for ``engine_version`` by ``snapshots`` (dicts with seq, t_ms,

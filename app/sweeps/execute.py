@@ -14,10 +14,9 @@ import functools
 import threading
 import time
 
+from app.spark.jdbc import jdbc_of, write_table
+from app.sweeps.schemas import RESULT_SCHEMA
 from engine.simulation import ENGINE_VERSION
-
-from app.analytics.jdbc import jdbc_of, write_table
-from app.analytics.schemas import RESULT_SCHEMA
 
 from . import plan as planning
 from . import repo, spec, worker

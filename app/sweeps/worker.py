@@ -1,7 +1,7 @@
 """What a Spark executor (or a plain worker process) does with one run of a sweep.
 
 Standard library and the engine only: this module is shipped to executors *by value* (see
-``app.analytics.session``), so an executor needs nothing but the engine (itself shipped as a zip)
+``app.spark.session``), so an executor needs nothing but the engine (itself shipped as a zip)
 and never imports the ``app`` package.
 
 ``simulate(row, cell)`` builds the run's scenario, runs the engine and returns one tuple in the
@@ -9,7 +9,7 @@ order of ``RUN_FIELDS`` with two nested lists: the compact replication events
 (``EVENT_FIELDS``) and a produce-latency histogram (``(bucket_ms, count)``). Only what the
 analysis needs comes back, not the result document: a 60 s run has ~4000 history events, mostly
 high-watermark moves; ~60-100 of them are kept. ``history_sha256`` (the same digest as
-``app.replay.history_digest``) pins the whole history, so a re-simulation can prove it
+``app.replay.seek.history_digest``) pins the whole history, so a re-simulation can prove it
 reproduced the run exactly without the store holding every event.
 """
 import copy
@@ -52,7 +52,7 @@ _json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 def history_digest(events):
-    """SHA-256 over the events, one compact JSON text per event (as app.replay.history_digest)."""
+    """SHA-256 over the events, one compact JSON text per event (as app.replay.seek.history_digest)."""
     h = hashlib.sha256()
     for e in events:
         h.update(_json(e).encode())

@@ -1,7 +1,29 @@
-"""The web layer: one blueprint with HTTP routes (routes.py) and Socket.IO events (events.py)
-side by side. Handlers are thin: validate, call the runner, reply."""
-from flask import Blueprint
+"""The web layer: HTTP resources on one blueprint, Socket.IO events beside them.
 
-bp = Blueprint("web", __name__)
+| module     | serves |
+|------------|--------|
+| rooms      | the live page, rooms as JSON and as scenario files |
+| meta       | health, the scenario library, era tables, HTTP error replies |
+| runs       | saved runs: list, save, rename, delete, export, import |
+| replays    | replay pages, frames, inspect, timeline, fork |
+| links      | ``/l/<code>``, ``/s/<slug>`` and ``/api/links`` |
+| compare    | ``/compare`` and ``/api/compare`` |
+| events     | Socket.IO: join, command, control (``register_events``) |
 
-from . import routes  # noqa: E402,F401  (attaches the routes to bp)
+Handlers are thin: validate, call one function of the runner / store / replay service, reply.
+"""
+from . import compare, links, meta, replays, rooms, runs  # noqa: F401  (attach their routes to bp)
+from .blueprint import bp
+from .extension import RunsExtension
+
+
+def init_app(app):
+    """Register the blueprint and the store/replay extension (called by ``create_app``)."""
+    app.extensions["isrlab_runs"] = RunsExtension(app.config)
+    app.register_blueprint(bp)
+    return app
+
+
+def warm_up(app):
+    """Open the store now (upgrading a fresh database) instead of on first use."""
+    return app.extensions["isrlab_runs"].engine

@@ -8,8 +8,8 @@ import zlib
 
 import pytest
 
-from app import links
-from app.links import LinkError, decode_scenario, encode_scenario, parse_focus
+from app.replay import links
+from app.replay.links import LinkError, decode_scenario, encode_scenario, parse_focus
 from engine import load
 from engine.scenarios import library
 from engine.simulation import ENGINE_VERSION, Simulation

@@ -3,8 +3,8 @@ import copy
 
 import pytest
 
-from app.replay import Seeker, build_index
-from app.replay_compare import compare, differences, digest, first_divergence
+from app.replay.seek import Seeker, build_index
+from app.replay.compare import compare, differences, digest, first_divergence
 from engine import load
 from engine.scenarios import library
 from engine.simulation import Simulation

@@ -177,7 +177,7 @@ def test_a_link_scenario_is_validated_like_any_other_input(http):
     # the same limits as creating a room from that scenario
     assert error_of(http.post("/api/rooms", json={"scenario": big})) == "brokers"
     assert error_of(http.post("/api/links", json={"scenario": big})) == "brokers"
-    from app.links import encode_scenario
+    from app.replay.links import encode_scenario
     code = encode_scenario(big)                    # a valid scenario for the engine, too big for this server
     page = http.get("/l/" + code)
     assert page.status_code == 400 and b"brokers" in page.data

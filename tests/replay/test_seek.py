@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from app.replay import Seeker, build_index, fork_copy
+from app.replay.seek import Seeker, build_index, fork_copy
 from engine.scenarios import library
 from engine.simulation import Simulation
 from engine.view import cluster_view

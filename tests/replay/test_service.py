@@ -3,8 +3,8 @@ server, never loaded when tampered with; cursors; steps; forks."""
 import pytest
 from sqlalchemy import update
 
-from app.replay_save import capture_live, capture_result, save_captured
-from app.replay_service import ReplayError, ReplayService, snapshot_key
+from app.replay.save import capture_live, capture_result, save_captured
+from app.replay.service import ReplayError, ReplayService, snapshot_key
 from app.store import runs
 from app.store.db import writing
 from app.store.models import RunSnapshot

@@ -5,8 +5,8 @@ import pickle
 
 import pytest
 
-from app import replay_snapshots as rs
-from app.replay import build_index, Seeker
+from app.replay import snapshots as rs
+from app.replay.seek import build_index, Seeker
 from engine.scenarios import library
 
 

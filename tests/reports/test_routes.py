@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import insert
 
 from app import create_app, runner_of
-from app.links import decode_scenario
+from app.replay.links import decode_scenario
 from app.store import db
 from app.sweeps import plan, repo, spec, worker
 from app.sweeps.tables import analytics_cells, analytics_distributions, analytics_invariants, analytics_runs, sweep_runs

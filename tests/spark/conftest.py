@@ -13,7 +13,7 @@ from tests.store.pgserver import PgServer, find_bin
 
 @pytest.fixture(scope="session")
 def spark():
-    from app.analytics.session import build_session
+    from app.spark.session import build_session
     session = build_session("local[2]", app_name="isrlab-tests",
                             extra={"spark.sql.shuffle.partitions": "4", "spark.driver.memory": "1g"})
     yield session

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from app.analytics import session
+from app.spark import session
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -6,7 +6,7 @@ from pyspark.sql.types import DoubleType, IntegerType, LongType, StringType, Str
 from pyspark.testing import assertDataFrameEqual
 
 from app.analytics import transforms as T
-from app.analytics.schemas import EVENTS_TABLE_SCHEMA, LATENCY_TABLE_SCHEMA, RUNS_READ_SCHEMA
+from app.sweeps.schemas import EVENTS_TABLE_SCHEMA, LATENCY_TABLE_SCHEMA, RUNS_READ_SCHEMA
 
 RUN_DEFAULTS = {"run_key": None, "sweep_id": "s", "run_no": 0, "cell_id": 0, "seed": 0, "status": "ok",
                 "kafka_version": "2.6", "end_ms": 10000, "duration_ms": 10000, "fault_start_ms": 1000,

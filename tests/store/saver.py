@@ -7,7 +7,7 @@ which runs must have survived the kill."""
 import random
 import sys
 
-from app.replay_save import capture_result, save_captured
+from app.replay.save import capture_result, save_captured
 from app.store import db
 from engine.scenarios import library
 from engine.simulation import Simulation

@@ -7,8 +7,8 @@ import sys
 import threading
 import time
 
-from app.replay import history_digest
-from app.replay_save import capture_result, save_captured, summary_of_result
+from app.replay.seek import history_digest
+from app.replay.save import capture_result, save_captured, summary_of_result
 from app.store import db, runs
 from engine.scenarios import library
 from engine.simulation import Simulation

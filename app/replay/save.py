@@ -12,7 +12,7 @@ from engine.scenario import ScenarioError, load
 from engine.simulation import ENGINE_VERSION
 from engine.view import records_summary
 
-from .store import runs as store_runs
+from ..store import runs as store_runs
 
 
 def replay_document(sim):

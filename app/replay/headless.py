@@ -17,7 +17,7 @@ from engine.cli import read_scenario, tune_gc
 from engine.scenario import ScenarioError
 from engine.simulation import ENGINE_VERSION, Simulation
 
-from .replay_save import capture_result, save_captured
+from .save import capture_result, save_captured
 
 
 def run_headless(doc):
@@ -53,12 +53,12 @@ def main(argv=None):
            "seed": sim.scenario["seed"], "engine_version": ENGINE_VERSION, "end_ms": result["end_ms"],
            "events": len(result["history"]), "wall_ms": wall_ms, **captured["summary"]}
     if args.save:
-        from .store import db
+        from ..store import db
         try:
             engine = db.open_store(args.db)
             saved = save_captured(engine, captured, title=args.title, source="headless")
         except Exception as exc:  # noqa: BLE001 - a database problem is reported, not a traceback
-            from .store.errors import StoreError
+            from ..store.errors import StoreError
             if isinstance(exc, StoreError):
                 print(f"error: {exc}", file=sys.stderr)
                 return 2
@@ -81,8 +81,8 @@ def main(argv=None):
 
 
 def _build_index(engine, run_id):
-    from .replay_service import ReplayService, snapshot_key
-    from .store.db import configured_instance_path
+    from ..store.db import configured_instance_path
+    from .service import ReplayService, snapshot_key
     started = time.perf_counter()
     service = ReplayService(engine, snapshot_key(configured_instance_path()))
     service.seeker(run_id)

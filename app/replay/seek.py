@@ -3,7 +3,7 @@
 A saved run is its scenario (with the live commands merged in), so it replays by deterministic
 re-simulation. Seeking to simulated time ``t`` = the nearest snapshot at or before ``t`` +
 ``Simulation`` restored from it + ``advance_to(t)``: the state (and so the view) at ``t`` is the
-one a straight run shows at ``t``. Snapshots (``app.replay_snapshots``) are taken along one
+one a straight run shows at ``t``. Snapshots (``app.replay.snapshots``) are taken along one
 re-simulation of the run, one each ``EVENT_BUDGET`` scheduler events (checked every simulated
 second), so re-simulating from a snapshot costs a bounded amount of work whatever the run's
 length.
@@ -32,7 +32,7 @@ import zlib
 
 from engine.simulation import ENGINE_VERSION, Simulation
 
-from .replay_snapshots import SnapshotReader, SnapshotWriter, independent_copy
+from .snapshots import SnapshotReader, SnapshotWriter, independent_copy
 
 FORMAT = 1
 EVENT_BUDGET = 3000           # scheduler events between two snapshots (~40 ms to re-simulate)

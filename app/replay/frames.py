@@ -14,7 +14,7 @@ from app.runner.frames import FrameBuilder
 from app.runner.live_view import LiveView
 from app.runner.room import fresh_story, story_events
 
-from .replay import fork_copy
+from .seek import fork_copy
 
 STORY_AT_JUMP = 3000     # history entries looked at for the story shown after a jump
 

@@ -11,7 +11,7 @@ failed / lost, offset) are compared at the end of both runs.
 What diverged is named the way the issue asks: ``leader``, ``isr``, ``log``, ``offline``,
 ``controller``, ``partitions`` (different topology), or ``record`` (a record's fate).
 """
-from .replay import fork_copy
+from .seek import fork_copy
 
 STEP_MS = 100
 
@@ -76,7 +76,7 @@ def _replica(r):
 
 def first_divergence(seeker_a, seeker_b, step_ms=STEP_MS, progress=None):
     """The first simulated millisecond at which the two runs differ, with what differs; None if
-    they agree up to the end of the shorter one. ``seeker_*``: ``app.replay.Seeker``."""
+    they agree up to the end of the shorter one. ``seeker_*``: ``app.replay.seek.Seeker``."""
     end = min(seeker_a.end_ms, seeker_b.end_ms)
     a, b = seeker_a.at_time(0), seeker_b.at_time(0)
     found = differences(digest(a), digest(b))

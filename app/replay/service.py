@@ -22,10 +22,18 @@ import time
 from engine.simulation import ENGINE_VERSION
 from engine.view import cluster_view
 
-from .replay import (FORMAT, SeekIndexError, Seeker, Signer, build_index, fork_copy, gc_paused,
-                     history_digest_of_texts)
-from .store import runs as store_runs
-from .store.models import RunEvent
+from ..store import runs as store_runs
+from ..store.models import RunEvent
+from .seek import (
+    FORMAT,
+    Seeker,
+    SeekIndexError,
+    Signer,
+    build_index,
+    fork_copy,
+    gc_paused,
+    history_digest_of_texts,
+)
 
 log = logging.getLogger(__name__)
 KEY_FILE = "snapshot.key"
@@ -223,7 +231,8 @@ class ReplayService:
 
     def _saved_digest(self, run_id):
         from sqlalchemy import select
-        from .store.db import reading
+
+        from ..store.db import reading
         with reading(self.engine) as conn:
             texts = conn.execute(select(RunEvent.details).where(RunEvent.run_id == run_id)
                                  .order_by(RunEvent.seq)).scalars()

@@ -1,0 +1,105 @@
+"""What the HTTP resources share: the JSON error reply, body and argument checks, run lookups.
+
+Every resource module (``runs``, ``replays``, ``links``, ``compare``, ``rooms``) validates with
+these, calls one function of the store / replay service / runner, and replies. User errors are
+replied as ``{"ok": false, "error": {"field", "message", "allowed"}}`` by ``api``.
+"""
+import re
+
+from flask import Response, abort, current_app, jsonify, render_template, request
+
+from engine.scenario import ScenarioError, load
+
+from ..replay import links as linkcodec
+from ..replay.service import ReplayError
+from ..runner import AppError
+from ..runner.limits import check_scenario
+from ..store import runs as store_runs
+from ..store.errors import StoreError
+
+USER_ERRORS = (StoreError, ReplayError, AppError, ScenarioError, linkcodec.LinkError)
+RID = re.compile(r"^(?:[1-9][0-9]{0,17}|sc:[0-9a-f]{24})$")
+TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+SLUG = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
+
+
+def ext():
+    return current_app.extensions["isrlab_runs"]
+
+
+def fail(exc, status=400):
+    return jsonify(ok=False, error=exc.to_dict()), status
+
+
+def json_body(allowed, required=()):
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise AppError("body", "expected a JSON object", "{" + ", ".join(allowed) + "}")
+    for key in body:
+        if key not in allowed:
+            raise AppError(str(key)[:40], "unknown field", ", ".join(allowed))
+    for key in required:
+        if key not in body:
+            raise AppError(key, "missing", f"a {key}")
+    return body
+
+
+def int_arg(name, lo=0, hi=10 ** 12, default=None):
+    raw = request.args.get(name)
+    if raw is None or raw == "":
+        return default
+    if not (raw.isdigit() and len(raw) <= 13) or not lo <= int(raw) <= hi:
+        raise AppError(name, f"{raw[:20]!r} is not a whole number from {lo} to {hi}", f"{lo} to {hi}")
+    return int(raw)
+
+
+def replay_key(raw):
+    if not isinstance(raw, str) or not RID.match(raw):
+        raise ReplayError("run", f"{str(raw)[:40]!r} is not a run", "a saved run's id, or a link's replay")
+    return raw if raw.startswith("sc:") else int(raw)
+
+
+def checked_scenario(doc):
+    """A scenario from a user, validated like every input: the server's limits, then the engine."""
+    check_scenario(doc, current_app.config)
+    return load(doc)
+
+
+def api(fn):
+    """User errors become JSON replies naming the field; nothing else escapes as a 500 page."""
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except USER_ERRORS as exc:
+            return fail(exc, getattr(exc, "status", 400))
+    run.__name__ = fn.__name__
+    return run
+
+
+def run_links(run):
+    return {"page": f"/runs/{run['id']}", "short": linkcodec.run_link(run["slug"])}
+
+
+def describe_error(exc):
+    d = exc.to_dict()
+    text = f"{d['field']}: {d['message']}" if d.get("field") else d["message"]
+    return text + (f" (allowed: {d['allowed']})" if d.get("allowed") else "")
+
+
+def focus_or_error(scenario, end_ms):
+    try:
+        return linkcodec.parse_focus(request.args, scenario, end_ms)
+    except linkcodec.LinkError as exc:
+        abort(Response(render_template("runs_error.html", title="This link cannot be opened",
+                                       message=describe_error(exc)), status=400))
+
+
+def error_page(title, message, status):
+    return render_template("runs_error.html", title=title, message=message), status
+
+
+def get_run_or_404(run_id):
+    run = store_runs.get_run(ext().engine, run_id)
+    if run is None:
+        raise ReplayError("run", f"no saved run {run_id}", "the id of a saved run", 404)
+    return run

@@ -1,0 +1,178 @@
+"""Saved runs (``/runs`` and ``/api/runs``): list, save, read, rename, delete, export, import.
+
+| method + path                        | does |
+|--------------------------------------|------|
+| GET    /api/runs                     | list: q, era, outcome, scenario, source, limit, offset (+ facets) |
+| POST   /api/runs                     | save a live room {room, title?} or a scenario {scenario, title?} |
+| GET    /api/runs/<id>                | one run: summary, scenario, links |
+| PATCH  /api/runs/<id>                | rename {title} |
+| DELETE /api/runs/<id>                | delete |
+| GET    /api/runs/<id>/events         | history: start, limit |
+| GET    /api/runs/<id>/export         | the run as a JSON file |
+| POST   /api/runs/import              | a run from such a file (re-simulated, not trusted) |
+"""
+import json
+import re
+import time
+
+from flask import Response, current_app, jsonify, render_template, request
+
+from engine.simulation import Simulation
+
+from ..replay.save import capture_live, capture_result, save_captured, summary_of_sim
+from ..replay.service import ReplayError
+from ..runner import AppError
+from ..store import runs as store_runs
+from .blueprint import bp
+from .common import (
+    api,
+    checked_scenario,
+    ext,
+    get_run_or_404,
+    int_arg,
+    json_body,
+    run_links,
+)
+
+IMPORT_MAX_BYTES = 64 * 1024 * 1024
+EXPORT_FORMAT = "isrlab-run"
+
+
+@bp.get("/runs")
+def runs_page():
+    return render_template("runs.html")
+
+
+@bp.get("/api/runs")
+@api
+def api_list_runs():
+    args = request.args
+    for key in args:
+        if key not in ("q", "era", "outcome", "scenario", "source", "limit", "offset", "order", "facets"):
+            raise AppError(key[:40], "unknown parameter", "q, era, outcome, scenario, source, limit, offset, order, facets")
+    started = time.perf_counter()
+    page = store_runs.list_runs(ext().engine, q=args.get("q"), era=args.get("era") or None,
+                                outcome=args.get("outcome") or None, scenario=args.get("scenario") or None,
+                                source=args.get("source") or None, limit=int_arg("limit", 1, 500, 50),
+                                offset=int_arg("offset", 0, 10 ** 9, 0), order=args.get("order", "newest"))
+    for run in page["runs"]:
+        run["links"] = run_links(run)
+    if args.get("facets") == "1":
+        page["facets"] = store_runs.facets(ext().engine)
+    page["query_ms"] = round((time.perf_counter() - started) * 1000, 1)
+    return jsonify(ok=True, **page)
+
+
+@bp.post("/api/runs")
+@api
+def api_save_run():
+    body = json_body(("room", "scenario", "title"))
+    store = ext()
+    title = body.get("title")
+    if title is not None:
+        store_runs.check_title(title)
+    if ("room" in body) == ("scenario" in body):
+        raise AppError("body", "give either a live room or a scenario", '{"room": id} or {"scenario": {...}}')
+    if "room" in body:
+        if not isinstance(body["room"], str):
+            raise AppError("room", "is not a room id", "the id of a live room")
+        room = current_app.extensions["isrlab"]["runner"].require(body["room"])
+        with room.lock:
+            captured = capture_live(room.sim)
+        parent = store.forks.get(room.id)
+        saved = save_captured(store.engine, captured, title=title, source="fork" if parent else "live",
+                              parent_run_id=parent[0] if parent else None, fork_t_ms=parent[1] if parent else None)
+    else:
+        scenario = checked_scenario(body["scenario"])
+        sim = Simulation(scenario)
+        saved = save_captured(store.engine, capture_result(sim, sim.run()), title=title, source="link")
+    store.service.prepare(saved["id"])        # the seek index, in the background
+    run = store_runs.get_run(store.engine, saved["id"])
+    return jsonify(ok=True, id=run["id"], slug=run["slug"], title=run["title"], save_ms=saved["save_ms"],
+                   dropped_ops=saved["dropped_ops"], links=run_links(run)), 201
+
+
+@bp.get("/api/runs/<int:run_id>")
+@api
+def api_get_run(run_id):
+    run = get_run_or_404(run_id)
+    run["links"] = run_links(run)
+    return jsonify(ok=True, run=run)
+
+
+@bp.patch("/api/runs/<int:run_id>")
+@api
+def api_rename_run(run_id):
+    body = json_body(("title",), ("title",))
+    title = store_runs.rename_run(ext().engine, run_id, body["title"])
+    if title is None:
+        raise ReplayError("run", f"no saved run {run_id}", "the id of a saved run", 404)
+    return jsonify(ok=True, id=run_id, title=title)
+
+
+@bp.delete("/api/runs/<int:run_id>")
+@api
+def api_delete_run(run_id):
+    if not store_runs.delete_run(ext().engine, run_id):
+        raise ReplayError("run", f"no saved run {run_id}", "the id of a saved run", 404)
+    ext().service.forget(run_id)
+    return jsonify(ok=True, deleted=run_id)
+
+
+@bp.get("/api/runs/<int:run_id>/events")
+@api
+def api_run_events(run_id):
+    get_run_or_404(run_id)
+    start = int_arg("start", 0, 10 ** 9, 0)
+    limit = int_arg("limit", 1, 5000, 500)
+    events = store_runs.run_events(ext().engine, run_id, start=start, limit=limit)
+    return jsonify(ok=True, start=start, events=events)
+
+
+@bp.get("/api/runs/<int:run_id>/export")
+@api
+def api_export_run(run_id):
+    run = get_run_or_404(run_id)
+    engine = ext().engine
+    doc = {"format": EXPORT_FORMAT, "version": 1, "title": run["title"], "source": run["source"],
+           "created_ms": run["created_ms"], "engine_version": run["engine_version"], "end_ms": run["end_ms"],
+           "finished": run["finished"],
+           "summary": {k: run[k] for k in ("records_total", "acked_count", "failed_count", "lost_count",
+                                           "violations_count", "events_count", "outcome")},
+           "scenario": run["scenario"], "events": store_runs.run_events(engine, run_id),
+           "violations": store_runs.run_violations(engine, run_id)}
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", run["title"]).strip("-")[:60] or "run"
+    return Response(json.dumps(doc, separators=(",", ":")), mimetype="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="isrlab-run-{run_id}-{name}.json"'})
+
+
+@bp.post("/api/runs/import")
+@api
+def api_import_run():
+    request.max_content_length = IMPORT_MAX_BYTES
+    body = json_body(("format", "version", "title", "source", "created_ms", "engine_version", "end_ms", "finished",
+                  "summary", "scenario", "events", "violations"), ("format", "version", "scenario"))
+    if body["format"] != EXPORT_FORMAT or body["version"] != 1:
+        raise AppError("format", "is not an ISR Lab run file", f'"format": "{EXPORT_FORMAT}", "version": 1')
+    scenario = checked_scenario(body["scenario"])
+    end_ms = body.get("end_ms", scenario["duration_ms"])
+    if isinstance(end_ms, bool) or not isinstance(end_ms, int) or not 0 <= end_ms <= scenario["duration_ms"]:
+        raise AppError("end_ms", f"{str(end_ms)[:20]} is not a time of this run", f"0 to {scenario['duration_ms']}")
+    title = body.get("title") or scenario["name"]
+    store_runs.check_title(title)
+    sim = Simulation(scenario)
+    if end_ms >= scenario["duration_ms"]:
+        captured = capture_result(sim, sim.run())
+    else:
+        sim.advance_to(end_ms)
+        captured = {"scenario": scenario, "events": list(sim.history), "violations": list(sim.violations),
+                    "summary": summary_of_sim(sim), "end_ms": end_ms, "finished": False, "dropped_ops": 0}
+    events = body.get("events")
+    matches = None
+    if isinstance(events, list):
+        matches = json.dumps(events, sort_keys=True) == json.dumps(captured["events"], sort_keys=True)
+    saved = save_captured(ext().engine, captured, title=title, source="import")
+    ext().service.prepare(saved["id"])
+    run = store_runs.get_run(ext().engine, saved["id"])
+    return jsonify(ok=True, id=run["id"], slug=run["slug"], title=run["title"], history_matches=matches,
+                   links=run_links(run)), 201
