@@ -24,9 +24,11 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 stamp=.venv/.requirements.sha256
-want=$(sha256sum requirements.txt | cut -d' ' -f1)
+want=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing Python requirements"
   .venv/bin/pip install -q -r requirements.txt
+  # the project itself, editable (the working tree runs): puts the `isrlab` command in .venv/bin
+  .venv/bin/pip install -q --no-deps -e .
   echo "$want" > "$stamp"
 fi

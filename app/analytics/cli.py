@@ -1,59 +1,89 @@
-"""``python -m app sweep|analyze|resimulate``: the Spark jobs from the command line.
+"""``isrlab sweep|analyze|resimulate``: the Spark jobs from the command line.
 
-    python -m app sweep SWEEP.json [--db URL] [--master URL] [--chunk-runs N] [--progress bar|json|none]
-    python -m app analyze [--sweep ID ...] [--parquet DIR] [--db URL] [--master URL]
-    python -m app analyze --corpus [--parquet DIR]      (stored events of every stored run, per source and era)
-    python -m app resimulate [--sweep ID ...] [--no-saved] [--era 0.10] [--reset-config]
-                             [--set KEY=VALUE ...] [--property NAME] [--param VALUE] [--db URL] [--master URL]
+    isrlab sweep SWEEP.json [--db URL] [--master URL] [--chunk-runs N] [--progress bar|json|none]
+    isrlab analyze [--sweep ID ...] [--parquet DIR] [--db URL] [--master URL]
+    isrlab analyze --corpus [--parquet DIR]      (stored events of every stored run, per source and era)
+    isrlab resimulate [--sweep ID ...] [--no-saved] [--era 0.10] [--reset-config]
+                      [--set KEY=VALUE ...] [--property NAME] [--param VALUE] [--db URL] [--master URL]
 
 ``--db`` is a SQLAlchemy URL of the store (default: ISRLAB_DATABASE_URL, else
 instance/isrlab.db); ``--master`` any Spark master URL (default ``local[*]``). Running ``sweep``
 again with the same document resumes it. Exit status 2 for invalid input (the message names
 the field).
 """
-import argparse
 import json
 import sys
-import time
+from types import SimpleNamespace
+
+import click
+
+from app.commandline import Progress, invoke, progress_option
 
 EXIT_INVALID = 2
 
 
-def _common(parser):
-    parser.add_argument("--db", help="SQLAlchemy URL of the store (default: ISRLAB_DATABASE_URL or instance/isrlab.db)")
-    parser.add_argument("--master", help="Spark master URL (default local[*])")
+def _common(command):
+    command = click.option("--master", help="Spark master URL (default local[*])")(command)
+    return click.option("--db", help="SQLAlchemy URL of the store (default: ISRLAB_DATABASE_URL or "
+                                     "instance/isrlab.db)")(command)
 
 
-def build_parser():
-    parser = argparse.ArgumentParser(prog="python -m app", description="ISR Lab's Spark jobs")
-    sub = parser.add_subparsers(dest="command", required=True)
-    sweep = sub.add_parser("sweep", help="run (or resume) a sweep document on Spark")
-    sweep.add_argument("document", help="sweep document (JSON file, or - for standard input)")
-    sweep.add_argument("--chunk-runs", type=int, default=None, help="runs stored per chunk (resume granularity)")
-    sweep.add_argument("--runs-per-task", type=int, default=None, help="runs per Spark task")
-    sweep.add_argument("--progress", choices=("bar", "json", "none"), default="bar")
-    sweep.add_argument("--analyze", action="store_true", help="run the analysis of this sweep afterwards")
-    _common(sweep)
-    analyze = sub.add_parser("analyze", help="aggregate stored sweeps into the result tables")
-    analyze.add_argument("--sweep", action="append", help="sweep id (repeatable; default every sweep)")
-    analyze.add_argument("--parquet", help="also write the results as Parquet under this folder")
-    analyze.add_argument("--corpus", action="store_true",
-                         help="instead: aggregate the stored events of every stored run (saved runs and sweep runs) "
-                              "per source and era")
-    _common(analyze)
-    resim = sub.add_parser("resimulate", help="re-simulate stored runs and ask them a question")
-    resim.add_argument("--sweep", action="append", help="only runs of these sweeps (default every sweep)")
-    resim.add_argument("--no-saved", action="store_true", help="leave out saved runs (live, headless, imports...)")
-    resim.add_argument("--era", help='replay under another era\'s rules, e.g. "0.10"')
-    resim.add_argument("--reset-config", action="store_true",
-                       help="with --era: take the new era's defaults too (default: keep each run's config)")
-    resim.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                       help="config override for the replay (JSON value), repeatable")
-    resim.add_argument("--property", default="no_acked_loss", help="the question (a property name)")
-    resim.add_argument("--param", help="the property's parameter (JSON value)")
-    resim.add_argument("--question", help="a question document (JSON file) instead of the flags")
-    _common(resim)
-    return parser
+def _run(handler, params):
+    from engine.cli import tune_gc
+    tune_gc()
+    return handler(SimpleNamespace(**params))
+
+
+@click.command("sweep")
+@click.argument("document")
+@click.option("--chunk-runs", type=int, default=None, help="runs stored per chunk (resume granularity)")
+@click.option("--runs-per-task", type=int, default=None, help="runs per Spark task")
+@progress_option()
+@click.option("--analyze", is_flag=True, help="run the analysis of this sweep afterwards")
+@_common
+def sweep_command(**params):
+    """Run (or resume) a sweep DOCUMENT (a JSON file, or - for standard input) on Spark."""
+    return _run(cmd_sweep, params)
+
+
+@click.command("analyze")
+@click.option("--sweep", multiple=True, help="sweep id (repeatable; default every sweep)")
+@click.option("--parquet", help="also write the results as Parquet under this folder")
+@click.option("--corpus", is_flag=True, help="instead: aggregate the stored events of every stored run "
+                                             "(saved runs and sweep runs) per source and era")
+@_common
+def analyze_command(**params):
+    """Aggregate stored sweeps into the result tables (loss probability, unavailability, ...)."""
+    params["sweep"] = list(params["sweep"]) or None
+    return _run(cmd_analyze, params)
+
+
+@click.command("resimulate")
+@click.option("--sweep", multiple=True, help="only runs of these sweeps (default every sweep)")
+@click.option("--no-saved", is_flag=True, help="leave out saved runs (live, headless, imports...)")
+@click.option("--era", help='replay under another era\'s rules, e.g. "0.10"')
+@click.option("--reset-config", is_flag=True,
+              help="with --era: take the new era's defaults too (default: keep each run's config)")
+@click.option("--set", "set_", multiple=True, metavar="KEY=VALUE",
+              help="config override for the replay (JSON value), repeatable")
+@click.option("--property", default="no_acked_loss", show_default=True, help="the question (a property name)")
+@click.option("--param", help="the property's parameter (JSON value)")
+@click.option("--question", help="a question document (JSON file) instead of the flags")
+@_common
+def resimulate_command(**params):
+    """Re-simulate stored runs (sweeps and saved runs) and ask them a question."""
+    return _run(cmd_resimulate, resim_args(params))
+
+
+def resim_args(params):
+    """click's parameters as the namespace ``question_from_args`` reads."""
+    params = dict(params)
+    params["set"] = list(params.pop("set_", ()) or ())
+    params["sweep"] = list(params["sweep"]) or None
+    return params
+
+
+COMMANDS = (sweep_command, analyze_command, resimulate_command)
 
 
 def _store(url):
@@ -64,38 +94,6 @@ def _store(url):
 def _session(master):
     from app.spark.session import build_session
     return build_session(master)
-
-
-class Bar:
-    """A one-line progress bar on standard error: runs done, rate, time left."""
-
-    def __init__(self, stream=sys.stderr, width=30, every_s=0.5, clock=time.monotonic):
-        self.stream, self.width, self.every_s, self.clock = stream, width, every_s, clock
-        self.last = 0.0
-
-    def __call__(self, p):
-        now = self.clock()
-        if now - self.last < self.every_s and p["done"] < p["total"]:
-            return
-        self.last = now
-        self.stream.write("\r" + render_bar(p, self.width))
-        if p["done"] >= p["total"]:
-            self.stream.write("\n")
-        self.stream.flush()
-
-
-def render_bar(p, width=30):
-    total = max(p["total"], 1)
-    filled = int(width * p["done"] / total)
-    eta = "--:--" if p["eta_s"] is None else time.strftime("%H:%M:%S", time.gmtime(p["eta_s"]))
-    return (f"[{'#' * filled}{'.' * (width - filled)}] {p['done']}/{p['total']} runs "
-            f"{p['rate_per_s']:.1f} runs/s, {eta} left")
-
-
-def json_progress(p):
-    sys.stdout.write(json.dumps({"progress": {k: (round(v, 3) if isinstance(v, float) else v)
-                                              for k, v in p.items()}}) + "\n")
-    sys.stdout.flush()
 
 
 def _read_json(path):
@@ -120,8 +118,10 @@ def cmd_sweep(args):
         print(f"error: invalid sweep: {exc}", file=sys.stderr)
         return EXIT_INVALID
     store = _store(args.db)
+    progress = None if args.progress == "none" else Progress(args.progress)
+    if progress:
+        progress({"stage": "starting Spark"})
     spark = _session(args.master)
-    progress = {"bar": Bar(), "json": json_progress, "none": None}[args.progress]
     kwargs = {}
     if args.chunk_runs:
         kwargs["chunk_runs"] = args.chunk_runs
@@ -198,15 +198,11 @@ def cmd_resimulate(args):
     return 0
 
 
-COMMANDS = {"sweep": cmd_sweep, "analyze": cmd_analyze, "resimulate": cmd_resimulate}
-
-
 def main(argv=None):
-    args = build_parser().parse_args(argv)
-    from engine.cli import tune_gc
-    tune_gc()
-    return COMMANDS[args.command](args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    """``python -m app sweep|analyze|resimulate ...`` (kept for scripts and tests)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    by_name = {c.name: c for c in COMMANDS}
+    if not argv or argv[0] not in by_name:
+        print(f"error: expected one of {', '.join(by_name)}", file=sys.stderr)
+        return EXIT_INVALID
+    return invoke(by_name[argv[0]], argv[1:], f"isrlab {argv[0]}")

@@ -1,58 +1,67 @@
-"""``python -m app search BASE.json``: find, shrink and save a counterexample from the shell."""
-import argparse
+"""``isrlab search BASE.json``: find, shrink and save a counterexample from the shell."""
 import json
 import sys
+from types import SimpleNamespace
 
+import click
+
+from app.commandline import Progress, invoke, progress_option
 from engine.cli import parse_property, read_scenario
 from engine.scenario import ScenarioError
 
 from .service import hunt
 
 
+@click.command("search")
+@click.argument("scenario")
+@click.option("--property", "property_", default="no_acked_loss", show_default=True,
+              help="no_acked_loss, no_acked_all_loss, no_violation, invariant=NAME, max_offline_ms=N, "
+                   "no_error=KAFKA_ERROR")
+@click.option("--runs", type=int, default=500, show_default=True, help="run budget")
+@click.option("--budget-s", type=int, default=600, show_default=True, help="time budget in seconds")
+@click.option("--profile", help="fault profile JSON file: {kind: [rate/min, min ms, max ms]}")
+@click.option("--master", help="Spark master (default local[*])")
+@click.option("--no-spark", is_flag=True, help="search in this process")
+@click.option("--db", help="store URL (default: the app's SQLite file)")
+@click.option("--no-save", is_flag=True, help="do not save the counterexample as a run")
+@click.option("--json", "as_json", is_flag=True, help="print the whole report as JSON")
+@progress_option()
+def search_command(**params):
+    """Can these settings break a property? Search fault schedules of SCENARIO (a JSON file or a
+    library scenario name) on Spark, shrink what breaks it, save it."""
+    params["property"] = params.pop("property_")
+    params["json"] = params.pop("as_json")
+    return search(SimpleNamespace(**params))
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m app search",
-                                     description="Can these settings break a property? Search fault "
-                                                 "schedules on Spark, shrink what breaks it, save it.")
-    parser.add_argument("scenario", help="base scenario JSON file or library scenario name")
-    parser.add_argument("--property", default="no_acked_loss",
-                        help="no_acked_loss (default), no_acked_all_loss, no_violation, invariant=NAME, "
-                             "max_offline_ms=N, no_error=KAFKA_ERROR")
-    parser.add_argument("--runs", type=int, default=500, help="run budget (default 500)")
-    parser.add_argument("--budget-s", type=int, default=600, help="time budget in seconds")
-    parser.add_argument("--profile", help="fault profile JSON file: {kind: [rate/min, min ms, max ms]}")
-    parser.add_argument("--master", help="Spark master (default local[*])")
-    parser.add_argument("--no-spark", action="store_true", help="search in this process")
-    parser.add_argument("--db", help="store URL (default: the app's SQLite file)")
-    parser.add_argument("--no-save", action="store_true")
-    parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
-    args = parser.parse_args(argv)
+    """``python -m app search ...`` (kept for scripts and tests)."""
+    return invoke(search_command, sys.argv[1:] if argv is None else argv, "isrlab search")
+
+
+def search(args):
     base = read_scenario(args.scenario)
     profile = None
     if args.profile:
         with open(args.profile, encoding="utf-8") as handle:
             profile = {k: tuple(v) for k, v in json.load(handle).items()}
+    progress = Progress(args.progress)
     spark = None
     if not args.no_spark:
         from app.spark.session import build_session
+        progress({"stage": "starting Spark"})        # ~7-17 s of JVM start: say so, not a frozen bar
         spark = build_session(master=args.master)
     store = None
     if not args.no_save:
         from app.store.db import open_store
         store = open_store(args.db)
-
-    def progress(update):
-        if "done" in update:
-            print(f"\rsearched {update['done']}/{update['total']} runs in {update['elapsed_s']:.1f} s",
-                  end="", file=sys.stderr, flush=True)
-        elif update.get("stage") == "shrinking":
-            print("\nshrinking...", file=sys.stderr, flush=True)
     try:
         report = hunt(base, parse_property(args.property), profile, runs=args.runs,
                       budget_s=args.budget_s, spark=spark, store=store, progress=progress)
     except (ScenarioError, ValueError) as exc:
         print(f"\nerror: {exc}", file=sys.stderr)
         return 2
-    print(file=sys.stderr)
+    progress.close()
     if args.json:
         print(json.dumps(report))
         return 0 if report["found"] else 1

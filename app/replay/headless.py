@@ -1,4 +1,4 @@
-"""``python -m app run SCENARIO [--save] [--db URL] [--title T] [--seed N] [--index]``: run a
+"""``isrlab run SCENARIO [--save] [--db URL] [--title T] [--seed N] [--index]``: run a
 scenario without the web server and (optionally) save it as a run.
 
 SCENARIO is a JSON file or the name of a library scenario. Prints the outcome (records acked /
@@ -8,11 +8,14 @@ builds it). ``--json`` prints one JSON object instead. Exit status: 0, or 2 for 
 scenario or an unreadable file. The engine itself stays free of the store: this module runs the
 simulation and hands the facts over.
 """
-import argparse
 import json
 import sys
 import time
+from types import SimpleNamespace
 
+import click
+
+from app.commandline import invoke
 from engine.cli import read_scenario, tune_gc
 from engine.scenario import ScenarioError
 from engine.simulation import ENGINE_VERSION, Simulation
@@ -28,17 +31,27 @@ def run_headless(doc):
     return sim, result, round((time.perf_counter() - started) * 1000)
 
 
+@click.command("run")
+@click.argument("scenario")
+@click.option("--save", is_flag=True, help="save the run in the store")
+@click.option("--db", help="database URL (default: the app's DATABASE_URL / instance/isrlab.db)")
+@click.option("--title", help="title of the saved run (default: the scenario's name)")
+@click.option("--seed", type=int, help="override the scenario's seed")
+@click.option("--index", is_flag=True, help="with --save: build the seek index now")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def run_command(**params):
+    """Run SCENARIO (a JSON file, or the name of a library scenario) without the web server, and
+    optionally save it as a run."""
+    params["json"] = params.pop("as_json")
+    return run(SimpleNamespace(**params))
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m app run",
-                                     description="run a scenario headless and optionally save it")
-    parser.add_argument("scenario", help="scenario JSON file, or the name of a library scenario")
-    parser.add_argument("--save", action="store_true", help="save the run in the store")
-    parser.add_argument("--db", help="database URL (default: the app's DATABASE_URL / instance/isrlab.db)")
-    parser.add_argument("--title", help="title of the saved run (default: the scenario's name)")
-    parser.add_argument("--seed", type=int, help="override the scenario's seed")
-    parser.add_argument("--index", action="store_true", help="with --save: build the seek index now")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    args = parser.parse_args(argv)
+    """``python -m app run ...`` (kept for scripts and tests)."""
+    return invoke(run_command, sys.argv[1:] if argv is None else argv, "isrlab run")
+
+
+def run(args):
     tune_gc()
     doc = read_scenario(args.scenario)
     if args.seed is not None and isinstance(doc, dict):

@@ -1,0 +1,67 @@
+"""``isrlab`` (also ``python -m app``): one command line for the whole application.
+
+    isrlab serve [--host H] [--port P]        the live web simulator (the default command)
+    isrlab run SCENARIO [--save] ...          a scenario run headless, optionally saved
+    isrlab sweep SWEEP.json ...               a sweep on Spark (resumable)
+    isrlab analyze [--sweep ID ...] ...       the analysis of stored sweeps on Spark
+    isrlab resimulate [--era 0.10] ...        stored runs re-simulated and asked a question
+    isrlab search BASE.json ...               counterexample search, shrink, save
+
+``isrlab --help`` and ``isrlab COMMAND --help`` list every option. ``python -m engine`` stays the
+engine's own standard-library command line (run, list, search, bench).
+"""
+import logging
+import sys
+
+import click
+
+from .analytics.cli import analyze_command, resimulate_command, sweep_command
+from .commandline import invoke
+from .counterexample.cli import search_command
+from .replay.headless import run_command
+
+
+class DefaultGroup(click.Group):
+    """``isrlab`` with no command, or with only options, serves: what ``./run.sh`` relies on."""
+
+    def parse_args(self, ctx, args):
+        if not args or (args[0].startswith("-") and args[0] not in ("--help", "-h")):
+            args = ["serve", *args]
+        return super().parse_args(ctx, args)
+
+    def list_commands(self, ctx):
+        return list(self.commands)                  # serve first, then in the order of a workflow
+
+
+@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def cli():
+    """ISR Lab: a visual, deterministic simulator of Apache Kafka replication."""
+
+
+@cli.command("serve")
+@click.option("--host", help="address to listen on (default ISRLAB_HOST or 127.0.0.1)")
+@click.option("--port", type=int, help="port (default ISRLAB_PORT or 5000)")
+def serve_command(host, port):
+    """Serve the live web simulator, saved runs, replays and the analytics report."""
+    from .factory import create_app, socketio_of          # Flask only for the web server
+    app = create_app({"REPLAY_WORKER_PROCESSES": True})   # seek indexes built off the server's GIL
+    from .web import warm_up
+    warm_up(app)                                          # open the store: upgrades a fresh database
+    host = host or app.config["HOST"]
+    port = app.config["PORT"] if port is None else port
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)   # no "development server" banner noise
+    shown = f"[{host}]" if ":" in host else host
+    print(f"ISR Lab is running on http://{shown}:{port}/  (Ctrl+C to stop)", flush=True)
+    socketio_of(app).run(app, host=host, port=port, debug=False, use_reloader=False,
+                         log_output=False, allow_unsafe_werkzeug=True)
+    return 0
+
+
+for _command in (run_command, sweep_command, analyze_command, resimulate_command, search_command):
+    cli.add_command(_command)
+
+
+def main(argv=None):
+    """The ``isrlab`` console script (pyproject.toml) and ``python -m app``."""
+    return invoke(cli, sys.argv[1:] if argv is None else argv, "isrlab")
