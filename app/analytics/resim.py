@@ -17,6 +17,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructField, StructType
 from sqlalchemy import func, select
 
+from app.errors import UserError
 from app.spark.jdbc import jdbc_of, read_table
 from app.store.db import reading
 from app.store.models import Run
@@ -45,10 +46,8 @@ SAVED_READ = StructType([StructField("id", L, False), StructField("source", S, F
 ALL_PROPERTIES = tuple(PROPERTIES) + resim_worker.LOCAL_PROPERTIES
 
 
-class QuestionError(ValueError):
-    def __init__(self, field, message, allowed=None):
-        super().__init__(f"{field}: {message}" + (f" (allowed: {allowed})" if allowed else ""))
-        self.field, self.message, self.allowed = field, message, allowed
+class QuestionError(UserError):
+    """A re-simulation question that is malformed."""
 
 
 def validate_question(doc):

@@ -7,6 +7,7 @@ import re
 
 from flask import Blueprint, current_app, jsonify, request
 
+from app.errors import UserError
 from engine.faults import normalise_profile
 from engine.scenario import ScenarioError, load
 from engine.search import INVARIANTS, PROPERTIES, validate_property
@@ -18,10 +19,6 @@ bp = Blueprint("counterexample", __name__)
 MAX_RUNS = 5000
 MAX_BUDGET_S = 900
 JOB_ID = re.compile(r"^[A-Za-z0-9_-]{8,20}$")
-
-
-def _error(field, message, allowed=None, status=400):
-    return jsonify({"error": {"field": field, "message": message, "allowed": allowed}}), status
 
 
 def _int_field(body, name, default, lo, hi):
@@ -79,18 +76,15 @@ def properties():
 
 @bp.post("/api/search")
 def start_search():
-    try:
-        params = parse_request(request.get_json(silent=True))
-    except ScenarioError as exc:
-        return _error(exc.field, exc.message, exc.allowed)
+    params = parse_request(request.get_json(silent=True))     # a ScenarioError is replied as JSON 400
     return jsonify(_jobs().start(params)), 202
 
 
 @bp.get("/api/search/<job_id>")
 def search_status(job_id):
     if not JOB_ID.match(job_id):
-        return _error("job", "malformed job id", "an id returned by POST /api/search")
+        raise UserError("job", "malformed job id", "an id returned by POST /api/search")
     view = _jobs().view(job_id)
     if view is None:
-        return _error("job", "no such search (finished searches are kept for an hour)", status=404)
+        raise UserError("job", "no such search (finished searches are kept for an hour)", status=404)
     return jsonify(view)

@@ -26,6 +26,8 @@ import zlib
 from engine.scenario import ScenarioError, load
 from engine.simulation import ENGINE_VERSION
 
+from ..errors import UserError
+
 VERSION = "1"
 CHECK_BYTES = 6
 MAX_CODE_CHARS = 16_000
@@ -33,15 +35,8 @@ MAX_SCENARIO_BYTES = 262_144
 _B64 = re.compile(r"^[A-Za-z0-9_-]*$")
 
 
-class LinkError(ValueError):
-    def __init__(self, field, message, allowed=None):
-        super().__init__(f"{field}: {message}" if field else message)
-        self.field = field
-        self.message = message
-        self.allowed = allowed
-
-    def to_dict(self):
-        return {"field": self.field, "message": self.message, "allowed": self.allowed}
+class LinkError(UserError):
+    """A link code that is damaged, truncated, altered or carries what this server refuses."""
 
 
 def _checksum(payload):

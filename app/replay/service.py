@@ -22,18 +22,11 @@ import time
 from engine.simulation import ENGINE_VERSION
 from engine.view import cluster_view
 
+from ..errors import UserError
 from ..store import runs as store_runs
 from ..store.models import RunEvent
-from .seek import (
-    FORMAT,
-    Seeker,
-    SeekIndexError,
-    Signer,
-    build_index,
-    fork_copy,
-    gc_paused,
-    history_digest_of_texts,
-)
+from .seek import (FORMAT, Seeker, SeekIndexError, Signer, build_index, fork_copy, gc_paused,
+                   history_digest_of_texts)
 
 log = logging.getLogger(__name__)
 KEY_FILE = "snapshot.key"
@@ -63,15 +56,8 @@ def snapshot_key(instance_path, configured=None):
     return key
 
 
-class ReplayError(ValueError):
+class ReplayError(UserError):
     """A request the replay cannot serve; ``status`` 404 when what it names does not exist."""
-
-    def __init__(self, field, message, allowed=None, status=400):
-        super().__init__(f"{field}: {message}")
-        self.field, self.message, self.allowed, self.status = field, message, allowed, status
-
-    def to_dict(self):
-        return {"field": self.field, "message": self.message, "allowed": self.allowed}
 
 
 class _Cursor:

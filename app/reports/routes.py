@@ -15,6 +15,7 @@
 """
 from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, request
 
+from app.errors import UserError
 from app.store import db as store_db
 from app.sweeps import repo, spec
 
@@ -54,10 +55,6 @@ def _ext():
     return current_app.extensions["isrlab_analytics"]
 
 
-def _error(field, message, allowed=None, status=400):
-    return jsonify(ok=False, error={"field": field, "message": message, "allowed": allowed}), status
-
-
 def _sweep_id_or_404(sweep_id):
     if not spec.SWEEP_ID.match(sweep_id):
         abort(404)
@@ -91,7 +88,7 @@ def replay_run(run_key):
     try:
         code = encode_scenario(run["scenario"], run["engine_version"])
     except LinkError as exc:
-        return _error(exc.field, exc.message, exc.allowed, 413)
+        raise UserError(exc.field, exc.message, exc.allowed, 413)
     return redirect(f"/l/{code}", code=302)
 
 
@@ -107,19 +104,19 @@ def api_sweeps():
 def api_start_sweep():
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
-        return _error("body", "expected a sweep document (JSON object)", "see the example on /analytics")
+        raise UserError("body", "expected a sweep document (JSON object)", "see the example on /analytics")
     try:
         sweep = spec.validate(body, _limits())
     except spec.SweepError as exc:
-        return _error(exc.field, exc.message, exc.allowed)
+        raise UserError(exc.field, exc.message, exc.allowed)
     existing = repo.get_sweep(_ext().engine, sweep["id"])
     if existing is not None and existing["doc_sha256"] != _digest(sweep):
-        return _error("id", f"sweep {sweep['id']!r} already exists with a different document", "another id")
+        raise UserError("id", f"sweep {sweep['id']!r} already exists with a different document", "another id")
     from .jobs import Busy
     try:
         job = _ext().jobs.start_sweep(body, sweep["id"])
     except Busy as exc:
-        return _error("job", str(exc), "wait for it to finish", 409)
+        raise UserError("job", str(exc), "wait for it to finish", 409)
     return jsonify(ok=True, sweep_id=sweep["id"], job=job.to_dict(), report=f"/analytics/{sweep['id']}",
                    progress=f"/analytics/api/sweeps/{sweep['id']}/progress"), 202
 
@@ -134,7 +131,7 @@ def api_report(sweep_id):
     _sweep_id_or_404(sweep_id)
     data = repo.report(_ext().engine, sweep_id)
     if data is None:
-        return _error("sweep_id", f"no sweep {sweep_id!r}", None, 404)
+        raise UserError("sweep_id", f"no sweep {sweep_id!r}", None, 404)
     job = _ext().jobs.latest(sweep_id)
     return jsonify(ok=True, job=job.to_dict() if job else None, **data)
 
@@ -145,7 +142,7 @@ def api_progress(sweep_id):
     sweep = repo.get_sweep(_ext().engine, sweep_id)
     job = _ext().jobs.latest(sweep_id)
     if sweep is None and job is None:
-        return _error("sweep_id", f"no sweep {sweep_id!r}", None, 404)
+        raise UserError("sweep_id", f"no sweep {sweep_id!r}", None, 404)
     stored = repo.count_runs(_ext().engine, sweep_id) if sweep else 0
     return jsonify(ok=True, sweep_id=sweep_id, status=sweep["status"] if sweep else "starting",
                    runs_done=stored, runs_total=sweep["runs_total"] if sweep else None,
@@ -156,12 +153,12 @@ def api_progress(sweep_id):
 def api_analyze(sweep_id):
     _sweep_id_or_404(sweep_id)
     if repo.get_sweep(_ext().engine, sweep_id) is None:
-        return _error("sweep_id", f"no sweep {sweep_id!r}", None, 404)
+        raise UserError("sweep_id", f"no sweep {sweep_id!r}", None, 404)
     from .jobs import Busy
     try:
         job = _ext().jobs.start_analysis(sweep_id)
     except Busy as exc:
-        return _error("job", str(exc), "wait for it to finish", 409)
+        raise UserError("job", str(exc), "wait for it to finish", 409)
     return jsonify(ok=True, job=job.to_dict()), 202
 
 
@@ -170,9 +167,9 @@ def api_cell_runs(sweep_id, cell_id):
     _sweep_id_or_404(sweep_id)
     limit = request.args.get("limit", "20")
     if not limit.isdigit() or not 1 <= int(limit) <= 500:
-        return _error("limit", f"{limit[:20]!r} is out of range", "an integer from 1 to 500")
+        raise UserError("limit", f"{limit[:20]!r} is out of range", "an integer from 1 to 500")
     if cell_id > 10 ** 6:
-        return _error("cell_id", "is out of range", "a cell of the sweep")
+        raise UserError("cell_id", "is out of range", "a cell of the sweep")
     runs = repo.cell_runs(_ext().engine, sweep_id, cell_id, int(limit))
     for r in runs:
         r["replay"] = f"/analytics/runs/{r['run_key']}/replay"

@@ -114,7 +114,7 @@ class Runner:
         room = self.get(room_id)
         if room is None:
             raise AppError("room", f"no room {room_id!r} (it may have been closed after being idle)",
-                           "open a new simulation")
+                           "open a new simulation", status=404)
         return room
 
     def remove(self, room_id):

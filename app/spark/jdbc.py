@@ -12,15 +12,13 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.engine import make_url
 
+from app.errors import UserError
+
 SQLITE_BUSY_TIMEOUT_MS = 60_000
 
 
-class JdbcError(ValueError):
-    def __init__(self, field_name, message, allowed=None):
-        super().__init__(f"{field_name}: {message}" + (f" (allowed: {allowed})" if allowed else ""))
-        self.field = field_name
-        self.message = message
-        self.allowed = allowed
+class JdbcError(UserError):
+    """A store URL Spark cannot reach through JDBC."""
 
 
 @dataclass

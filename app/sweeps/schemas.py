@@ -1,14 +1,6 @@
 """Spark schemas of the tables the jobs read and write (explicit: JDBC never guesses a type)."""
-from pyspark.sql.types import (
-                               ArrayType,
-                               BooleanType,
-                               DoubleType,
-                               IntegerType,
-                               LongType,
-                               StringType,
-                               StructField,
-                               StructType,
-)
+from pyspark.sql.types import (ArrayType, BooleanType, DoubleType, IntegerType, LongType, StringType,
+                               StructField, StructType)
 
 from app.sweeps.worker import EVENT_FIELDS, RUN_FIELDS
 

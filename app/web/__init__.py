@@ -13,14 +13,26 @@
 Handlers are thin: validate, call one function of the runner / store / replay service, reply.
 """
 from . import compare, links, meta, replays, rooms, runs  # noqa: F401  (attach their routes to bp)
+from flask import jsonify
+
+from engine.scenario import ScenarioError
+
+from ..errors import error_reply, status_of
 from .blueprint import bp
 from .extension import RunsExtension
 
 
+def user_error(exc):
+    """The one place a refused request becomes a reply: every ``ScenarioError`` (the engine's, and
+    the application's ``UserError``s) as ``{"ok": false, "error": {field, message, allowed}}``."""
+    return jsonify(error_reply(exc)), status_of(exc)
+
+
 def init_app(app):
-    """Register the blueprint and the store/replay extension (called by ``create_app``)."""
+    """Register the blueprint, the error reply and the store/replay extension (``create_app``)."""
     app.extensions["isrlab_runs"] = RunsExtension(app.config)
     app.register_blueprint(bp)
+    app.register_error_handler(ScenarioError, user_error)
     return app
 
 

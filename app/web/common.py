@@ -2,22 +2,22 @@
 
 Every resource module (``runs``, ``replays``, ``links``, ``compare``, ``rooms``) validates with
 these, calls one function of the store / replay service / runner, and replies. User errors are
-replied as ``{"ok": false, "error": {"field", "message", "allowed"}}`` by ``api``.
+replied as ``{"ok": false, "error": {"field", "message", "allowed"}}`` by the one error handler
+(``app.web.init_app``): a route raises, it never builds an error reply.
 """
 import re
 
-from flask import Response, abort, current_app, jsonify, render_template, request
+from flask import Response, abort, current_app, render_template, request
 
-from engine.scenario import ScenarioError, load
+from engine.scenario import load
 
 from ..replay import links as linkcodec
+from ..errors import USER_ERRORS  # noqa: F401  (re-exported for the page routes)
 from ..replay.service import ReplayError
 from ..runner import AppError
 from ..runner.limits import check_scenario
 from ..store import runs as store_runs
-from ..store.errors import StoreError
 
-USER_ERRORS = (StoreError, ReplayError, AppError, ScenarioError, linkcodec.LinkError)
 RID = re.compile(r"^(?:[1-9][0-9]{0,17}|sc:[0-9a-f]{24})$")
 TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 SLUG = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
@@ -25,10 +25,6 @@ SLUG = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
 
 def ext():
     return current_app.extensions["isrlab_runs"]
-
-
-def fail(exc, status=400):
-    return jsonify(ok=False, error=exc.to_dict()), status
 
 
 def json_body(allowed, required=()):
@@ -63,17 +59,6 @@ def checked_scenario(doc):
     """A scenario from a user, validated like every input: the server's limits, then the engine."""
     check_scenario(doc, current_app.config)
     return load(doc)
-
-
-def api(fn):
-    """User errors become JSON replies naming the field; nothing else escapes as a 500 page."""
-    def run(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except USER_ERRORS as exc:
-            return fail(exc, getattr(exc, "status", 400))
-    run.__name__ = fn.__name__
-    return run
 
 
 def run_links(run):

@@ -10,7 +10,7 @@ from ..replay.compare import compare as compare_runs
 from ..runner import AppError
 from ..runner.limits import retarget
 from .blueprint import bp
-from .common import RID, api, checked_scenario, ext, json_body, replay_key
+from .common import RID, checked_scenario, ext, json_body, replay_key
 
 
 @bp.get("/compare")
@@ -67,7 +67,6 @@ def _side(spec, field, base=None):
 
 
 @bp.post("/api/compare")
-@api
 def api_compare():
     body = json_body(("a", "b"), ("a", "b"))
     key_a, run_a = _side(body["a"], "a")

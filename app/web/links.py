@@ -7,18 +7,8 @@ from ..replay import links as linkcodec
 from ..runner import AppError
 from ..store import runs as store_runs
 from .blueprint import bp
-from .common import (
-    SLUG,
-    USER_ERRORS,
-    api,
-    checked_scenario,
-    describe_error,
-    error_page,
-    ext,
-    focus_or_error,
-    get_run_or_404,
-    json_body,
-)
+from .common import (SLUG, USER_ERRORS, checked_scenario, describe_error, error_page, ext,
+                     focus_or_error, get_run_or_404, json_body)
 from .replays import replay_page_of
 
 
@@ -58,7 +48,6 @@ def _focus_from_body(body, scenario, end_ms):
 
 
 @bp.post("/api/links")
-@api
 def api_make_link():
     body = json_body(("scenario", "run", "t_ms", "partition", "broker"))
     if ("scenario" in body) == ("run" in body):
@@ -77,7 +66,6 @@ def api_make_link():
 
 
 @bp.get("/api/links/<code>")
-@api
 def api_read_link(code):
     decoded = linkcodec.decode_scenario(code)
     scenario = checked_scenario(decoded["scenario"])

@@ -24,19 +24,8 @@ from ..runner.limits import retarget
 from ..runner.live_view import partition_detail
 from ..store import runs as store_runs
 from .blueprint import bp
-from .common import (
-    TOKEN,
-    USER_ERRORS,
-    api,
-    checked_scenario,
-    describe_error,
-    error_page,
-    ext,
-    focus_or_error,
-    int_arg,
-    json_body,
-    replay_key,
-)
+from .common import (TOKEN, USER_ERRORS, checked_scenario, describe_error, error_page, ext,
+                     focus_or_error, int_arg, json_body, replay_key)
 from .security import CSP
 
 
@@ -93,7 +82,6 @@ def replay_page_of(run, focus):
 
 
 @bp.get("/api/replay/<rid>/frame")
-@api
 def api_replay_frame(rid):
     key = replay_key(rid)
     args = request.args
@@ -139,7 +127,6 @@ def api_replay_frame(rid):
 
 
 @bp.get("/api/replay/<rid>/inspect")
-@api
 def api_replay_inspect(rid):
     """One partition at the cursor's moment, with the last 200 records of each replica."""
     key = replay_key(rid)
@@ -159,7 +146,6 @@ def api_replay_inspect(rid):
 
 
 @bp.get("/api/replay/<rid>/timeline")
-@api
 def api_replay_timeline(rid):
     key = replay_key(rid)
     service = ext().service
@@ -178,7 +164,6 @@ def api_replay_timeline(rid):
 
 
 @bp.post("/api/replay/<rid>/fork")
-@api
 def api_replay_fork(rid):
     key = replay_key(rid)
     body = json_body(("t_ms", "keep_timeline", "kafka_version", "config"), ("t_ms",))

@@ -5,7 +5,7 @@ import json
 
 from flask import Response, abort, current_app, jsonify, render_template, request
 
-from ..runner import USER_ERRORS, AppError, error_reply
+from ..runner import AppError
 from ..runner.limits import ROOM_ID
 from ..runner.room import replayable
 from .blueprint import bp
@@ -32,22 +32,15 @@ def room_page(room_id):
 def api_create_room():
     body = request.get_json(silent=True)
     if not isinstance(body, dict) or not (set(body) <= {"library", "scenario"}):
-        return jsonify(error_reply(AppError("body", "expected a JSON object",
-                                            '{"library": name} or {"scenario": {...}}'))), 400
-    try:
-        room = _runner().create(scenario=body.get("scenario"), library_name=body.get("library"),
-                                owner=request.remote_addr)
-    except USER_ERRORS as exc:
-        return jsonify(error_reply(exc)), 400
+        raise AppError("body", "expected a JSON object", '{"library": name} or {"scenario": {...}}')
+    room = _runner().create(scenario=body.get("scenario"), library_name=body.get("library"),
+                            owner=request.remote_addr)
     return jsonify(ok=True, room=room.id, url=f"/r/{room.id}"), 201
 
 
 @bp.get("/api/rooms/<room_id>")
 def api_room(room_id):
-    try:
-        room = _runner().require(room_id)
-    except USER_ERRORS as exc:
-        return jsonify(error_reply(exc)), 404
+    room = _runner().require(room_id)
     with room.lock:
         return jsonify(ok=True, **room.describe(), command_list=room.commands)
 
@@ -55,10 +48,7 @@ def api_room(room_id):
 @bp.get("/api/rooms/<room_id>/scenario.json")
 def api_room_scenario(room_id):
     """The live session as a scenario: the room's scenario with every live command merged in."""
-    try:
-        room = _runner().require(room_id)
-    except USER_ERRORS as exc:
-        return jsonify(error_reply(exc)), 404
+    room = _runner().require(room_id)
     with room.lock:
         doc, _dropped = replayable(room.sim)
     body = json.dumps(doc, indent=2)

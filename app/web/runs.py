@@ -24,15 +24,7 @@ from ..replay.service import ReplayError
 from ..runner import AppError
 from ..store import runs as store_runs
 from .blueprint import bp
-from .common import (
-    api,
-    checked_scenario,
-    ext,
-    get_run_or_404,
-    int_arg,
-    json_body,
-    run_links,
-)
+from .common import checked_scenario, ext, get_run_or_404, int_arg, json_body, run_links
 
 IMPORT_MAX_BYTES = 64 * 1024 * 1024
 EXPORT_FORMAT = "isrlab-run"
@@ -44,7 +36,6 @@ def runs_page():
 
 
 @bp.get("/api/runs")
-@api
 def api_list_runs():
     args = request.args
     for key in args:
@@ -64,7 +55,6 @@ def api_list_runs():
 
 
 @bp.post("/api/runs")
-@api
 def api_save_run():
     body = json_body(("room", "scenario", "title"))
     store = ext()
@@ -93,7 +83,6 @@ def api_save_run():
 
 
 @bp.get("/api/runs/<int:run_id>")
-@api
 def api_get_run(run_id):
     run = get_run_or_404(run_id)
     run["links"] = run_links(run)
@@ -101,7 +90,6 @@ def api_get_run(run_id):
 
 
 @bp.patch("/api/runs/<int:run_id>")
-@api
 def api_rename_run(run_id):
     body = json_body(("title",), ("title",))
     title = store_runs.rename_run(ext().engine, run_id, body["title"])
@@ -111,7 +99,6 @@ def api_rename_run(run_id):
 
 
 @bp.delete("/api/runs/<int:run_id>")
-@api
 def api_delete_run(run_id):
     if not store_runs.delete_run(ext().engine, run_id):
         raise ReplayError("run", f"no saved run {run_id}", "the id of a saved run", 404)
@@ -120,7 +107,6 @@ def api_delete_run(run_id):
 
 
 @bp.get("/api/runs/<int:run_id>/events")
-@api
 def api_run_events(run_id):
     get_run_or_404(run_id)
     start = int_arg("start", 0, 10 ** 9, 0)
@@ -130,7 +116,6 @@ def api_run_events(run_id):
 
 
 @bp.get("/api/runs/<int:run_id>/export")
-@api
 def api_export_run(run_id):
     run = get_run_or_404(run_id)
     engine = ext().engine
@@ -147,7 +132,6 @@ def api_export_run(run_id):
 
 
 @bp.post("/api/runs/import")
-@api
 def api_import_run():
     request.max_content_length = IMPORT_MAX_BYTES
     body = json_body(("format", "version", "title", "source", "created_ms", "engine_version", "end_ms", "finished",

@@ -57,7 +57,7 @@ def test_save_live_room_and_list(app, http):
     listed = http.get("/api/runs?facets=1").json
     assert listed["total"] == 1 and listed["runs"][0]["links"]["short"].startswith("/s/")
     assert listed["facets"]["eras"] == [["2.6", 1]]
-    assert error_of(http.post("/api/runs", json={"room": "nope"})) == "room"
+    assert error_of(http.post("/api/runs", json={"room": "nope"}), 404) == "room"
     assert error_of(http.post("/api/runs", json={"room": room.id, "title": ""})) == "title"
     assert error_of(http.post("/api/runs", json={})) == "body"
     assert error_of(http.post("/api/runs", json={"room": 5})) == "room"

@@ -11,15 +11,8 @@ from sqlalchemy import func, select, text
 from app.analytics import job
 from app.store import db
 from app.sweeps import execute, repo
-from app.sweeps.tables import (
-    analytics_cells,
-    analytics_distributions,
-    analytics_invariants,
-    analytics_runs,
-    sweep_events,
-    sweep_latency,
-    sweep_runs,
-)
+from app.sweeps.tables import (analytics_cells, analytics_distributions, analytics_invariants, analytics_runs,
+                               sweep_events, sweep_latency, sweep_runs)
 
 SWEEP = {
     "id": "e2e",
