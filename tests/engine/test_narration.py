@@ -1,0 +1,280 @@
+"""Every library scenario does what its description promises, in that order and at the times
+Kafka's rules give (issue: the picture tells the truth — a story may not contradict its run).
+
+Each story is a list of steps: an event type, the fields it must carry and the window of
+simulated time it must fall in. The windows come from the era's timers, not from the run:
+``zookeeper.session.timeout.ms`` (6 s before 2.6, 18 s in 2.6), ``replica.lag.time.max.ms``
+(10 s / 30 s) with its isr-expiration check every half of it, the isr-change-propagation task
+(every 2.5 s, after 5 s without changes), and a few milliseconds of network latency.
+"""
+import pytest
+
+from engine.scenarios import library
+from engine.simulation import Simulation
+
+LATENCY_SLACK_MS = 100          # a handful of request round trips on the default 1-2 ms links
+
+
+def step(type_, lo=0, hi=None, **fields):
+    return {"type": type_, "lo": lo, "hi": hi, "fields": fields}
+
+
+def at(type_, t_ms, **fields):
+    """An event caused directly at ``t_ms`` (a timeline operation, or a reply a few ms later)."""
+    return step(type_, t_ms, t_ms + LATENCY_SLACK_MS, **fields)
+
+
+def session_expiry(crash_ms, session_ms, broker):
+    """ZooKeeper expires a session ``session_ms`` after the last heartbeat it received: at most
+    that long after the broker stopped (earlier when the last ping came before the crash)."""
+    return step("session_expired", crash_ms, crash_ms + session_ms + LATENCY_SLACK_MS, broker=broker)
+
+
+def first_isr_check_after(t_ms, lag_ms):
+    """The leader's isr-expiration task runs every ``lag_ms / 2`` from broker start (Kafka's
+    ReplicaManager schedules it with that period); the shrink happens at the first run after
+    the follower has been out of sync for longer than ``lag_ms``."""
+    period = lag_ms // 2
+    first = ((t_ms + lag_ms) // period + 1) * period
+    return step("isr_shrink", first, first + LATENCY_SLACK_MS)
+
+
+def isr_change_notification_after(t_ms):
+    """isr-change-propagation (every 2500 ms) writes the notification once 5000 ms passed
+    without further ISR changes: 5 to 7.5 s after the change."""
+    return step("isr_change_notification", t_ms + 5000, t_ms + 7500 + LATENCY_SLACK_MS, stage="created")
+
+
+STORIES = {
+    "isr-shrink-slow-follower": [
+        at("fault", 5000, op="isolate", broker=2),
+        dict(first_isr_check_after(5000, 30000), fields={"isr": [0, 1], "leader_epoch": 0, "zk_version": 1}),
+        at("fault", 50000, op="heal"),
+        at("isr_expand", 50000, isr=[0, 1, 2], leader_epoch=0),
+        isr_change_notification_after(50000),
+    ],
+    "isr-expansion": [
+        at("broker_stopped", 5000, broker=2),
+        session_expiry(5000, 18000, broker=2),
+        step("isr_shrink", 5000, 23200, by="controller", isr=[0, 1], leader_epoch=1),
+        at("fault", 40000, op="restart", broker=2),
+        at("isr_expand", 40000, isr=[0, 1, 2], leader_epoch=1),
+    ],
+    "isr-change-propagation": [
+        at("fault", 3000, op="isolate", broker=2),
+        dict(first_isr_check_after(3000, 10000), fields={"isr": [1, 0], "leader_epoch": 0}),
+        isr_change_notification_after(15000),
+        step("isr_change_notification", 20000, 22700, stage="processed", partitions=["orders-0"]),
+        at("fault", 40000, op="heal"),
+        at("isr_expand", 40000, isr=[1, 0, 2]),
+        isr_change_notification_after(40000),
+    ],
+    "broker-failure-clean-election": [
+        at("broker_stopped", 5000, broker=1),
+        session_expiry(5000, 18000, broker=1),
+        step("leader_elected", 5000, 23200, kind="clean", leader=2, leader_epoch=1, isr=[2, 0]),
+        at("fault", 45000, op="restart", broker=1),
+        at("isr_expand", 45000, isr=[2, 0, 1]),
+    ],
+    "not-enough-replicas": [
+        at("broker_stopped", 3000, broker=1),
+        session_expiry(3000, 18000, broker=2),
+        step("isr_shrink", 3000, 21200, by="controller", isr=[0]),
+        step("produce_failed", 3000, 21300, producer="strict", error="NOT_ENOUGH_REPLICAS"),
+        at("fault", 40000, op="restart", broker=1),
+        at("isr_expand", 40000, isr=[0, 1]),
+    ],
+    "acks1-loss-on-failover": [
+        at("fault", 5000, op="isolate", broker=1),
+        at("broker_stopped", 10000, broker=1),
+        session_expiry(10000, 18000, broker=1),
+        step("leader_elected", 10000, 28200, kind="clean", leader=2, previous_leader=1),
+        at("fault", 40000, op="restart", broker=1),
+        at("truncation", 40000, broker=1),
+    ],
+    "unclean-election-loss": [
+        session_expiry(3000, 18000, broker=2),
+        step("isr_shrink", 3000, 21200, by="controller", isr=[0]),
+        at("broker_stopped", 30000, broker=0),
+        at("fault", 32000, op="restart", broker=2),
+        step("leader_elected", 32000, 48200, kind="unclean", leader=2, isr=[2]),
+        step("violation", 32000, 48300, invariant="acked_record_lost"),
+        at("fault", 55000, op="restart", broker=0),
+        at("truncation", 55000, broker=0),
+    ],
+    "kip101-scenario-1-v0.10": [
+        at("fault", 4000, op="isolate", broker=3),
+        at("broker_stopped", 5000, broker=1),
+        session_expiry(5000, 6000, broker=1),
+        step("leader_elected", 5000, 11200, leader=2, kind="clean", leader_epoch=1),
+        step("truncation", 5000, 11300, broker=3, removed=1),
+        at("broker_stopped", 13000, broker=2),
+        step("leader_elected", 13000, 19200, leader=3, kind="clean", leader_epoch=2),
+        step("violation", 13000, 19300, invariant="acked_record_lost"),
+    ],
+    "kip101-scenario-1-v2.6": [
+        at("broker_stopped", 5000, broker=1),
+        step("leader_elected", 5000, 23200, leader=2, kind="clean", leader_epoch=1),
+        at("broker_stopped", 26000, broker=2),
+        step("leader_elected", 26000, 44200, leader=3, kind="clean", leader_epoch=2),
+    ],
+    "kip101-scenario-2-v0.10": [
+        at("truncation", 11000, broker=2, cause="power_failure"),
+        at("fault", 20000, op="restart", broker=2),
+        at("leader_elected", 20000, leader=2, kind="unclean"),
+        at("violation", 20000, invariant="acked_record_lost"),
+        at("fault", 30000, op="restart", broker=1),
+        at("violation", 30000, invariant="replica_divergence"),
+    ],
+    "kip101-scenario-2-v2.6": [
+        at("truncation", 11000, broker=2, cause="power_failure"),
+        at("leader_elected", 32000, leader=2, kind="clean"),
+        at("violation", 32000, invariant="acked_record_lost"),
+        at("fault", 45000, op="restart", broker=1),
+        at("truncation", 45000, broker=1, to_offset=1),
+    ],
+    "kip279-fast-leader-changes-v1.1": [
+        at("leader_elected", 11300, kind="preferred", leader=2, leader_epoch=2),
+        at("broker_stopped", 11700, broker=2),
+        step("leader_elected", 11700, 17800, kind="clean", leader=1, leader_epoch=3),
+        at("fault", 50000, op="restart", broker=2),
+        at("violation", 50000, invariant="replica_divergence"),
+    ],
+    "kip279-fast-leader-changes-v2.0": [
+        at("leader_elected", 11300, kind="preferred", leader=2, leader_epoch=2),
+        step("leader_elected", 11700, 17800, kind="clean", leader=1, leader_epoch=3),
+        at("fault", 50000, op="restart", broker=2),
+        at("truncation", 50000, broker=2, to_offset=1),
+    ],
+    "controller-failover-session-expiry": [
+        at("fault", 5000, op="isolate", broker=0),
+        step("zk_disconnected", 5000 + 12000, 5000 + 18000, broker=0),
+        session_expiry(5000, 18000, broker=0),
+        step("controller_elected", 5000, 23200, broker=1, epoch=2),
+        step("leader_elected", 5000, 23300, partition=0, leader=1),
+        at("fault", 35000, op="heal"),
+        at("controller_resigned", 35000, broker=0),
+        at("broker_registered", 35000, broker=0),
+    ],
+    "zombie-leader-after-pause": [
+        at("fault", 5000, op="pause", broker=1),
+        session_expiry(5000, 18000, broker=1),
+        step("leader_elected", 5000, 23200, leader=2, leader_epoch=1),
+        at("fault", 30000, op="resume", broker=1),
+        at("zk_session_lost", 30000, broker=1),
+        at("broker_registered", 30000, broker=1),
+        at("truncation", 30000, broker=1),
+    ],
+    "jepsen-partition-v0.10": [
+        at("fault", 3000, op="isolate", broker=1),
+        dict(first_isr_check_after(3000, 10000), fields={"isr": [1]}),
+        at("fault", 25000, op="isolate", broker=1, **{"from": "zk"}),
+        session_expiry(25000, 6000, broker=1),
+        step("leader_elected", 25000, 31200, kind="unclean", leader=2),
+        step("violation", 25000, 31300, invariant="acked_record_lost"),
+    ],
+    "controlled-shutdown": [
+        at("fault", 5000, op="shutdown", broker=1),
+        at("leader_elected", 5000, kind="controlled_shutdown", partition=1, leader=2),
+        at("broker_stopped", 5000, broker=1, state="stopped"),
+        at("fault", 15000, op="restart", broker=1),
+        at("isr_expand", 15000, isr=[0, 2, 1]),
+        at("leader_elected", 30000, kind="preferred", partition=1, leader=1),
+    ],
+    "preferred-leader-election": [
+        at("broker_stopped", 3000, broker=2),
+        step("leader_elected", 3000, 21200, kind="clean", partition=2, leader=0),
+        at("fault", 25000, op="restart", broker=2),
+        at("isr_expand", 25000, partition=2, isr=[0, 1, 2]),
+        # the imbalance check runs 5 s after the controller started, then every 20 s (the
+        # scenario's leader.imbalance.check.interval.seconds): the first run past the rejoin
+        step("auto_rebalance", 45000, 45000 + LATENCY_SLACK_MS, partitions=["orders-2"]),
+        at("leader_elected", 45000, kind="preferred", partition=2, leader=2),
+    ],
+}
+
+#: What the end of each story shows: which acknowledged records are lost, and by which rule.
+OUTCOMES = {
+    "broker-failure-clean-election": lambda lost, run: not lost,
+    "not-enough-replicas": lambda lost, run: not lost,
+    "isr-expansion": lambda lost, run: not lost,
+    # acks=1 records acknowledged while the leader was cut off (5-10 s) and nothing else
+    "acks1-loss-on-failover": lambda lost, run: lost and all(5000 <= r["acked_ms"] <= 10000 and r["acks"] == "1"
+                                                            for r in lost),
+    "kip101-scenario-1-v0.10": lambda lost, run: [r["id"] for r in lost] == ["p1-99"],
+    "kip101-scenario-1-v2.6": lambda lost, run: not lost and not run["violations"],
+    "kip279-fast-leader-changes-v2.0": lambda lost, run: [r["id"] for r in lost] == ["p2-0"] and not run["violations"],
+    # the zombie's acks=1 records are lost; no acks=all record is
+    "zombie-leader-after-pause": lambda lost, run: lost and all(r["acks"] == "1" for r in lost),
+    # everything acknowledged by the leader alone, after it shrank the ISR to itself at 15 s
+    "jepsen-partition-v0.10": lambda lost, run: lost and min(r["acked_ms"] for r in lost) > 15000,
+    "unclean-election-loss": lambda lost, run: lost and min(r["acked_ms"] for r in lost) > 3000,
+}
+
+
+def _matches(event, want):
+    if event["type"] != want["type"]:
+        return False
+    if not want["lo"] <= event["t_ms"] <= (want["hi"] if want["hi"] is not None else float("inf")):
+        return False
+    return all(event.get(k) == v for k, v in want["fields"].items())
+
+
+def unmet_steps(history, steps):
+    """The first step not found in order (with what the run had of that type), or None."""
+    position = 0
+    for number, want in enumerate(steps, 1):
+        found = next((i for i in range(position, len(history)) if _matches(history[i], want)), None)
+        if found is None:
+            seen = [(e["t_ms"], {k: e.get(k) for k in want["fields"]}) for e in history[position:]
+                    if e["type"] == want["type"]][:5]
+            return f"step {number}: no {want['type']} {want['fields']} in [{want['lo']}, {want['hi']}] ms " \
+                   f"after event {position}; the run had {seen}"
+        position = found + 1
+    return None
+
+
+RUNS = {}
+
+
+def run_of(name):
+    if name not in RUNS:
+        RUNS[name] = Simulation(library()[name]).run()
+    return RUNS[name]
+
+
+def test_every_library_scenario_has_a_checked_story():
+    assert set(STORIES) == set(library())
+
+
+@pytest.mark.parametrize("name", sorted(STORIES))
+def test_the_story_happens_as_told(name):
+    assert unmet_steps(run_of(name)["history"], STORIES[name]) is None, unmet_steps(run_of(name)["history"],
+                                                                                   STORIES[name])
+
+
+@pytest.mark.parametrize("name", sorted(OUTCOMES))
+def test_the_story_ends_as_told(name):
+    run = run_of(name)
+    lost = [r for r in run["records"] if r["lost"]]
+    assert OUTCOMES[name](lost, run), [(r["id"], r["acks"], r["acked_ms"]) for r in lost[:10]]
+
+
+def test_the_checker_fails_on_a_story_out_of_order():
+    history = [{"t_ms": 10, "type": "a"}, {"t_ms": 20, "type": "b"}]
+    assert unmet_steps(history, [step("a"), step("b")]) is None
+    assert "step 2" in unmet_steps(history, [step("b"), step("a")])
+    assert "step 1" in unmet_steps(history, [step("a", 11, 30)])
+
+
+@pytest.mark.parametrize("name", sorted(library()))
+def test_the_last_fault_has_its_consequence_inside_the_run_in_every_era(name):
+    """A user who switches a story to another era still sees its punchline: every crash, pause
+    or cut is followed by at least one session timeout of that era (plus time to elect)."""
+    from engine import eras
+    doc = library()[name]
+    faults = [op["at_ms"] for op in doc["timeline"]
+              if op["op"] in ("crash", "pause", "isolate", "cut", "partition", "expire_session")]
+    for version in eras.VERSIONS:
+        session_ms = eras.CONFIG["zookeeper.session.timeout.ms"][2][version]
+        assert doc["duration_ms"] >= max(faults, default=0) + session_ms + 5000, version
