@@ -10,7 +10,6 @@
 ``isrlab --help`` and ``isrlab COMMAND --help`` list every option. ``python -m engine`` stays the
 engine's own standard-library command line (run, list, search, bench).
 """
-import logging
 import sys
 
 import click
@@ -42,20 +41,17 @@ def cli():
 @click.option("--host", help="address to listen on (default ISRLAB_HOST or 127.0.0.1)")
 @click.option("--port", type=int, help="port (default ISRLAB_PORT or 5000)")
 def serve_command(host, port):
-    """Serve the live web simulator, saved runs, replays and the analytics report."""
-    from .factory import create_app, socketio_of          # Flask only for the web server
-    app = create_app({"REPLAY_WORKER_PROCESSES": True})   # seek indexes built off the server's GIL
-    from .web import warm_up
-    warm_up(app)                                          # open the store: upgrades a fresh database
-    host = host or app.config["HOST"]
-    port = app.config["PORT"] if port is None else port
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)   # no "development server" banner noise
-    shown = f"[{host}]" if ":" in host else host
-    print(f"ISR Lab is running on http://{shown}:{port}/  (Ctrl+C to stop)", flush=True)
-    socketio_of(app).run(app, host=host, port=port, debug=False, use_reloader=False,
-                         log_output=False, allow_unsafe_werkzeug=True)
-    return 0
+    """Serve the live web simulator, saved runs, replays and the analytics report (through
+    gunicorn: one process, a thread per connection; settings from ISRLAB_* variables)."""
+    from .config import load_settings
+    from .server import serve
+    settings = load_settings()
+    if host:
+        settings["HOST"] = host
+        settings["ALLOWED_HOSTS"] = settings["ALLOWED_HOSTS"] + [host]
+    if port is not None:
+        settings["PORT"] = port
+    return serve(settings)
 
 
 for _command in (run_command, sweep_command, analyze_command, resimulate_command, search_command):

@@ -7,7 +7,15 @@ an explicit mapping over it, so tests pass what they need without touching the e
 |--------------------------------|-----------------------------------------------------------|---------|
 | ISRLAB_HOST / ISRLAB_PORT      | where ``python -m app`` listens                           | 127.0.0.1 / 5000 |
 | ISRLAB_SECRET_KEY              | Flask secret key (generated per process when unset)       | random |
-| ISRLAB_ALLOWED_ORIGINS         | extra origins allowed to open Socket.IO connections, comma separated ("*" = any) | same origin only |
+| ISRLAB_ALLOWED_HOSTS           | extra host names this server answers to (its public name behind a proxy), comma separated; requests with another Host header are refused (DNS rebinding) | the bound address, localhost, 127.0.0.1, ::1 |
+| ISRLAB_ALLOWED_ORIGINS         | extra origins allowed to open Socket.IO connections and send state-changing requests, comma separated | same origin only |
+| ISRLAB_PROXY_HOPS              | trusted reverse proxies in front (X-Forwarded-For/-Proto/-Host are read only then) | 0 |
+| ISRLAB_THREADS                 | gunicorn threads of the one worker process (each open WebSocket holds one) | 160 |
+| ISRLAB_GRACEFUL_TIMEOUT_S      | on SIGTERM, seconds requests in flight get to finish | 20 |
+| ISRLAB_ACCESS_LOG              | 0 = no access log on standard output | 1 |
+| ISRLAB_BUDGET_EVENTS_*         | work budgets in simulated events: LIVE, SAVE, LINK, FORK, SEARCH_RUN, SWEEP_RUN | see BUDGETS |
+| ISRLAB_JOB_WORKERS / ISRLAB_JOB_QUEUE | background job workers / queued jobs at most (saves, imports, links, forks) | 2 / 8 |
+| ISRLAB_QUOTA_PER_CLIENT / ISRLAB_QUOTA_WINDOW_S | costly actions (rooms, forks, saves, imports, links, searches) one client may start per window | 30 / 600 |
 | ISRLAB_FPS                     | frames per second pushed to each room                     | 30 |
 | ISRLAB_MAX_ROOMS               | live simulations at once                                  | 50 |
 | ISRLAB_MAX_ROOMS_PER_ADDRESS   | live simulations created from one client address          | 10 |
@@ -29,6 +37,12 @@ DEFAULTS = {
     "HOST": "127.0.0.1",
     "PORT": 5000,
     "ALLOWED_ORIGINS": None,          # None = same origin only (python-engineio's default)
+    "ALLOWED_HOSTS": None,            # None = the bound address, localhost, 127.0.0.1, ::1
+    "PROXY_HOPS": 0,
+    "THREADS": 160,
+    "GRACEFUL_TIMEOUT_S": 20,
+    "ACCESS_LOG": True,
+    "MAX_JSON_DEPTH": 32,             # nesting of any JSON a client sends (bodies, links, socket events)
     "FRAME_RATE": 30,
     "MAX_ROOMS": 50,
     "MAX_ROOMS_PER_ADDRESS": 10,
@@ -57,6 +71,16 @@ DEFAULTS = {
     "INSTANCE_PATH": None,            # None = <repo>/instance
     "SNAPSHOT_KEY": None,             # None = a key file in the instance folder
     "REPLAY_WORKER_PROCESSES": False,  # build seek indexes in a worker process (serve turns it on)
+    # work budgets, in simulated scheduler events (engine.budget estimates them before a run and
+    # caps the run while it goes); each surface has its own
+    "BUDGETS": {"live": 20_000_000, "save": 5_000_000, "import": 5_000_000, "link": 5_000_000,
+                "fork": 5_000_000, "search_run": 1_000_000, "sweep_run": 2_000_000},
+    "JOB_TIME_LIMIT_S": 120.0,        # a background job (save, import, link, fork) is stopped past this
+    "JOB_WORKERS": 2,
+    "JOB_QUEUE": 8,
+    "QUOTA_PER_CLIENT": 30,           # costly actions one address may start per window
+    "QUOTA_WINDOW_S": 600.0,
+    "QUOTA_GLOBAL": 400,              # the same, all addresses together
     # counterexample search (app/counterexample)
     "SEARCH_USE_SPARK": True,
     "SPARK_MASTER": None,             # None = local[*]
@@ -83,6 +107,26 @@ def _float(environ, name, default):
         raise SystemExit(f"error: {name}={raw!r} is not a number") from None
 
 
+def _list(raw):
+    return [x.strip() for x in (raw or "").split(",") if x.strip()]
+
+
+def _hostname_of(value):
+    """``http://name:port`` or ``name:port`` or ``[::1]:port`` -> the host name alone, lower case."""
+    value = value.split("://", 1)[-1].split("/", 1)[0]
+    if value.startswith("["):
+        return value[1:value.index("]")].lower() if "]" in value else value.lower()
+    return value.rsplit(":", 1)[0].lower() if value.count(":") == 1 else value.lower()
+
+
+def default_hosts(bound):
+    """Names a local server answers to: loopback, and the address it is bound to."""
+    hosts = ["127.0.0.1", "localhost", "::1"]
+    if bound and bound not in ("0.0.0.0", "::") and _hostname_of(bound) not in hosts:
+        hosts.append(_hostname_of(bound))
+    return hosts
+
+
 def load_settings(environ=None):
     """The settings for this process: defaults, overridden by ISRLAB_* environment variables."""
     environ = os.environ if environ is None else environ
@@ -103,6 +147,19 @@ def load_settings(environ=None):
     cfg["COMMAND_BURST"] = max(1, int(cfg["COMMANDS_PER_S"] * 3))
     cfg["MAX_BROKERS"] = _int(environ, "ISRLAB_MAX_BROKERS", DEFAULTS["MAX_BROKERS"])
     cfg["MAX_PARTITIONS"] = _int(environ, "ISRLAB_MAX_PARTITIONS", DEFAULTS["MAX_PARTITIONS"])
+    hosts = environ.get("ISRLAB_ALLOWED_HOSTS")
+    cfg["ALLOWED_HOSTS"] = default_hosts(cfg["HOST"]) + _list(hosts)
+    if origins and origins.strip() != "*":
+        cfg["ALLOWED_HOSTS"] += [_hostname_of(o) for o in cfg["ALLOWED_ORIGINS"]]
+    cfg["PROXY_HOPS"] = _int(environ, "ISRLAB_PROXY_HOPS", DEFAULTS["PROXY_HOPS"])
+    cfg["THREADS"] = _int(environ, "ISRLAB_THREADS", DEFAULTS["THREADS"])
+    cfg["GRACEFUL_TIMEOUT_S"] = _int(environ, "ISRLAB_GRACEFUL_TIMEOUT_S", DEFAULTS["GRACEFUL_TIMEOUT_S"])
+    cfg["ACCESS_LOG"] = environ.get("ISRLAB_ACCESS_LOG", "1") != "0"
+    cfg["BUDGETS"] = {k: _int(environ, f"ISRLAB_BUDGET_EVENTS_{k.upper()}", v) for k, v in DEFAULTS["BUDGETS"].items()}
+    cfg["JOB_WORKERS"] = _int(environ, "ISRLAB_JOB_WORKERS", DEFAULTS["JOB_WORKERS"])
+    cfg["JOB_QUEUE"] = _int(environ, "ISRLAB_JOB_QUEUE", DEFAULTS["JOB_QUEUE"])
+    cfg["QUOTA_PER_CLIENT"] = _int(environ, "ISRLAB_QUOTA_PER_CLIENT", DEFAULTS["QUOTA_PER_CLIENT"])
+    cfg["QUOTA_WINDOW_S"] = _float(environ, "ISRLAB_QUOTA_WINDOW_S", DEFAULTS["QUOTA_WINDOW_S"])
     cfg["DATABASE_URL"] = environ.get("ISRLAB_DATABASE_URL") or None
     cfg["INSTANCE_PATH"] = environ.get("ISRLAB_INSTANCE_PATH") or None
     cfg["SNAPSHOT_KEY"] = environ.get("ISRLAB_SNAPSHOT_KEY") or None

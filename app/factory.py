@@ -17,7 +17,8 @@ from .runner import Runner
 from .web import init_app as init_web
 from .web.events import register_events
 from .web.ratelimit import RateLimiter
-from .web.security import security_headers
+from .web.guards import install_guards, socket_origins
+from .web.inputs import CheckedJSONProvider, CheckedRequest, SocketJSON
 from .web.transport import SocketIOTransport
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -33,8 +34,11 @@ def create_app(config=None):
     app.debug = False
     options = {"async_mode": "threading", "max_http_buffer_size": settings["MAX_MESSAGE_BYTES"],
                "logger": False, "engineio_logger": False}
-    if settings.get("ALLOWED_ORIGINS") is not None:
-        options["cors_allowed_origins"] = settings["ALLOWED_ORIGINS"]
+    options["cors_allowed_origins"] = socket_origins(settings)
+    SocketJSON.max_depth = settings["MAX_JSON_DEPTH"]
+    options["json"] = SocketJSON
+    app.json = CheckedJSONProvider(app)
+    app.request_class = CheckedRequest
     socketio = SocketIO(app, **options)
     runner = Runner(settings, SocketIOTransport(socketio), start_task=socketio.start_background_task)
     app.extensions["isrlab"] = {
@@ -46,7 +50,7 @@ def create_app(config=None):
     init_reports(app)                   # sweeps and their analytics report (app/reports/)
     register_events(socketio)
 
-    app.after_request(security_headers)
+    install_guards(app)
     return app
 
 

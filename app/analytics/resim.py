@@ -54,7 +54,7 @@ def validate_question(doc):
     """``{"property": {"name", "param"}, "what_if": {...}, "sweeps": [ids] | null, "saved": bool,
     "label"}`` normalised, with its id ("q-" + hash)."""
     if not isinstance(doc, dict):
-        raise QuestionError("", "is not an object", "a question document")
+        raise QuestionError("question", "is not an object", "a question document")
     unknown = set(doc) - {"property", "what_if", "sweeps", "saved", "label"}
     if unknown:
         raise QuestionError(sorted(unknown)[0], "unknown field", "property, what_if, sweeps, saved, label")

@@ -30,7 +30,7 @@ def _int_field(body, name, default, lo, hi):
 
 def parse_request(body):
     if not isinstance(body, dict):
-        raise ScenarioError("", "the request body is not a JSON object", "a JSON object")
+        raise ScenarioError("body", "is not a JSON object", "a JSON object")
     unknown = set(body) - {"scenario", "property", "runs", "budget_s", "profile"}
     if unknown:
         raise ScenarioError(sorted(unknown)[0], "unknown field", "scenario, property, runs, budget_s, profile")

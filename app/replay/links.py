@@ -27,6 +27,7 @@ from engine.scenario import ScenarioError, load
 from engine.simulation import ENGINE_VERSION
 
 from ..errors import UserError
+from ..jsonbounds import UnsafeJSON, loads_checked
 
 VERSION = "1"
 CHECK_BYTES = 6
@@ -103,8 +104,10 @@ def decode_scenario(code):
     if not inflater.eof:
         raise LinkError("link", "is truncated (its data ends early)", "the complete link")
     try:
-        envelope = json.loads(text.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        envelope = loads_checked(text, "link")          # nesting and text bounded like any input
+    except UnsafeJSON as exc:
+        raise LinkError("link", f"holds a scenario that {exc.message}", exc.allowed) from None
+    except ValueError:
         raise LinkError("link", "does not hold JSON", "a link code made by ISR Lab") from None
     if not isinstance(envelope, dict) or not isinstance(envelope.get("s"), dict):
         raise LinkError("link", "does not hold a scenario", "a link code made by ISR Lab")

@@ -162,7 +162,7 @@ def api_analyze(sweep_id):
     return jsonify(ok=True, job=job.to_dict()), 202
 
 
-@bp.get("/analytics/api/sweeps/<sweep_id>/cells/<int:cell_id>/runs")
+@bp.get("/analytics/api/sweeps/<sweep_id>/cells/<int(max=2147483647):cell_id>/runs")
 def api_cell_runs(sweep_id, cell_id):
     _sweep_id_or_404(sweep_id)
     limit = request.args.get("limit", "20")

@@ -17,7 +17,7 @@ def json_size(value):
     try:
         return len(json.dumps(value, separators=(",", ":")))
     except (TypeError, ValueError):
-        raise AppError("", "not a JSON document", "a JSON object") from None
+        raise AppError("scenario", "is not a JSON document", "a JSON object") from None
 
 
 def _is_int(value):

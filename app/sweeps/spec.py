@@ -99,9 +99,9 @@ def validate(doc, limits=None):
         try:
             doc = json.loads(doc)
         except ValueError as exc:
-            raise SweepError("", f"not valid JSON: {exc}", "a JSON object") from None
+            raise SweepError("document", f"not valid JSON: {exc}", "a JSON object") from None
     if not isinstance(doc, dict):
-        raise SweepError("", f"{_short(doc)} is not a JSON object", "a sweep document (JSON object)")
+        raise SweepError("document", f"{_short(doc)} is not a JSON object", "a sweep document (JSON object)")
     for key in doc:
         if key not in TOP_LEVEL:
             raise SweepError(key, "unknown field", ", ".join(TOP_LEVEL))

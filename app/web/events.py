@@ -22,6 +22,7 @@ from flask import current_app, request
 from flask_socketio import join_room, leave_room
 
 from ..runner import USER_ERRORS, AppError, error_reply
+from .inputs import INVALID_EVENT
 from .transport import NAMESPACE, channel
 
 log = logging.getLogger(__name__)
@@ -162,6 +163,15 @@ def on_leave(data):
     return {"left": left}
 
 
+def on_unknown(event, *args):
+    """Any event this server does not know gets an answer naming what exists (not silence); a
+    packet whose JSON was refused (``inputs.SocketJSON``) gets the reason."""
+    if event == INVALID_EVENT and args and isinstance(args[0], dict):
+        return {"ok": False, "error": args[0]}
+    return error_reply(AppError("event", f"{str(event)[:40]!r} is not an event of this server",
+                                ", ".join(EVENTS)))
+
+
 def on_disconnect(*_args):
     ext = _ext()
     ext["runner"].leave(request.sid)
@@ -178,3 +188,4 @@ def register_events(socketio):
     for name, fn in EVENTS.items():
         socketio.on_event(name, fn, namespace=NAMESPACE)
     socketio.on_event("disconnect", on_disconnect, namespace=NAMESPACE)
+    socketio.on_event("*", on_unknown, namespace=NAMESPACE)

@@ -29,7 +29,7 @@ from .common import (TOKEN, USER_ERRORS, checked_scenario, describe_error, error
 from .security import CSP
 
 
-@bp.get("/runs/<int:run_id>")
+@bp.get("/runs/<int(max=9007199254740991):run_id>")
 def replay_page(run_id):
     run = store_runs.get_run(ext().engine, run_id)
     if run is None:

@@ -82,14 +82,14 @@ def api_save_run():
                    dropped_ops=saved["dropped_ops"], links=run_links(run)), 201
 
 
-@bp.get("/api/runs/<int:run_id>")
+@bp.get("/api/runs/<int(max=9007199254740991):run_id>")
 def api_get_run(run_id):
     run = get_run_or_404(run_id)
     run["links"] = run_links(run)
     return jsonify(ok=True, run=run)
 
 
-@bp.patch("/api/runs/<int:run_id>")
+@bp.patch("/api/runs/<int(max=9007199254740991):run_id>")
 def api_rename_run(run_id):
     body = json_body(("title",), ("title",))
     title = store_runs.rename_run(ext().engine, run_id, body["title"])
@@ -98,7 +98,7 @@ def api_rename_run(run_id):
     return jsonify(ok=True, id=run_id, title=title)
 
 
-@bp.delete("/api/runs/<int:run_id>")
+@bp.delete("/api/runs/<int(max=9007199254740991):run_id>")
 def api_delete_run(run_id):
     if not store_runs.delete_run(ext().engine, run_id):
         raise ReplayError("run", f"no saved run {run_id}", "the id of a saved run", 404)
@@ -106,7 +106,7 @@ def api_delete_run(run_id):
     return jsonify(ok=True, deleted=run_id)
 
 
-@bp.get("/api/runs/<int:run_id>/events")
+@bp.get("/api/runs/<int(max=9007199254740991):run_id>/events")
 def api_run_events(run_id):
     get_run_or_404(run_id)
     start = int_arg("start", 0, 10 ** 9, 0)
@@ -115,7 +115,7 @@ def api_run_events(run_id):
     return jsonify(ok=True, start=start, events=events)
 
 
-@bp.get("/api/runs/<int:run_id>/export")
+@bp.get("/api/runs/<int(max=9007199254740991):run_id>/export")
 def api_export_run(run_id):
     run = get_run_or_404(run_id)
     engine = ext().engine

@@ -283,7 +283,8 @@ def test_mirror_built_from_frames_matches_the_room(app, client, runner):
 
 def test_unknown_events_and_extra_arguments_are_harmless(app, client, runner):
     room = runner.get(create(client))
-    assert client.emit("bogus", {"x": 1}, callback=True) is None
+    unknown = err(client.emit("bogus", {"x": 1}, callback=True))
+    assert unknown["field"] == "event" and "command" in unknown["allowed"]
     assert err(client.emit("control", {"action": "pause"}, "extra", callback=True))["field"] == "payload"
     run_for(app, 0.1)
     assert room.sim.now_ms > 0

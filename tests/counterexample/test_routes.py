@@ -59,7 +59,7 @@ def test_safe_settings_report_not_found(client):
     ({"scenario": SAFE, "property": {"name": "invariant", "param": "nope"}}, "property.param"),
     ({"scenario": SAFE, "profile": {"meteor": [1, 1, 2]}}, "profile"),
     ({"scenario": SAFE, "extra": 1}, "extra"),
-    ("not an object", ""),
+    ("not an object", "body"),
 ])
 def test_bad_input_names_the_field(client, body, field):
     response = client.post("/api/search", json=body)

@@ -123,7 +123,7 @@ def test_one_spark_job_at_a_time(app, stored, monkeypatch):
     first = client.post("/analytics/api/sweeps", json={**DOC, "id": "web2"})
     assert first.status_code == 202 and first.get_json()["sweep_id"] == "web2"
     assert started[0].args[:1] == ["sweep"] and "--analyze" in started[0].args
-    busy = client.post("/analytics/api/sweeps/web/analyze")
+    busy = client.post("/analytics/api/sweeps/web/analyze", json={})
     assert busy.status_code == 409 and busy.get_json()["error"]["field"] == "job"
     clash = client.post("/analytics/api/sweeps", json={**DOC, "seeds": 3})
     assert clash.status_code == 400 and clash.get_json()["error"]["field"] == "id"

@@ -297,7 +297,7 @@ function wireReport() {
     catch { window.prompt("Link to this view:", location.href); }
   });
   $("#analyze-button").addEventListener("click", async () => {
-    const { status, body } = await getJSON(`/analytics/api/sweeps/${encodeURIComponent(sweepId)}/analyze`, { method: "POST" });
+    const { status, body } = await getJSON(`/analytics/api/sweeps/${encodeURIComponent(sweepId)}/analyze`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
     $("#report-status").textContent = status === 202 ? "analysis started…" : body.error?.message || "failed";
     if (status === 202) setTimeout(loadReport, 2000);
   });
