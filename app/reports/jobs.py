@@ -5,7 +5,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import deque
@@ -56,26 +55,29 @@ class Jobs:
         return None
 
     def start_sweep(self, sweep_doc, sweep_id, analyze=True):
-        handle = tempfile.NamedTemporaryFile("w", suffix=".json", prefix="isrlab-sweep-", delete=False)
-        with handle:
-            json.dump(sweep_doc, handle)
-        args = ["sweep", handle.name, "--db", self.db_url, "--progress", "json"] + (["--analyze"] if analyze else [])
-        return self._start("sweep", sweep_id, args, cleanup=handle.name)
+        # the document goes through the child's standard input: no temporary file to leak when the
+        # start is refused (another job running) or the child dies
+        args = ["sweep", "-", "--db", self.db_url, "--progress", "json"] + (["--analyze"] if analyze else [])
+        return self._start("sweep", sweep_id, args, stdin_text=json.dumps(sweep_doc))
 
     def start_analysis(self, sweep_id):
         return self._start("analyze", sweep_id, ["analyze", "--sweep", sweep_id, "--db", self.db_url])
 
-    def _start(self, kind, sweep_id, args, cleanup=None):
+    def _start(self, kind, sweep_id, args, stdin_text=None):
         with self._lock:
             if any(j.state in ("starting", "running") for j in self._jobs):
                 raise Busy("a Spark job is already running")
             job = Job(kind, sweep_id, args)
             self._jobs.append(job)
         job.proc = subprocess.Popen([self.python, "-m", "app", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True, start_new_session=True)
+                                    stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                    stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL)
+        if stdin_text is not None:
+            with job.proc.stdin:
+                job.proc.stdin.write(stdin_text)
         job.state = "running"
         threading.Thread(target=self._drain_errors, args=(job,), daemon=True).start()
-        threading.Thread(target=self._follow, args=(job, cleanup), daemon=True).start()
+        threading.Thread(target=self._follow, args=(job,), daemon=True).start()
         return job
 
     def _drain_errors(self, job):
@@ -84,24 +86,19 @@ class Jobs:
             if line.startswith("error") or "Error" in line:
                 job.errors.append(line[:500])
 
-    def _follow(self, job, cleanup):
+    def _follow(self, job):
         for line in job.proc.stdout:
             try:
                 message = json.loads(line)
             except ValueError:
                 continue
-            if "progress" in message:
-                job.progress = message["progress"]
+            if "progress" in message:           # stage lines ("starting Spark") and counts merge
+                job.progress = {**(job.progress or {}), **message["progress"]}
             else:
                 job.result = {**(job.result or {}), **message}
         job.returncode = job.proc.wait()
         job.state = "done" if job.returncode == 0 else "failed"
         job.ended = time.time()
-        if cleanup:
-            try:
-                os.unlink(cleanup)
-            except OSError:
-                pass
 
     def stop_all(self):
         """Stop the running job (its own process group: the driver and its JVM)."""

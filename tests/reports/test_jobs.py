@@ -1,6 +1,7 @@
 """Background jobs of the report page: one at a time, progress and result read from the job's
 JSON lines, failure kept with its error. The job process is a stand-in script here (the real one,
 ``python -m app sweep``, is run by tests/spark/test_resume.py)."""
+import json
 import os
 import stat
 import time
@@ -10,6 +11,7 @@ import pytest
 from app.reports.jobs import Busy, Jobs
 
 SCRIPT = """#!/bin/sh
+[ "$4" = "-" ] && cat > "$DOC_COPY"
 echo '{"progress": {"done": 1, "total": 4, "rate_per_s": 2.0, "eta_s": 1.5, "elapsed_s": 0.5}}'
 sleep 1
 echo '{"progress": {"done": 4, "total": 4, "rate_per_s": 2.0, "eta_s": 0.0, "elapsed_s": 2.0}}'
@@ -34,7 +36,8 @@ def wait(job, timeout=20):
     return job
 
 
-def test_a_job_reports_progress_and_its_result(tmp_path):
+def test_a_job_reports_progress_and_its_result(tmp_path, monkeypatch):
+    monkeypatch.setenv("DOC_COPY", str(tmp_path / "received.json"))
     jobs = Jobs("sqlite:///x.db", python=fake_python(tmp_path))
     job = jobs.start_sweep({"id": "x"}, "x")
     assert job.args[:1] == ["sweep"] and "--progress" in job.args and "json" in job.args
@@ -44,7 +47,20 @@ def test_a_job_reports_progress_and_its_result(tmp_path):
     assert job.state == "done" and job.returncode == 0
     assert job.progress["done"] == 4 and job.result == {"sweep": {"sweep_id": "x", "runs_done": 4}}
     assert jobs.running() is None and jobs.latest("x") is job
-    assert not os.path.exists(job.args[1])          # the temporary sweep document is removed
+    # the document reached the job on its standard input: no temporary file exists to leak
+    assert job.args[1] == "-" and json.loads((tmp_path / "received.json").read_text()) == {"id": "x"}
+
+
+def test_a_refused_sweep_leaves_no_file_behind(tmp_path):
+    import glob
+    import tempfile
+    before = set(glob.glob(os.path.join(tempfile.gettempdir(), "isrlab-sweep-*")))
+    jobs = Jobs("sqlite:///x.db", python=fake_python(tmp_path))
+    first = jobs.start_sweep({"id": "x"}, "x")
+    with pytest.raises(Busy):
+        jobs.start_sweep({"id": "y"}, "y")
+    wait(first)
+    assert set(glob.glob(os.path.join(tempfile.gettempdir(), "isrlab-sweep-*"))) <= before
 
 
 def test_a_failed_job_keeps_its_error(tmp_path, monkeypatch):

@@ -110,7 +110,7 @@ def test_one_spark_job_at_a_time(app, stored, monkeypatch):
     from app.reports import jobs
     started = []
 
-    def fake_start(self, kind, sweep_id, args, cleanup=None):
+    def fake_start(self, kind, sweep_id, args, stdin_text=None):
         if started:
             raise jobs.Busy("a Spark job is already running")
         job = jobs.Job(kind, sweep_id, args)

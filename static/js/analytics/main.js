@@ -48,6 +48,7 @@ function showJob(box, job, stored) {
   box.querySelector(".an-bar-fill").style.width = total ? `${(100 * done) / total}%` : "0%";
   let line = `${job.kind} ${job.sweep_id}: ${job.state}`;
   if (total) line += ` — ${done}/${total} runs`;
+  else if (p && p.stage) line += ` — ${p.stage}…`;
   if (p && p.rate_per_s) line += `, ${p.rate_per_s.toFixed(1)} runs/s`;
   if (p && p.eta_s !== null && p.eta_s !== undefined && done < total) line += `, ${Math.ceil(p.eta_s)} s left`;
   if (job.errors && job.errors.length && job.state === "failed") line += ` — ${job.errors[job.errors.length - 1]}`;
