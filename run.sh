@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh
-exec .venv/bin/python -m app serve "$@"
+exec .venv/bin/isrlab serve "$@"
