@@ -21,11 +21,16 @@ class UserError(ScenarioError):
     404 when what it names does not exist, 429 when a limit is reached)."""
 
     status = 400
+    retry_after = None          # seconds, sent as Retry-After with a 429
 
     def __init__(self, field, message, allowed=None, status=None):
         super().__init__(field, message, allowed)
         if status is not None:
             self.status = status
+
+    def with_retry_after(self, seconds):
+        self.retry_after = int(seconds)
+        return self
 
 
 def status_of(exc):

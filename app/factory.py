@@ -11,6 +11,8 @@ from flask import Flask
 from flask_socketio import SocketIO
 
 from .config import load_settings
+from .jobs import JobPool
+from .quotas import Quotas
 from .counterexample.routes import bp as search_bp
 from .reports import init_app as init_reports
 from .runner import Runner
@@ -44,6 +46,8 @@ def create_app(config=None):
     app.extensions["isrlab"] = {
         "runner": runner,
         "limiter": RateLimiter(settings["COMMANDS_PER_S"], settings["COMMAND_BURST"]),
+        "jobs": JobPool(settings["JOB_WORKERS"], settings["JOB_QUEUE"], settings["JOB_TIME_LIMIT_S"]),
+        "quotas": Quotas(settings["QUOTA_PER_CLIENT"], settings["QUOTA_WINDOW_S"], settings["QUOTA_GLOBAL"]),
     }
     init_web(app)                       # pages and HTTP resources (app/web/), the store and replays
     app.register_blueprint(search_bp)   # "Can this lose data?" (app/counterexample/routes.py)

@@ -35,6 +35,10 @@ def find(base, prop, profile=None, runs=200, budget_s=None, spark=None, first_se
     while done < runs:
         if budget_s is not None and clock() - started >= budget_s:
             return _outcome(False, done, None, None, clock() - started, "time budget")
+        if budget_s is not None and done:
+            # a batch must fit what is left of the time budget: size it by the measured time per run
+            per_run_s = (clock() - started) / done
+            size = max(1, min(size, int((budget_s - (clock() - started)) / max(per_run_s, 1e-6))))
         seeds = list(range(first_seed + done, first_seed + min(runs, done + size)))
         payloads = [(base_json, prop, profile, seed) for seed in seeds]
         if spark is not None:

@@ -8,6 +8,7 @@ import re
 from flask import Blueprint, current_app, jsonify, request
 
 from app.errors import UserError
+from app.runner.limits import check_budget
 from engine.faults import normalise_profile
 from engine.scenario import ScenarioError, load
 from engine.search import INVARIANTS, PROPERTIES, validate_property
@@ -34,6 +35,8 @@ def parse_request(body):
     unknown = set(body) - {"scenario", "property", "runs", "budget_s", "profile"}
     if unknown:
         raise ScenarioError(sorted(unknown)[0], "unknown field", "scenario, property, runs, budget_s, profile")
+    if isinstance(body.get("scenario"), dict):        # each searched run is bounded like any run
+        check_budget(body["scenario"], current_app.config, "search_run")
     scenario = load(body.get("scenario"))
     prop = validate_property(body.get("property") or {"name": "no_acked_loss"})
     profile = body.get("profile")
@@ -77,6 +80,7 @@ def properties():
 @bp.post("/api/search")
 def start_search():
     params = parse_request(request.get_json(silent=True))     # a ScenarioError is replied as JSON 400
+    current_app.extensions["isrlab"]["quotas"].charge(request.remote_addr, "search")
     return jsonify(_jobs().start(params)), 202
 
 

@@ -5,8 +5,11 @@ import json
 import re
 
 from engine import eras
+from engine.budget import CAP_FACTOR, BudgetExceeded, Cap, refusal
 from engine.scenario import OP_FIELDS
 
+from ..config import DEFAULTS
+from ..jobs import JobStopped
 from .errors import AppError
 
 ROOM_ID = re.compile(r"^[A-Za-z0-9_-]{4,32}$")
@@ -30,8 +33,38 @@ def check_room_id(value):
     return value
 
 
-def check_scenario(doc, limits):
-    """Raise AppError when ``doc`` asks for more than this server allows."""
+SURFACE_NAMES = {"live": "live rooms", "save": "saved runs", "import": "imported runs", "link": "links and replays",
+                 "fork": "forks", "search_run": "searched runs", "sweep_run": "sweep runs"}
+
+
+def check_budget(doc, limits, surface):
+    """Raise AppError (HTTP 413) when ``doc`` is more simulation work than ``surface`` allows,
+    naming the fields that drive the cost, the estimate and the budget (``engine.budget``)."""
+    budget = limits.get("BUDGETS", DEFAULTS["BUDGETS"])[surface]
+    refused = refusal(doc, budget, SURFACE_NAMES[surface])
+    if refused is not None:
+        raise AppError(*refused, status=413)
+    return doc
+
+
+def run_cap(limits, surface, cancelled=None):
+    """The hard cap of one run on ``surface``: a multiple of its budget (the estimate can be low)."""
+    return Cap(events=int(limits.get("BUDGETS", DEFAULTS["BUDGETS"])[surface] * CAP_FACTOR), cancelled=cancelled)
+
+
+def run_capped(sim, t_ms, limits, surface, cancelled=None):
+    """Advance ``sim`` to ``t_ms`` under the surface's hard cap; over it -> AppError (413)."""
+    try:
+        return run_cap(limits, surface, cancelled).run_to(sim, t_ms)
+    except BudgetExceeded as exc:
+        if exc.what == "time":                     # cancelled, or past the job's time limit
+            raise JobStopped(exc.what) from None
+        raise AppError("scenario", f"stopped: {exc}", f"a smaller scenario ({SURFACE_NAMES[surface]} are "
+                       f"capped at {exc.cap:,} events)", status=413) from None
+
+
+def check_scenario(doc, limits, surface="live"):
+    """Raise AppError when ``doc`` asks for more than this server allows on ``surface``."""
     if not isinstance(doc, dict):
         raise AppError("scenario", "is not a JSON object", "a scenario document (a JSON object)")
     size = json_size(doc)
@@ -69,7 +102,7 @@ def check_scenario(doc, limits):
     duration = doc.get("duration_ms", 60000)
     if _is_int(duration) and duration > limits["MAX_DURATION_MS"]:
         raise AppError("duration_ms", f"{duration} ms", f"at most {limits['MAX_DURATION_MS']} ms on this server")
-    return doc
+    return check_budget(doc, limits, surface)
 
 
 def check_command(op, sim, limits):

@@ -110,7 +110,7 @@ def replayable(sim):
 
 
 class Room:
-    def __init__(self, room_id, scenario, now, source=None, max_records=1_000_000):
+    def __init__(self, room_id, scenario, now, source=None, max_records=1_000_000, prepare=None):
         self.id = room_id
         self.max_records = max_records
         self.lock = threading.RLock()
@@ -123,11 +123,13 @@ class Room:
         self.run_no = 0
         self.notice = None
         self.owner = None
-        self._load(scenario, now, source or {"kind": "custom"})
+        self._load(scenario, now, source or {"kind": "custom"}, prepare)
 
     # -- loading -----------------------------------------------------------------------------------
-    def _load(self, scenario, now, source):
+    def _load(self, scenario, now, source, prepare=None):
         sim = Simulation(scenario)            # ScenarioError goes back to the user
+        if prepare is not None:
+            prepare(sim)                      # e.g. a fork moved to its moment, before anyone sees it
         self.sim = sim
         self.scenario = copy.deepcopy(sim.scenario)
         self.source = source

@@ -8,11 +8,12 @@
 | replays    | replay pages, frames, inspect, timeline, fork |
 | links      | ``/l/<code>``, ``/s/<slug>`` and ``/api/links`` |
 | compare    | ``/compare`` and ``/api/compare`` |
+| jobs       | ``/api/jobs/<id>``: progress, result and cancel of background work |
 | events     | Socket.IO: join, command, control (``register_events``) |
 
 Handlers are thin: validate, call one function of the runner / store / replay service, reply.
 """
-from . import compare, links, meta, replays, rooms, runs  # noqa: F401  (attach their routes to bp)
+from . import compare, jobs, links, meta, replays, rooms, runs  # noqa: F401  (attach their routes to bp)
 from flask import jsonify
 
 from engine.scenario import ScenarioError
@@ -25,7 +26,10 @@ from .extension import RunsExtension
 def user_error(exc):
     """The one place a refused request becomes a reply: every ``ScenarioError`` (the engine's, and
     the application's ``UserError``s) as ``{"ok": false, "error": {field, message, allowed}}``."""
-    return jsonify(error_reply(exc)), status_of(exc)
+    response = jsonify(error_reply(exc))
+    if getattr(exc, "retry_after", None):
+        response.headers["Retry-After"] = str(exc.retry_after)
+    return response, status_of(exc)
 
 
 def init_app(app):

@@ -55,9 +55,10 @@ def replay_key(raw):
     return raw if raw.startswith("sc:") else int(raw)
 
 
-def checked_scenario(doc):
-    """A scenario from a user, validated like every input: the server's limits, then the engine."""
-    check_scenario(doc, current_app.config)
+def checked_scenario(doc, surface):
+    """A scenario from a user, validated like every input: the server's limits and the work
+    budget of ``surface`` (save, import, link, fork), then the engine."""
+    check_scenario(doc, current_app.config, surface)
     return load(doc)
 
 
@@ -88,3 +89,28 @@ def get_run_or_404(run_id):
     if run is None:
         raise ReplayError("run", f"no saved run {run_id}", "the id of a saved run", 404)
     return run
+
+
+# -- quotas and background jobs ------------------------------------------------------------------------
+def charge(kind):
+    """Count a costly action of this client against its quota (429 past it)."""
+    current_app.extensions["isrlab"]["quotas"].charge(request.remote_addr, kind)
+
+
+def submit(kind, work, scenario=None):
+    """Queue ``work(job)`` on the job pool (429 when full), in the lane its estimated work picks."""
+    from engine.budget import estimate
+    return current_app.extensions["isrlab"]["jobs"].submit(
+        kind, work, owner=request.remote_addr, estimated_events=estimate(scenario) if scenario else 0)
+
+
+def job_reply(job, done_status=200):
+    """The job's result when it finishes within ``ANSWER_WITHIN_S``, else 202 and where to look."""
+    from flask import jsonify
+
+    from ..jobs import ANSWER_WITHIN_S
+    if job.wait(ANSWER_WITHIN_S):
+        if job.state == "done":
+            return jsonify(ok=True, **job.result), done_status
+        return jsonify(ok=False, error=job.error, job=job.view()), job.status
+    return jsonify(ok=True, job=job.view()), 202

@@ -37,7 +37,7 @@ def _side(spec, field, base=None):
             raise AppError(f"{field}.library", f"{str(value)[:60]!r} is not a library scenario", ", ".join(lib))
         kind, value = "scenario", lib[value]
     if kind == "scenario":
-        scenario = checked_scenario(value)
+        scenario = checked_scenario(value, "link")
         key = service.register_scenario(scenario)
         return key, service.run(key)
     if kind == "variant":
@@ -60,7 +60,7 @@ def _side(spec, field, base=None):
             doc["seed"] = value["seed"]
         doc["duration_ms"] = min(doc["duration_ms"], base["end_ms"]) if base.get("saved") else doc["duration_ms"]
         doc["timeline"] = [op for op in doc["timeline"] if op["at_ms"] <= doc["duration_ms"]]
-        scenario = checked_scenario(doc)
+        scenario = checked_scenario(doc, "link")
         key = service.register_scenario(scenario)
         return key, service.run(key)
     raise AppError(field, f"{kind[:20]!r} is not a kind of run", "run, library, scenario or variant")

@@ -106,6 +106,7 @@ def on_join(data):
 def on_create(data):
     data = _payload(data, ("library", "scenario"))
     library_name, scenario = _source_fields(data)
+    _ext()["quotas"].charge(request.remote_addr, "room")
     room = _ext()["runner"].create(scenario=scenario, library_name=library_name, owner=request.remote_addr)
     return {"room": _join(room.id)}
 

@@ -26,7 +26,7 @@ def short_link(slug):
 def scenario_link(code):
     try:
         decoded = linkcodec.decode_scenario(code)
-        scenario = checked_scenario(decoded["scenario"])
+        scenario = checked_scenario(decoded["scenario"], "link")
     except USER_ERRORS as exc:
         return error_page("This link cannot be opened", describe_error(exc), 400)
     focus = focus_or_error(scenario, scenario["duration_ms"])
@@ -58,7 +58,7 @@ def api_make_link():
         run = get_run_or_404(body["run"])
         focus = _focus_from_body(body, run["scenario"], run["end_ms"])
         return jsonify(ok=True, kind="run", url=linkcodec.run_link(run["slug"], *focus)), 201
-    scenario = checked_scenario(body["scenario"])
+    scenario = checked_scenario(body["scenario"], "link")
     focus = _focus_from_body(body, scenario, scenario["duration_ms"])
     code = linkcodec.encode_scenario(scenario)
     return jsonify(ok=True, kind="scenario", code=code, url=linkcodec.scenario_link(code, *focus),
@@ -68,5 +68,5 @@ def api_make_link():
 @bp.get("/api/links/<code>")
 def api_read_link(code):
     decoded = linkcodec.decode_scenario(code)
-    scenario = checked_scenario(decoded["scenario"])
+    scenario = checked_scenario(decoded["scenario"], "link")
     return jsonify(ok=True, scenario=scenario, engine_version=decoded["engine_version"])

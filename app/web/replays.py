@@ -20,12 +20,12 @@ from engine.simulation import ENGINE_VERSION
 from ..replay import links as linkcodec
 from ..replay.frames import ReplayViewer
 from ..runner import AppError
-from ..runner.limits import retarget
+from ..runner.limits import retarget, run_capped
 from ..runner.live_view import partition_detail
 from ..store import runs as store_runs
 from .blueprint import bp
-from .common import (TOKEN, USER_ERRORS, checked_scenario, describe_error, error_page, ext,
-                     focus_or_error, int_arg, json_body, replay_key)
+from .common import (TOKEN, USER_ERRORS, charge, checked_scenario, describe_error, error_page, ext, focus_or_error,
+                     int_arg, job_reply, json_body, replay_key, submit)
 from .security import CSP
 
 
@@ -189,12 +189,18 @@ def api_replay_fork(rid):
         if not isinstance(body["config"], dict):
             raise AppError("config", "is not an object", "config key -> value")
         doc["config"] = {k: v for k, v in {**doc.get("config", {}), **body["config"]}.items() if v is not None}
-    scenario = checked_scenario(doc)
-    runner = current_app.extensions["isrlab"]["runner"]
-    room = runner.create(scenario=scenario)
-    with room.lock:
-        room.control("pause", runner.clock())
-        room.sim.advance_to(t_ms)             # the same moment, by deterministic re-simulation
-    if isinstance(key, int):
-        ext().forks[room.id] = (key, t_ms)
-    return jsonify(ok=True, room=room.id, url=f"/r/{room.id}", t_ms=room.sim.now_ms, notes=notes), 201
+    scenario = checked_scenario(doc, "fork")
+    charge("fork")                            # a fork is a live room: it counts like one
+    runner, config, address, forks = current_app.extensions["isrlab"]["runner"], current_app.config, \
+        request.remote_addr, ext().forks
+
+    def fork(job):
+        # the same moment, by deterministic re-simulation, before the room is visible to anyone
+        room = runner.create(scenario=scenario, owner=address,
+                             prepare=lambda sim: run_capped(sim, t_ms, config, "fork", cancelled=job.stopped))
+        with room.lock:
+            room.control("pause", runner.clock())
+        if isinstance(key, int):
+            forks[room.id] = (key, t_ms)
+        return {"room": room.id, "url": f"/r/{room.id}", "t_ms": room.sim.now_ms, "notes": notes}
+    return job_reply(submit("fork", fork, scenario), 201)

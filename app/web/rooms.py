@@ -33,6 +33,7 @@ def api_create_room():
     body = request.get_json(silent=True)
     if not isinstance(body, dict) or not (set(body) <= {"library", "scenario"}):
         raise AppError("body", "expected a JSON object", '{"library": name} or {"scenario": {...}}')
+    current_app.extensions["isrlab"]["quotas"].charge(request.remote_addr, "room")
     room = _runner().create(scenario=body.get("scenario"), library_name=body.get("library"),
                             owner=request.remote_addr)
     return jsonify(ok=True, room=room.id, url=f"/r/{room.id}"), 201

@@ -24,7 +24,8 @@ from ..replay.service import ReplayError
 from ..runner import AppError
 from ..store import runs as store_runs
 from .blueprint import bp
-from .common import checked_scenario, ext, get_run_or_404, int_arg, json_body, run_links
+from ..runner.limits import run_capped
+from .common import charge, checked_scenario, ext, get_run_or_404, int_arg, job_reply, json_body, run_links, submit
 
 IMPORT_MAX_BYTES = 64 * 1024 * 1024
 EXPORT_FORMAT = "isrlab-run"
@@ -63,23 +64,34 @@ def api_save_run():
         store_runs.check_title(title)
     if ("room" in body) == ("scenario" in body):
         raise AppError("body", "give either a live room or a scenario", '{"room": id} or {"scenario": {...}}')
+    charge("save")
     if "room" in body:
         if not isinstance(body["room"], str):
             raise AppError("room", "is not a room id", "the id of a live room")
         room = current_app.extensions["isrlab"]["runner"].require(body["room"])
         with room.lock:
-            captured = capture_live(room.sim)
+            captured = capture_live(room.sim)      # list copies under the lock: milliseconds
         parent = store.forks.get(room.id)
         saved = save_captured(store.engine, captured, title=title, source="fork" if parent else "live",
                               parent_run_id=parent[0] if parent else None, fork_t_ms=parent[1] if parent else None)
-    else:
-        scenario = checked_scenario(body["scenario"])
+        return jsonify(ok=True, **_saved_reply(store, saved)), 201
+    scenario = checked_scenario(body["scenario"], "save")
+    config = current_app.config
+
+    def simulate_and_save(job):                    # on a job worker: the request answers in < 1 s
         sim = Simulation(scenario)
+        run_capped(sim, scenario["duration_ms"], config, "save", cancelled=job.stopped)
+        job.report(stage="saving")
         saved = save_captured(store.engine, capture_result(sim, sim.run()), title=title, source="link")
-    store.service.prepare(saved["id"])        # the seek index, in the background
+        return _saved_reply(store, saved)
+    return job_reply(submit("save", simulate_and_save, scenario), 201)
+
+
+def _saved_reply(store, saved):
+    store.service.prepare(saved["id"])             # the seek index, in the background
     run = store_runs.get_run(store.engine, saved["id"])
-    return jsonify(ok=True, id=run["id"], slug=run["slug"], title=run["title"], save_ms=saved["save_ms"],
-                   dropped_ops=saved["dropped_ops"], links=run_links(run)), 201
+    return {"id": run["id"], "slug": run["slug"], "title": run["title"], "save_ms": saved["save_ms"],
+            "dropped_ops": saved.get("dropped_ops", 0), "links": run_links(run)}
 
 
 @bp.get("/api/runs/<int(max=9007199254740991):run_id>")
@@ -138,25 +150,27 @@ def api_import_run():
                   "summary", "scenario", "events", "violations"), ("format", "version", "scenario"))
     if body["format"] != EXPORT_FORMAT or body["version"] != 1:
         raise AppError("format", "is not an ISR Lab run file", f'"format": "{EXPORT_FORMAT}", "version": 1')
-    scenario = checked_scenario(body["scenario"])
+    scenario = checked_scenario(body["scenario"], "import")
     end_ms = body.get("end_ms", scenario["duration_ms"])
     if isinstance(end_ms, bool) or not isinstance(end_ms, int) or not 0 <= end_ms <= scenario["duration_ms"]:
         raise AppError("end_ms", f"{str(end_ms)[:20]} is not a time of this run", f"0 to {scenario['duration_ms']}")
     title = body.get("title") or scenario["name"]
     store_runs.check_title(title)
-    sim = Simulation(scenario)
-    if end_ms >= scenario["duration_ms"]:
-        captured = capture_result(sim, sim.run())
-    else:
-        sim.advance_to(end_ms)
-        captured = {"scenario": scenario, "events": list(sim.history), "violations": list(sim.violations),
-                    "summary": summary_of_sim(sim), "end_ms": end_ms, "finished": False, "dropped_ops": 0}
-    events = body.get("events")
-    matches = None
-    if isinstance(events, list):
-        matches = json.dumps(events, sort_keys=True) == json.dumps(captured["events"], sort_keys=True)
-    saved = save_captured(ext().engine, captured, title=title, source="import")
-    ext().service.prepare(saved["id"])
-    run = store_runs.get_run(ext().engine, saved["id"])
-    return jsonify(ok=True, id=run["id"], slug=run["slug"], title=run["title"], history_matches=matches,
-                   links=run_links(run)), 201
+    charge("import")
+    store, config, events = ext(), current_app.config, body.get("events")
+
+    def resimulate_and_save(job):                  # the file is re-simulated, not trusted
+        sim = Simulation(scenario)
+        run_capped(sim, end_ms, config, "import", cancelled=job.stopped)
+        if end_ms >= scenario["duration_ms"]:
+            captured = capture_result(sim, sim.run())
+        else:
+            captured = {"scenario": scenario, "events": list(sim.history), "violations": list(sim.violations),
+                        "summary": summary_of_sim(sim), "end_ms": end_ms, "finished": False, "dropped_ops": 0}
+        matches = None
+        if isinstance(events, list):
+            matches = json.dumps(events, sort_keys=True) == json.dumps(captured["events"], sort_keys=True)
+        job.report(stage="saving")
+        saved = save_captured(store.engine, captured, title=title, source="import")
+        return {**_saved_reply(store, saved), "history_matches": matches}
+    return job_reply(submit("import", resimulate_and_save, scenario), 201)

@@ -3,6 +3,7 @@
 // requests that move this viewer's cursor on the server (seek to t, one event forward or back,
 // play = small moves forward), answered with frames in the live format. Acting on the cluster
 // is not possible in a replay: "Fork" continues live from the moment shown.
+import { followJob } from "../jobs.js";
 import { createStore, applyFrame, takeChanges, touched, emptyHighlight } from "../store.js";
 import { ACTIONS, runAction, isEnabled, labelOf, keyLabel } from "../actions.js";
 import { errorText, seconds, speed as fmtSpeed } from "../format.js";
@@ -143,8 +144,8 @@ async function fork(options = {}) {
   const body = { t_ms: R.t, keep_timeline: options.keep !== false };
   if (options.kafka_version) body.kafka_version = options.kafka_version;
   toast("Forking", `continuing live from ${seconds(R.t)}${options.kafka_version ? " under kafka_version " + options.kafka_version : ""}…`);
-  const reply = await getJSON(`/api/replay/${RID}/fork`, { method: "POST", headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body) });
+  const reply = await followJob(await getJSON(`/api/replay/${RID}/fork`, { method: "POST",
+    headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }), "Forking");
   if (!reply.ok) { toast("Cannot fork", errorText(reply.error), "error", 9000); return null; }
   location.href = reply.url;
   return reply;
@@ -162,8 +163,8 @@ function forkMenu(anchor) {
 }
 
 async function saveScenarioRun() {
-  const reply = await getJSON("/api/runs", { method: "POST", headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ scenario: await scenarioOfLink() }) });
+  const reply = await followJob(await getJSON("/api/runs", { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ scenario: await scenarioOfLink() }) }), "Saving the run");
   if (!reply.ok) { toast("Cannot save", errorText(reply.error), "error"); return; }
   location.href = reply.links.page + `?t=${R.t}`;
 }

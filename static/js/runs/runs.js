@@ -3,6 +3,7 @@
 import { h, setText } from "../dom.js";
 import { seconds, errorText } from "../format.js";
 import { toast } from "../ui/toast.js";
+import { followJob } from "../jobs.js";
 
 const PAGE = 50;
 const state = { offset: 0, total: 0, selected: new Set(), timer: null, facetsLoaded: false };
@@ -136,7 +137,7 @@ function updateCompare() {
 async function importFile(file) {
   if (!file) return;
   const text = await file.text();
-  const reply = await api("POST", "/api/runs/import", text);
+  const reply = await followJob(await api("POST", "/api/runs/import", text), "Importing " + file.name);
   if (!reply.ok) { toast("Cannot import", errorText(reply.error), "error", 9000); return; }
   toast("Imported", reply.title + (reply.history_matches === false ? " — its history differs from this engine's re-simulation (the re-simulation was saved)" : ""));
   state.offset = 0;

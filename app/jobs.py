@@ -1,0 +1,168 @@
+"""Background jobs: heavy work never runs inside a request or a socket handler.
+
+A request that must simulate (save a run from a scenario, import a run, fork a replay into a
+live room) submits a job and waits at most ``ANSWER_WITHIN_S`` for it: a quick job's result is the
+reply, a slow one is answered ``202`` with the job's URL (``GET /api/jobs/<id>`` for progress and
+the result, ``DELETE`` to cancel). Jobs run on fixed worker threads in two lanes — small jobs and
+large ones, by their estimated work — so a huge job never delays a small one; each lane has a
+bounded queue (full: ``429`` with ``Retry-After``), and every job has a time limit. Cancellation
+and the time limit are cooperative: the simulation checks them between slices of simulated time
+(``engine.budget.Cap``), so a stopped job ends within one slice and leaves nothing behind (a run
+is saved in one transaction at the very end, or not at all).
+"""
+import collections
+import itertools
+import logging
+import secrets
+import threading
+import time
+
+from .errors import UserError
+
+log = logging.getLogger(__name__)
+
+ANSWER_WITHIN_S = 0.8
+KEEP_FINISHED_S = 600.0
+LARGE_JOB_EVENTS = 300_000          # estimated events from which a job goes to the large lane
+
+
+class JobStopped(Exception):
+    """Raised inside a job's work when it was cancelled or ran past its time limit."""
+
+
+class Job:
+    def __init__(self, kind, owner, time_limit_s, lane):
+        self.id = secrets.token_urlsafe(9)
+        self.kind, self.owner, self.lane = kind, owner, lane
+        self.state = "queued"
+        self.progress = {}
+        self.result = None
+        self.error = None
+        self.status = 200
+        self.created = time.time()
+        self.started = self.ended = None
+        self.time_limit_s = time_limit_s
+        self._deadline = None
+        self._cancel = threading.Event()
+        self._done = threading.Event()
+
+    # -- for the work itself ------------------------------------------------------------------------
+    def stopped(self):
+        """True once the job is cancelled or past its time limit (checked between slices)."""
+        return self._cancel.is_set() or (self._deadline is not None and time.monotonic() > self._deadline)
+
+    def check(self):
+        if self.stopped():
+            raise JobStopped(self.stop_reason())
+
+    def stop_reason(self):
+        if self._cancel.is_set():
+            return "cancelled"
+        return f"stopped after its time limit of {self.time_limit_s:g} s"
+
+    def report(self, **progress):
+        self.progress = {**self.progress, **progress}
+
+    # -- for the pool and the routes ----------------------------------------------------------------
+    def wait(self, timeout):
+        return self._done.wait(timeout)
+
+    def cancel(self):
+        self._cancel.set()
+
+    def view(self):
+        out = {"id": self.id, "kind": self.kind, "state": self.state, "progress": self.progress,
+               "url": f"/api/jobs/{self.id}", "created": self.created, "started": self.started,
+               "ended": self.ended}
+        if self.state == "done":
+            out["result"] = self.result
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+
+class JobPool:
+    """Fixed workers per lane, bounded queues, time limits, cancellation."""
+
+    def __init__(self, workers=2, queue_limit=8, time_limit_s=120.0):
+        self.time_limit_s = time_limit_s
+        self.queue_limit = queue_limit
+        self._lock = threading.Lock()
+        self._jobs = {}
+        self._queues = {"small": collections.deque(), "large": collections.deque()}
+        self._wake = {lane: threading.Condition(self._lock) for lane in self._queues}
+        self._threads = []
+        counts = {"small": max(1, workers - 1), "large": 1}
+        for lane, count in counts.items():
+            for n in range(count):
+                thread = threading.Thread(target=self._work, args=(lane,), name=f"isrlab-job-{lane}-{n}",
+                                          daemon=True)
+                thread.start()
+                self._threads.append(thread)
+        self._counter = itertools.count()
+        self.stats = {"submitted": 0, "refused": 0, "done": 0, "failed": 0, "stopped": 0}
+
+    def submit(self, kind, work, owner=None, estimated_events=0, time_limit_s=None):
+        """Queue ``work(job)``; refuse with 429 when its lane's queue is full."""
+        lane = "large" if estimated_events >= LARGE_JOB_EVENTS else "small"
+        job = Job(kind, owner, time_limit_s or self.time_limit_s, lane)
+        with self._lock:
+            self._forget_old()
+            queue = self._queues[lane]
+            if len(queue) >= self.queue_limit:
+                self.stats["refused"] += 1
+                raise UserError("job", f"the server is busy: {len(queue)} {lane} jobs are waiting",
+                                f"try again in a few seconds (at most {self.queue_limit} wait)",
+                                status=429).with_retry_after(5)
+            job.work = work
+            self._jobs[job.id] = job
+            queue.append(job)
+            self.stats["submitted"] += 1
+            self._wake[lane].notify()
+        return job
+
+    def get(self, job_id):
+        with self._lock:
+            return self._jobs.get(job_id)
+
+    def _forget_old(self):
+        cutoff = time.time() - KEEP_FINISHED_S
+        for key in [k for k, j in self._jobs.items() if j.ended and j.ended < cutoff]:
+            del self._jobs[key]
+
+    def _work(self, lane):
+        while True:
+            with self._lock:
+                while not self._queues[lane]:
+                    self._wake[lane].wait()
+                job = self._queues[lane].popleft()
+            self._run(job)
+
+    def _run(self, job):
+        if job.stopped():
+            self._finish(job, "cancelled", error={"field": "job", "message": job.stop_reason(), "allowed": None})
+            return
+        job.state, job.started = "running", time.time()
+        job._deadline = time.monotonic() + job.time_limit_s          # noqa: SLF001 - the pool owns it
+        try:
+            job.result = job.work(job)
+        except JobStopped:
+            cancelled = job._cancel.is_set()                          # noqa: SLF001
+            self._finish(job, "cancelled" if cancelled else "failed", status=409 if cancelled else 408,
+                         error={"field": "job", "message": job.stop_reason(),
+                                "allowed": None if cancelled else "a smaller scenario, or a server with a longer "
+                                                                  "ISRLAB_JOB_TIME_LIMIT_S"})
+        except UserError as exc:
+            self._finish(job, "failed", status=exc.status, error=exc.to_dict())
+        except Exception:  # noqa: BLE001 - a bug in a job is logged, never kills the worker
+            log.exception("job %s (%s) failed", job.id, job.kind)
+            self._finish(job, "failed", status=500,
+                         error={"field": None, "message": "internal error (logged on the server)", "allowed": None})
+        else:
+            self._finish(job, "done")
+
+    def _finish(self, job, state, status=200, error=None):
+        job.state, job.status, job.error, job.ended = state, status, error, time.time()
+        key = {"done": "done", "failed": "failed", "cancelled": "stopped"}[state]
+        self.stats[key] += 1
+        job._done.set()                                              # noqa: SLF001
