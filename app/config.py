@@ -15,6 +15,7 @@ an explicit mapping over it, so tests pass what they need without touching the e
 | ISRLAB_ACCESS_LOG              | 0 = no access log on standard output | 1 |
 | ISRLAB_BUDGET_EVENTS_*         | work budgets in simulated events: LIVE, SAVE, LINK, FORK, SEARCH_RUN, SWEEP_RUN | see BUDGETS |
 | ISRLAB_JOB_WORKERS / ISRLAB_JOB_QUEUE | background job workers / queued jobs at most (saves, imports, links, forks) | 2 / 8 |
+| ISRLAB_REPLAY_CACHE_MB         | seek indexes kept in memory (least recently used go first) | 400 |
 | ISRLAB_QUOTA_PER_CLIENT / ISRLAB_QUOTA_WINDOW_S | costly actions (rooms, forks, saves, imports, links, searches) one client may start per window | 30 / 600 |
 | ISRLAB_FPS                     | frames per second pushed to each room                     | 30 |
 | ISRLAB_MAX_ROOMS               | live simulations at once                                  | 50 |
@@ -71,6 +72,7 @@ DEFAULTS = {
     "INSTANCE_PATH": None,            # None = <repo>/instance
     "SNAPSHOT_KEY": None,             # None = a key file in the instance folder
     "REPLAY_WORKER_PROCESSES": False,  # build seek indexes in a worker process (serve turns it on)
+    "REPLAY_CACHE_BYTES": 400 * 2 ** 20,  # loaded seek indexes kept in memory, LRU by measured size
     # work budgets, in simulated scheduler events (engine.budget estimates them before a run and
     # caps the run while it goes); each surface has its own
     "BUDGETS": {"live": 20_000_000, "save": 5_000_000, "import": 5_000_000, "link": 5_000_000,
@@ -160,6 +162,7 @@ def load_settings(environ=None):
     cfg["JOB_QUEUE"] = _int(environ, "ISRLAB_JOB_QUEUE", DEFAULTS["JOB_QUEUE"])
     cfg["QUOTA_PER_CLIENT"] = _int(environ, "ISRLAB_QUOTA_PER_CLIENT", DEFAULTS["QUOTA_PER_CLIENT"])
     cfg["QUOTA_WINDOW_S"] = _float(environ, "ISRLAB_QUOTA_WINDOW_S", DEFAULTS["QUOTA_WINDOW_S"])
+    cfg["REPLAY_CACHE_BYTES"] = _int(environ, "ISRLAB_REPLAY_CACHE_MB", 400) * 2 ** 20
     cfg["DATABASE_URL"] = environ.get("ISRLAB_DATABASE_URL") or None
     cfg["INSTANCE_PATH"] = environ.get("ISRLAB_INSTANCE_PATH") or None
     cfg["SNAPSHOT_KEY"] = environ.get("ISRLAB_SNAPSHOT_KEY") or None

@@ -78,11 +78,12 @@ def _build_worker(scenario, end_ms, finalize):
 
 
 class ReplayService:
-    def __init__(self, engine, key, *, max_seekers=3, max_cursors=24, cursor_idle_s=900,
-                 worker_processes=False):
+    def __init__(self, engine, key, *, max_seekers=3, max_bytes=400 * 2 ** 20, max_cursors=24,
+                 cursor_idle_s=900, worker_processes=False):
         self.engine = engine
         self.signer = Signer(key)
         self.max_seekers = max_seekers
+        self.max_bytes = max_bytes                  # loaded seekers, LRU by measured size
         self.max_cursors = max_cursors
         self.cursor_idle_s = cursor_idle_s
         self._seekers = collections.OrderedDict()   # run_id -> (Seeker, run)
@@ -148,14 +149,24 @@ class ReplayService:
             seeker = (self._load(run) if run["saved"] else None) or self._build(run)
             with self._lock:
                 self._seekers[run_id] = (seeker, run)
-                while len(self._seekers) > self.max_seekers:
-                    old_id, _ = self._seekers.popitem(last=False)
-                    self._drop_cursors(old_id)
+                self._evict()
             return seeker
         finally:
             with self._lock:
                 self._building.pop(run_id, None)
             waiting.set()
+
+    def cached_bytes(self):
+        with self._lock:
+            return sum(s.nbytes() for s, _run in self._seekers.values())
+
+    def _evict(self):
+        """Least recently used seekers go while there are too many or they hold too many bytes
+        (the newest always stays: it is the one a viewer is waiting for)."""
+        while len(self._seekers) > 1 and (len(self._seekers) > self.max_seekers
+                                          or self.cached_bytes() > self.max_bytes):
+            old_id, _ = self._seekers.popitem(last=False)
+            self._drop_cursors(old_id)
 
     def _load(self, run):
         index = store_runs.seek_index(self.engine, run["id"], ENGINE_VERSION)

@@ -33,6 +33,7 @@ class RunsExtension:
                     key = snapshot_key(store_db.configured_instance_path(self.config), self.config.get("SNAPSHOT_KEY"))
                     self._service = ReplayService(
                         engine, key, max_seekers=self.config.get("REPLAY_MAX_RUNS", 3),
+                        max_bytes=self.config.get("REPLAY_CACHE_BYTES", 400 * 2 ** 20),
                         worker_processes=self.config.get("REPLAY_WORKER_PROCESSES", False))
         return self._service
 

@@ -161,3 +161,24 @@ def test_worker_process_builds(store, saved):
         assert service.view(run["id"], t_ms=4321)["view"] == straight_view(doc, 4321)
     finally:
         service.close()
+
+
+def test_loaded_seekers_are_evicted_by_measured_size_not_count(store):
+    ids = []
+    for name in ("zombie-leader-after-pause", "isr-expansion", "controlled-shutdown"):
+        sim = Simulation(library()[name])
+        ids.append(save_captured(store, capture_result(sim, sim.run()), source="headless")["id"])
+    probe = ReplayService(store, KEY)
+    sizes = [probe.seeker(i).nbytes() for i in ids]
+    assert all(size > 10_000 for size in sizes)
+    # room for the two newest by count, but bytes for less than two: only the newest stays
+    budget = sizes[-1] + min(sizes[:-1]) - 1
+    service = ReplayService(store, KEY, max_seekers=10, max_bytes=budget)
+    for i in ids:
+        service.seeker(i)
+    assert list(service._seekers) == [ids[-1]]                          # noqa: SLF001
+    assert service.cached_bytes() <= budget
+    roomy = ReplayService(store, KEY, max_seekers=10, max_bytes=sum(sizes) + 1)
+    for i in ids:
+        roomy.seeker(i)
+    assert list(roomy._seekers) == ids                                  # noqa: SLF001
