@@ -168,8 +168,10 @@ def test_loaded_seekers_are_evicted_by_measured_size_not_count(store):
     for name in ("zombie-leader-after-pause", "isr-expansion", "controlled-shutdown"):
         sim = Simulation(library()[name])
         ids.append(save_captured(store, capture_result(sim, sim.run()), source="headless")["id"])
-    probe = ReplayService(store, KEY)
-    sizes = [probe.seeker(i).nbytes() for i in ids]
+    for i in ids:
+        ReplayService(store, KEY).seeker(i)                             # build and store the indexes
+    measure = ReplayService(store, KEY)
+    sizes = [measure.seeker(i).nbytes() for i in ids]                   # as a server loads them
     assert all(size > 10_000 for size in sizes)
     # room for the two newest by count, but bytes for less than two: only the newest stays
     budget = sizes[-1] + min(sizes[:-1]) - 1
