@@ -56,7 +56,11 @@ export function createTopbar(app) {
     const pill = document.getElementById("clock-state");
     setText(pill, state);
     pill.className = "state-pill" + (c.playing ? " playing" : "") + (["violation", "error", "record limit"].includes(c.paused_reason) ? " violation" : "");
-    const actual = c.playing ? `actual ${fmtSpeed(Math.max(0, c.actual_speed))}${c.speed === "max" ? " (as fast as possible)" : c.behind ? " — behind" : ""}` : "";
+    // a room gets a fair share of the server's simulation time: a big cluster runs slower than asked
+    const tooBig = c.behind && c.speed !== "max" && c.actual_speed < 0.9 * c.speed;
+    const actual = !c.playing ? "" : c.speed === "max" ? `actual ${fmtSpeed(Math.max(0, c.actual_speed))} (as fast as possible)`
+      : tooBig ? `running at ${fmtSpeed(Math.max(0, c.actual_speed))} — cluster too large for the ${fmtSpeed(c.speed)} asked`
+      : `actual ${fmtSpeed(Math.max(0, c.actual_speed))}`;
     setText(document.getElementById("clock-actual"), actual);
     if (document.activeElement !== range) {
       range.value = String(sliderFromSpeed(c.speed));
