@@ -1,7 +1,7 @@
 """Background jobs: heavy work never runs inside a request or a socket handler.
 
 A request that must simulate (save a run from a scenario, import a run, fork a replay into a
-live room) submits a job and waits at most ``ANSWER_WITHIN_S`` for it: a quick job's result is the
+live room) submits a job and waits at most ``JOB_ANSWER_WITHIN_S`` (config) for it: a quick job's result is the
 reply, a slow one is answered ``202`` with the job's URL (``GET /api/jobs/<id>`` for progress and
 the result, ``DELETE`` to cancel). Jobs run on fixed worker threads in two lanes — small jobs and
 large ones, by their estimated work — so a huge job never delays a small one; each lane has a
@@ -21,7 +21,6 @@ from .errors import UserError
 
 log = logging.getLogger(__name__)
 
-ANSWER_WITHIN_S = 0.8
 KEEP_FINISHED_S = 600.0
 LARGE_JOB_EVENTS = 300_000          # estimated events from which a job goes to the large lane
 

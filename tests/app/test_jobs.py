@@ -17,7 +17,8 @@ from engine.scenarios import library
 @pytest.fixture
 def app(tmp_path):
     application = create_app({"RUNNER_AUTOSTART": False, "SECRET_KEY": "t", "INSTANCE_PATH": str(tmp_path),
-                              "DATABASE_URL": f"sqlite:///{tmp_path}/runs.db"})
+                              "DATABASE_URL": f"sqlite:///{tmp_path}/runs.db",
+                              "JOB_ANSWER_WITHIN_S": 0.8})
     yield application
     runner_of(application).stop()
     application.extensions["isrlab_runs"].close()
