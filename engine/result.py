@@ -24,7 +24,7 @@ def build_result(sim):
 
 
 def engine_version():
-    from .simulation import ENGINE_VERSION
+    from .version import ENGINE_VERSION
     return ENGINE_VERSION
 
 
