@@ -5,7 +5,7 @@ Serving produce/fetch as a leader lives in ``leader.py``; fetching as a follower
 control requests in ``control_requests.py``; the periodic tasks in ``replica_manager.py``.
 ``Broker`` stays defined here: snapshots pickle it by this module path.
 
-Lifecycle (scenario format §2): ``start`` (boot or restart: recover the log, read the HW
+Lifecycle (docs/scenario-format.md §2): ``start`` (boot or restart: recover the log, read the HW
 checkpoint, open a ZooKeeper session, register ``/brokers/ids/<id>``), ``crash`` (``process``:
 the page cache survives; ``power``: everything not yet written back to disk is lost), ``pause``
 (a GC pause: nothing runs, the ZooKeeper session may expire), controlled ``shutdown``.

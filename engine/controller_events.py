@@ -1,4 +1,4 @@
-"""Controller events that react to ZooKeeper and to brokers (§9.2-9.4, §4.2, §9.7, §9.8).
+"""Controller events that react to ZooKeeper and to brokers (§9.2, §9.3, §9.4, §4.2, §9.7, §9.8).
 
 Kafka's controller handles these as events on its event thread: BrokerChange (brokers dying and
 starting), TopicChange, IsrChangeNotification, ControlledShutdown and the preferred replica
@@ -11,7 +11,7 @@ from .election import imbalanced_partitions
 class ControllerEvents:
     """Mixin of ``Controller``: the event handlers and their phases."""
 
-    # -- broker changes (§9.2-9.4) -----------------------------------------------------------------
+    # -- broker changes (§9.2, §9.3, §9.4) -----------------------------------------------------------------
     def _event_broker_change(self, _arg):
         self.zk.call("get_children", {"path": "/brokers/ids", "watch": True}, self._broker_ids_listed)
 

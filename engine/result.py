@@ -1,4 +1,4 @@
-"""The run result document (scenario format §5) and the live view of the cluster."""
+"""The run result document (docs/scenario-format.md §5) and the live view of the cluster."""
 
 
 def build_result(sim):

@@ -1,4 +1,4 @@
-"""Load, validate and normalise scenario documents (docs: scenario format §1-§3).
+"""Load, validate and normalise scenario documents (docs/scenario-format.md §1-§3).
 
 ``load(document)`` returns a normalised copy with every default filled in, or raises
 ``ScenarioError`` naming the field (``topics[1].replication_factor``), what was wrong and what is

@@ -1,5 +1,5 @@
 """Scenario documents' limits, their one error type and the typed readers every validator uses
-(docs: scenario format §1-§3).
+(docs/scenario-format.md §1-§3).
 
 ``ScenarioError`` names the field (``topics[1].replication_factor``), what was wrong and what is
 allowed; the readers (``_int``, ``_str``, ``_keys``...) raise it. ``config_value`` checks a config

@@ -1,5 +1,5 @@
 """A scenario's timeline: each operation validated against the scenario and against the broker
-and client states the timeline has reached (docs: scenario format §1-§3). Operations that make no
+and client states the timeline has reached (docs/scenario-format.md §1-§3). Operations that make no
 sense (restart a running broker, crash broker 9 of 3, produce to an unknown topic) are rejected at
 load time; live commands are checked the same way from ``track_for``.
 """

@@ -1,4 +1,4 @@
-"""Validators for a scenario's topics and clients sections (docs: scenario format §1-§3):
+"""Validators for a scenario's topics and clients sections (docs/scenario-format.md §1-§3):
 replica assignment as Kafka computes it, topic configs, producers and consumers.
 """
 import json

@@ -1,4 +1,4 @@
-"""Timeline operations applied to the running cluster (scenario format §2): crashes, restarts,
+"""Timeline operations applied to the running cluster (docs/scenario-format.md §2): crashes, restarts,
 pauses, network faults, produce and consume commands, topic creation and config changes. Scripted
 operations and live commands (``Simulation.apply``) both run here, one millisecond after they are
 scheduled for live ones, so a recorded session replays byte for byte.

@@ -1,4 +1,4 @@
-"""ZooKeeper sessions (reference §9.2): the tree's session table (heartbeats, and expiry deleting
+"""ZooKeeper sessions (docs/model.md §9.2): the tree's session table (heartbeats, and expiry deleting
 the session's ephemeral znodes and watches) and the server's session tracking (a session expires
 ``zookeeper.session.timeout.ms`` after the last request or ping it sent; watch events wait for a
 link the owner can hear). ``Session`` itself stays in ``engine.zookeeper``.

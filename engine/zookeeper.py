@@ -8,7 +8,7 @@ or networks, so its behaviour can be held against a real ZooKeeper through kazoo
 
 ``ZkServer`` is the network node ``"zk"``: it receives requests from brokers over the simulated
 network, runs them against the tree, answers, pushes watch events, and expires sessions that
-stop heartbeating for ``zookeeper.session.timeout.ms`` (reference §9.2).
+stop heartbeating for ``zookeeper.session.timeout.ms`` (docs/model.md §9.2).
 
 Errors and event types are in ``zk_errors``, stat and path helpers in ``zk_data``, session
 heartbeats and expiry in ``zk_sessions``; the classes stay here (snapshots pickle them by this
