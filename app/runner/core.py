@@ -25,6 +25,7 @@ from engine.cli import tune_gc
 from engine.scenarios import library
 
 from .errors import AppError
+from .fairness import account, cpu_clock, frame_shares, may_send
 from .limits import check_room_id, check_scenario
 from .room import Room, Viewer
 
@@ -185,10 +186,10 @@ class Runner:
             rooms = list(self.rooms.values())
         playing = sum(1 for r in rooms if r.playing) or 1
         slice_s = max(0.002, period * self.settings["TICK_BUDGET"] / playing)
-        # frames are fair too: each watched room earns an equal share of a frame budget per tick;
-        # a room whose frames cost more than its share sends them less often, not its neighbours
-        viewed = sum(1 for r in rooms if r.viewers) or 1
-        frame_share = period * self.settings.get("FRAME_BUDGET", 0.3) / viewed
+        # frames are fair too (app/runner/fairness.py): cheap rooms send every frame, expensive
+        # ones split what is left and send less often, never slowing their neighbours
+        shares = frame_shares({r.id: r.frame_cost_s for r in rooms if r.viewers},
+                              period * self.settings.get("FRAME_BUDGET", 0.25))
         wall_ms = self.wall() * 1000.0
         backlog = self.transport.backlog
         for room in rooms:
@@ -198,7 +199,7 @@ class Runner:
                     plan = []
                     if room.viewers:
                         room.last_active_s = now
-                        plan = self._frame_of(room, wall_ms, backlog, frame_share)
+                        plan = self._frame_of(room, wall_ms, backlog, shares.get(room.id))
                         everyone = list(room.viewers)
                 except Exception:  # noqa: BLE001 - one broken room must not stop the others
                     log.exception("room %s failed; pausing it", room.id)
@@ -213,17 +214,14 @@ class Runner:
         self.stats["ticks"] += 1
 
     def _frame_of(self, room, wall_ms, backlog, share):
-        room.frame_credit = min(room.frame_credit + share, 2 * max(room.frame_cost_s, share))
-        if room.frame_credit < room.frame_cost_s:
+        if not may_send(room, share):
             self.stats["frames_deferred"] = self.stats.get("frames_deferred", 0) + 1
             return []
-        started = time.perf_counter()
+        started = cpu_clock()
         if room.build_frame(wall_ms):
             self.stats["frames"] += 1
         plan = room.plan_sends(backlog)
-        cost = time.perf_counter() - started
-        room.frame_cost_s = 0.7 * room.frame_cost_s + 0.3 * cost
-        room.frame_credit -= cost
+        account(room, cpu_clock() - started, throttled=share is not None)
         return plan
 
     def cleanup(self, now=None):

@@ -355,3 +355,13 @@ def test_large_rooms_send_fewer_frames_a_small_room_keeps_its_frame_rate(runner,
     assert frames.get(small.id, 0) >= 0.8 * ticks, frames
     assert all(frames.get(r.id, 0) < 0.5 * ticks for r in large), frames
     assert runner.stats["frames_deferred"] > 0
+
+
+def test_frame_shares_are_max_min_fair():
+    """Cheap rooms get all they need (None: never throttled); expensive ones split the rest."""
+    from app.runner.fairness import frame_shares
+    shares = frame_shares({"small": 0.001, "tiny": 0.0, "big1": 0.040, "big2": 0.090}, budget_s=0.008)
+    assert shares["small"] is None and shares["tiny"] is None
+    assert shares["big1"] == shares["big2"] == pytest.approx((0.008 - 0.001) / 2)
+    assert frame_shares({"alone": 0.005}, 0.008) == {"alone": None}
+    assert frame_shares({"alone": 0.050}, 0.008) == {"alone": 0.008}

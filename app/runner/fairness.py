@@ -1,0 +1,53 @@
+"""How a tick's frame budget is split between watched rooms: max-min fair.
+
+Building a frame costs CPU in proportion to what a room shows (a 256-partition cluster at 2,000
+records/s costs tens of milliseconds, a library scenario about one). The budget per tick is a share
+of the frame period (FRAME_BUDGET). Rooms whose frames cost less than an equal split get all they
+need — every tick's frame — and what they leave is split equally among the expensive ones, which
+then send a frame only every few ticks (``credit`` accumulates their share). So a large room slows
+its own frame rate, never a small neighbour's.
+
+Costs are CPU seconds of the runner's thread (``time.thread_time``), not wall time: on a busy
+machine the wall time of a frame grows with everybody else's load, and throttling on it would slow
+every room at once for something none of them did.
+"""
+import time
+
+SMOOTHING = 0.3          # weight of the newest measurement in a room's moving-average frame cost
+
+cpu_clock = time.thread_time
+
+
+def frame_shares(costs, budget_s):
+    """``{room: share}`` of ``budget_s`` for rooms with these frame costs (seconds): a room costing
+    no more than its equal part of what is left gets its cost (``None``: never throttled); the
+    others split the rest equally. Rooms not measured yet (cost 0) are never throttled."""
+    shares = {}
+    left = budget_s
+    order = sorted(costs.items(), key=lambda kv: kv[1])
+    for i, (room, cost) in enumerate(order):
+        fair = left / (len(order) - i)
+        if cost > fair:              # this room and every costlier one split what is left
+            shares.update((r, fair) for r, _ in order[i:])
+            break
+        shares[room] = None
+        left -= cost
+    return shares
+
+
+def may_send(room, share):
+    """Whether ``room`` builds a frame this tick, given its share (None: always). A throttled room
+    earns its share each tick (capped, so a long wait does not bank a burst) and sends when it
+    has earned what a frame costs."""
+    if share is None:
+        room.frame_credit = 0.0
+        return True
+    room.frame_credit = min(room.frame_credit + share, 2 * max(room.frame_cost_s, share))
+    return room.frame_credit >= room.frame_cost_s
+
+
+def account(room, cost_s, throttled):
+    """Record what the frame just built cost."""
+    room.frame_cost_s = (1 - SMOOTHING) * room.frame_cost_s + SMOOTHING * cost_s
+    if throttled:
+        room.frame_credit -= cost_s
