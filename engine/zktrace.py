@@ -1,6 +1,7 @@
-"""Record every call the engine's ZooKeeper receives, with the answer it gave (docs/model.md §9.10).
+"""Record every call the engine's ZooKeeper receives, with the answer it gave (docs/model.md §9.10e).
 
-``python -m engine zk-trace SCENARIO.json`` runs a scenario and prints one JSON object per call:
+``python -m engine zk-trace SCENARIO.json [--kafka-version ERA]`` runs a scenario and prints one
+JSON object per call:
 
 * ``{"n", "t_ms", "op": "connect", "session", "owner", "timeout_ms"}`` — a session starts;
   ``"close"`` / ``"expire"`` end one (its ephemeral znodes go, listed in ``"deleted"``).
@@ -211,24 +212,9 @@ def record(scenario):
     return recorder, result
 
 
-def main(argv=None):
-    """``python -m engine zk-trace SCENARIO`` (also ``python -m engine.zktrace SCENARIO``)."""
-    import argparse
-    import sys
-    parser = argparse.ArgumentParser(prog="python -m engine zk-trace",
-                                     description="print every call the engine's ZooKeeper receives")
-    parser.add_argument("scenario", help="scenario JSON file, or the name of a library scenario")
-    parser.add_argument("--kafka-version", help="run the scenario in another era")
-    args = parser.parse_args(argv)
-    from .cli import read_scenario
-    doc = read_scenario(args.scenario)
-    if args.kafka_version:
-        doc = {**doc, "kafka_version": args.kafka_version}
-    recorder, _result = record(doc)
+def print_trace(scenario, out):
+    """Write the trace of ``scenario`` to ``out``, one JSON object per line
+    (``python -m engine zk-trace``, engine/cli.py)."""
+    recorder, _result = record(scenario)
     for line in recorder.lines():
-        sys.stdout.write(line + "\n")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+        out.write(line + "\n")
