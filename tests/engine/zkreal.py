@@ -167,8 +167,10 @@ class Replayer:
             root.close()
         self._connect(None, 30000)
 
-    def _connect(self, sid, timeout_ms):
-        client = self.KazooClient(hosts=self.hosts + self.chroot, timeout=max(timeout_ms, 4000) / 1000)
+    def _connect(self, sid, _timeout_ms):
+        # a long session timeout: a loaded machine must not expire a replayed session on its own
+        # (the engine's expiries are replayed as closes, docs/model.md §9.10e)
+        client = self.KazooClient(hosts=self.hosts + self.chroot, timeout=30)
         client.start(timeout=15)
         session = _Session(client, lambda: self.call["n"] if self.call else -1)
         self.sessions[sid] = session
