@@ -100,6 +100,12 @@ class Broker(ControlRequests, ReplicaManagerTasks, ReplicaLeader, ReplicaFollowe
         value = {"version": 4, "host": f"broker-{self.node_id}", "port": 9092,
                  "endpoints": [f"PLAINTEXT://broker-{self.node_id}:9092"], "jmx_port": -1,
                  "timestamp": str(self.scheduler.now_ms)}
+        if self.era.broker_epoch:
+            # Kafka 2.2+ (KIP-380) KafkaZkClient.CheckedEphemeral: one multi, create(path, null,
+            # EPHEMERAL) + setData(path, data, 0): version 1, epoch = the txn's zxid (§9.10c)
+            self.zk.call("multi", {"ops": [["create", path, None, True], ["set", path, value, 0]]},
+                         self._on_registered, path)
+            return
         self.zk.call("create", {"path": path, "value": value, "ephemeral": True},
                      self._on_registered, path)
 
@@ -110,7 +116,7 @@ class Broker(ControlRequests, ReplicaManagerTasks, ReplicaLeader, ReplicaFollowe
             return
         if error:
             return  # session expired meanwhile: the new session registers again
-        self._registered(result["stat"]["czxid"])
+        self._registered((result["results"][1] if "results" in result else result["stat"])["czxid"])
 
     def _on_registration_owner(self, path, result, error):
         if not error and result["stat"]["ephemeral_owner"] == self.zk.session_id:

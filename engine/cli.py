@@ -1,4 +1,5 @@
-"""``python -m engine run SCENARIO.json [--trace FILE]`` and ``python -m engine bench``.
+"""``python -m engine run SCENARIO.json [--trace FILE]``, ``python -m engine zk-trace SCENARIO.json``
+and ``python -m engine bench``.
 
 The command line is the engine's only contact with the outside world (files, the wall clock for
 ``stats.wall_ms``); the simulation itself never reads either.
@@ -40,6 +41,10 @@ def main(argv=None):
     find.add_argument("--runs", type=int, default=200)
     find.add_argument("--first-seed", type=int, default=0)
     find.add_argument("--no-shrink", action="store_true")
+    trace = sub.add_parser("zk-trace", help="print every call the engine's ZooKeeper receives, "
+                                             "as JSON lines (docs/model.md §9.10e)")
+    trace.add_argument("scenario", help="scenario JSON file, or the name of a library scenario")
+    trace.add_argument("--kafka-version", help="run the scenario in another era")
     bench = sub.add_parser("bench", help="run the reference workload and print speed figures")
     bench.add_argument("--duration-ms", type=int, default=60000)
     args = parser.parse_args(argv)
@@ -47,6 +52,17 @@ def main(argv=None):
         return _run(args)
     if args.command == "search":
         return _search(args)
+    if args.command == "zk-trace":
+        from .zktrace import print_trace
+        doc = read_scenario(args.scenario)
+        if args.kafka_version and isinstance(doc, dict):
+            doc = {**doc, "kafka_version": args.kafka_version}
+        try:
+            print_trace(doc, sys.stdout)
+        except ScenarioError as exc:
+            print(f"error: invalid scenario: {exc}", file=sys.stderr)
+            return 2
+        return 0
     if args.command == "list":
         from .scenarios import library
         for name, doc in library().items():

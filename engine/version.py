@@ -2,4 +2,4 @@
 reused by the same version (app.replay). A leaf module, so ``result`` can name it without importing
 ``simulation``.
 """
-ENGINE_VERSION = "1.0.0"
+ENGINE_VERSION = "1.1.0"  # 1.1.0: ZooKeeper as a real one answers (docs/model.md §9.10)

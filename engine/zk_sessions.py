@@ -28,10 +28,14 @@ class SessionTable:
             return []
         session.expired = True
         deleted = []
-        for path in list(session.ephemerals):
-            if path in self.nodes:
-                self._delete_node(path)
-                deleted.append(path)
+        self._begin_txn()  # closeSession is one transaction: its deletions share its zxid (§9.10b)
+        try:
+            for path in list(session.ephemerals):
+                if path in self.nodes:
+                    self._delete_node(path)
+                    deleted.append(path)
+        finally:
+            self._txn_zxid = None
         session.ephemerals.clear()
         for table in (self.data_watches, self.child_watches):
             for watchers in table.values():

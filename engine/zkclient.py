@@ -91,10 +91,14 @@ class ZkClient:
                 return
             self.session_id = body["result"]["session_id"]
             self.state = "connected"
+            # the requests made while connecting go now; those the callback makes, call() sends
+            # itself: one registration per session (KafkaZkClient.registerBroker, §9.10c)
+            waiting = list(self.pending)
             if self.on_connected:
                 self.on_connected()
-            for xid in list(self.pending):
-                self._send(xid)
+            for xid in waiting:
+                if xid in self.pending:
+                    self._send(xid)
             return
         if body["session"] != self.session_id:
             return  # answer for an old session

@@ -61,6 +61,10 @@ class Session:
 class ZooKeeper(SessionTable):
     """The znode tree, sessions and watches. ``now`` is a zero-argument clock (simulated ms)."""
 
+    #: the zxid of the transaction in progress (a multi, a session close), else None; a class
+    #: default so that trees pickled before it existed still load
+    _txn_zxid = None
+
     def __init__(self, now=lambda: 0, notify=None):
         self._now = now
         self.zxid = 0
@@ -95,12 +99,13 @@ class ZooKeeper(SessionTable):
         if pnode.ephemeral_owner:
             raise NoChildrenForEphemeralsError(parent)
         if sequence:
-            # ZooKeeper's sequence suffix is the parent's cversion (child-change counter).
-            path = f"{path}{pnode.cversion:010d}"
+            # The suffix is the number of children ever created under the parent; deletions do
+            # not count. The cversion clients read counts both, so creations = (cversion +
+            # numChildren) / 2 (ZooKeeper PrepRequestProcessor / DataNode.copyStat, §9.10a).
+            path = f"{path}{(pnode.cversion + len(pnode.children)) // 2:010d}"
         if path in self.nodes:
             raise NodeExistsError(path)
-        self.zxid += 1
-        node = Znode(value, self.zxid, self._now(), session_id if ephemeral else None)
+        node = Znode(value, self._next_zxid(), self._now(), session_id if ephemeral else None)
         self.nodes[path] = node
         pnode.children[name_of(path)] = None
         pnode.cversion += 1
@@ -151,10 +156,9 @@ class ZooKeeper(SessionTable):
             raise NoNodeError(path)
         if version != -1 and version != node.version:
             raise BadVersionError(f"{path}: expected version {version}, znode has {node.version}")
-        self.zxid += 1
         node.data = value
         node.version += 1
-        node.mzxid = self.zxid
+        node.mzxid = self._next_zxid()
         node.mtime_ms = self._now()
         self._fire(self.data_watches, path, CHANGED)
         return ZnodeStat(node)
@@ -191,14 +195,17 @@ class ZooKeeper(SessionTable):
         snapshot = self._snapshot_for_rollback()
         self._batch = []
         results = []
+        self._begin_txn()
         try:
             for op in ops:
                 results.append(self._apply_op(op))
         except ZookeeperError as exc:
+            self._txn_zxid = None
             self._rollback(snapshot)
             self._batch = None
             exc.op_index = len(results)
             raise
+        self._txn_zxid = None
         events, self._batch = self._batch, None
         for session_id, event_type, path in events:
             self._notify(session_id, event_type, path)
@@ -218,6 +225,18 @@ class ZooKeeper(SessionTable):
         raise BadArgumentsError(f"unknown multi op {kind!r}")
 
     # -- internals --------------------------------------------------------------------------
+    def _begin_txn(self):
+        """One transaction, one zxid: every op of a multi, and every ephemeral deletion of a
+        session close, carries the transaction's zxid (ZooKeeper MultiTxn / closeSession, §9.10b)."""
+        self.zxid += 1
+        self._txn_zxid = self.zxid
+
+    def _next_zxid(self):
+        if self._txn_zxid is not None:
+            return self._txn_zxid
+        self.zxid += 1
+        return self.zxid
+
     def _snapshot_for_rollback(self):
         copies = {}
         for path, node in self.nodes.items():
@@ -237,7 +256,7 @@ class ZooKeeper(SessionTable):
 
     def _delete_node(self, path):
         node = self.nodes.pop(path)
-        self.zxid += 1
+        self._next_zxid()
         parent = parent_of(path)
         pnode = self.nodes.get(parent)
         if pnode is not None:
@@ -247,19 +266,24 @@ class ZooKeeper(SessionTable):
             session = self.sessions.get(node.ephemeral_owner)
             if session is not None:
                 session.ephemerals.pop(path, None)
-        self._fire(self.data_watches, path, DELETED)
-        self._fire(self.child_watches, path, DELETED)
+        # one NodeDeleted per session: the child trigger skips the sessions the data trigger told
+        # (ZooKeeper DataTree.deleteNode / WatchManager.triggerWatch, §9.10d)
+        told = self._fire(self.data_watches, path, DELETED)
+        self._fire(self.child_watches, path, DELETED, skip=told)
         self._fire(self.child_watches, parent, CHILD)
 
-    def _fire(self, table, path, event_type):
+    def _fire(self, table, path, event_type, skip=()):
         watchers = table.pop(path, None)
         if not watchers:
-            return
+            return ()
         for session_id in watchers:
+            if session_id in skip:
+                continue
             if self._batch is not None:
                 self._batch.append((session_id, event_type, path))
             else:
                 self._notify(session_id, event_type, path)
+        return watchers
 
     def _notify(self, session_id, event_type, path):
         if self.notify is not None:

@@ -60,13 +60,15 @@ def test_ephemerals_vanish_when_the_session_expires(zk):
         zk.create("/x", ephemeral=True, session_id=sid)
 
 
-def test_sequential_suffix_is_the_parents_cversion(zk):
+def test_sequential_suffix_counts_the_parents_child_creations(zk):
     zk.create("/isr_change_notification")
     first = zk.create("/isr_change_notification/isr_change_", sequence=True)
     assert first == "/isr_change_notification/isr_change_0000000000"
     zk.delete(first)
-    # create (+1) and delete (+1) both bump the parent's cversion
-    assert zk.create("/isr_change_notification/isr_change_", sequence=True).endswith("0000000002")
+    # ISSUE 18: this test used to pin ...02 (create and delete both bump the cversion a client
+    # reads); a real ZooKeeper 3.8 answers ...01: the suffix counts child creations only (§9.10a)
+    assert zk.create("/isr_change_notification/isr_change_", sequence=True).endswith("0000000001")
+    assert zk.exists("/isr_change_notification").cversion == 3
 
 
 def test_watches_fire_once(zk):

@@ -9,7 +9,7 @@ from app.store import runs
 from app.store.db import writing
 from app.store.models import RunSnapshot
 from engine.scenarios import library
-from engine.simulation import Simulation
+from engine.simulation import ENGINE_VERSION, Simulation
 from engine.view import cluster_view
 
 KEY = b"k" * 32
@@ -129,7 +129,7 @@ def test_history_mismatch_is_recorded(store):
     saved = save_captured(store, captured)
     service = ReplayService(store, KEY)
     assert service.seeker(saved["id"]).info["history_matches"] is False
-    assert runs.seek_index(store, saved["id"], "1.0.0")["history_matches"] is False
+    assert runs.seek_index(store, saved["id"], ENGINE_VERSION)["history_matches"] is False
 
 
 def test_fork_simulation_is_independent(store, saved):
