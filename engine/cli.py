@@ -95,7 +95,7 @@ def _run(args):
     trace = None
     if trace_file:
         def trace(event):
-            trace_file.write(json.dumps(event, separators=(",", ":")) + "\n")
+            trace_file.write(_ENCODE(event) + "\n")
     started = time.perf_counter()
     try:
         sim = Simulation(doc, trace=trace)
@@ -109,9 +109,41 @@ def _run(args):
     if args.summary:
         print(story(result))
     else:
-        json.dump(result, sys.stdout, separators=(",", ":"))
+        write_json(result, sys.stdout)
         sys.stdout.write("\n")
     return 0
+
+
+#: the C encoder (``json.dumps``/``encode``); ``json.dump`` always takes the pure-Python
+#: streaming encoder, which was ~45% of a ``run``'s wall time
+_ENCODE = json.JSONEncoder(separators=(",", ":")).encode
+STREAM_SLICE = 2000
+
+
+def write_json(value, out, slice_len=STREAM_SLICE):
+    """Write ``value`` exactly as ``json.dumps(value, separators=(",", ":"))`` would, with the C
+    encoder, but piece by piece: a top-level dict key by key and a long list in slices of
+    ``slice_len`` items, so a large result (a long history) is never held a second time as one
+    string. Only the top level is split: recursing into small nested dicts cost more in Python
+    calls than it saved (measured: 0.57 s vs 0.38 s for a 3 MB result)."""
+    if not isinstance(value, dict):
+        return _write_value(value, out, slice_len)
+    out.write("{")
+    for i, (key, item) in enumerate(value.items()):
+        # json.dumps turns int/float/bool/None keys into strings ("1", "true", "null")
+        out.write(("," if i else "") + _ENCODE(key if isinstance(key, str) else _ENCODE(key)) + ":")
+        _write_value(item, out, slice_len)
+    out.write("}")
+
+
+def _write_value(value, out, slice_len):
+    if isinstance(value, list) and len(value) > slice_len:
+        out.write("[")
+        for start in range(0, len(value), slice_len):
+            out.write(("," if start else "") + _ENCODE(value[start:start + slice_len])[1:-1])
+        out.write("]")
+    else:
+        out.write(_ENCODE(value))
 
 
 def parse_property(text):

@@ -2,9 +2,11 @@
 result tables, optionally Parquet)."""
 import time
 
+from pyspark.sql import functions as F
 from sqlalchemy import select
 
 from app.spark.jdbc import jdbc_of
+from app.spark.session import sql_conf
 from app.store.db import reading
 from app.sweeps.tables import sweeps
 
@@ -19,7 +21,12 @@ def all_sweep_ids(store):
 
 def analyze(spark, store, sweep_ids=None, parquet=None, db_url=None):
     """Analyse the sweeps (all with runs by default) and replace their results. Returns a summary
-    with the rows written and the time of each step."""
+    with the rows written and the time of each step.
+
+    The facts are read from the store once (partitioned JDBC reads, cached) and every result
+    table is computed by one action (``load.collect_tables``), with adaptive execution off for
+    it: AQE submits a job per shuffle stage, which for this plan of ~40 small shuffles cost more
+    scheduling than it saved. Result rows are tiny, so the one collect is cheap."""
     timings = {}
     started = time.monotonic()
     sweep_ids = list(sweep_ids) if sweep_ids else all_sweep_ids(store)
@@ -27,25 +34,27 @@ def analyze(spark, store, sweep_ids=None, parquet=None, db_url=None):
         return {"sweeps": [], "rows": {}, "timings_s": {}}
     jdbc = jdbc_of(db_url or store.url.render_as_string(hide_password=False))
     facts = ex.extract(spark, store, jdbc, sweep_ids)
-    # co-partition the facts by run once: the per-run windows and joins then need no shuffle
+    # co-partition the facts by run once: the per-run windows and joins then need no shuffle;
+    # cached, so the store is read once whatever the plan scans them for
     parts = int(spark.conf.get("spark.sql.shuffle.partitions"))
-    runs = facts["runs"].repartition(parts, "sweep_id", "run_no").cache()
-    events = facts["events"].repartition(parts, "sweep_id", "run_no").cache()
-    latency = facts["latency"].repartition(parts, "sweep_id", "run_no").cache()
-    n_events = events.count()
-    runs.count()
-    latency.count()
-    timings["extract"] = time.monotonic() - started
-    t = time.monotonic()
-    results = transforms.analyse(runs, events, latency)
-    cached = results.pop("_cached")
-    counts = load.replace_results(store, sweep_ids, results)
-    timings["transform_load"] = time.monotonic() - t
-    if parquet:
+    runs, events, latency = (facts[name].repartition(parts, *transforms.RUN_KEY).cache()
+                             for name in ("runs", "events", "latency"))
+    results = transforms.analyse(runs, events, latency, cache=False)
+    results.pop("_cached")
+    frames = load.result_frames(results)
+    frames["_facts"] = (events.agg(F.count("*").alias("events")), ["events"])
+    with sql_conf(spark, **{"spark.sql.adaptive.enabled": "false"}):
+        collected = load.collect_tables(frames)
+        timings["extract_transform"] = time.monotonic() - started
+        n_events = collected.pop("_facts")[0]["events"]
         t = time.monotonic()
-        load.write_parquet(results, parquet)
-        timings["parquet"] = time.monotonic() - t
-    for df in [runs, events, latency] + cached:
+        counts = load.replace_results(store, sweep_ids, collected)
+        timings["load"] = time.monotonic() - t
+        if parquet:
+            t = time.monotonic()
+            load.write_parquet(results, parquet)
+            timings["parquet"] = time.monotonic() - t
+    for df in (runs, events, latency):
         df.unpersist()
     timings["total"] = time.monotonic() - started
     return {"sweeps": sweep_ids, "runs": facts["n_runs"], "events": n_events, "rows": counts,

@@ -5,6 +5,7 @@ deleted and the new ones inserted, so running the job twice gives the same table
 never sees half of a result. Results are small (one row per cell, per run, per histogram
 bucket), so they are collected to the driver and written with SQLAlchemy.
 """
+import json
 import os
 
 from sqlalchemy import delete, insert
@@ -18,6 +19,33 @@ BATCH = 5000
 def rows_of(df, table):
     names = [c.name for c in table.columns]
     return [{n: row[n] for n in names} for row in df.select(*names).collect()]
+
+
+def collect_tables(frames):
+    """``frames``: name -> (DataFrame, column names). All of them in one Spark action: each row
+    packed as JSON text tagged with its name, the packs unioned and collected once. One action
+    is one plan, so the facts are scanned once and the exchanges the outputs share are
+    computed once (Spark reuses identical exchanges within a plan), where a collect per table
+    ran every shared step again. Returns name -> list of dicts (columns in the given order).
+    Exact: JSON keeps nulls (ignoreNullFields off), longs, booleans, and doubles (Java writes
+    the shortest text that reads back to the same double)."""
+    from pyspark.sql import functions as F
+    packs = [df.select(F.lit(name).alias("t"), F.to_json(F.struct(*[F.col(c) for c in columns]),
+                                                         {"ignoreNullFields": "false"}).alias("j"))
+             for name, (df, columns) in frames.items()]
+    union = packs[0]
+    for pack in packs[1:]:
+        union = union.unionByName(pack)
+    out = {name: [] for name in frames}
+    for row in union.collect():
+        out[row.t].append(json.loads(row.j))
+    return out
+
+
+def result_frames(results):
+    """The result DataFrames with the columns of their tables, as collect_tables takes them."""
+    by_table = {t.name: t for t in tables.RESULT_TABLES}
+    return {name: (df, [c.name for c in by_table[name].columns]) for name, df in results.items()}
 
 
 def replace_results(store, sweep_ids, results):

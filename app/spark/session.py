@@ -121,3 +121,25 @@ def ship_code(spark):
 
 def default_parallelism(spark):
     return spark.sparkContext.defaultParallelism
+
+
+class sql_conf:
+    """``with sql_conf(spark, **{"spark.sql.adaptive.enabled": "false"}):`` runtime SQL settings
+    for a block, restored after it (to what they were, or unset)."""
+
+    def __init__(self, spark, **settings):
+        self.spark, self.settings, self.saved = spark, settings, {}
+
+    def __enter__(self):
+        for key, value in self.settings.items():
+            self.saved[key] = self.spark.conf.get(key, None)
+            self.spark.conf.set(key, value)
+        return self
+
+    def __exit__(self, *exc):
+        for key, value in self.saved.items():
+            if value is None:
+                self.spark.conf.unset(key)
+            else:
+                self.spark.conf.set(key, value)
+        return False

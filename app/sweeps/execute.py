@@ -22,7 +22,10 @@ from . import plan as planning
 from . import repo, spec, worker
 
 DEFAULT_CHUNK_RUNS = None      # adaptive: a tenth of the sweep, between 50 and 500 runs
-DEFAULT_RUNS_PER_TASK = 5
+DEFAULT_RUNS_PER_TASK = 10    # ~10 CPU-s a task: the per-task cost (scheduling, the Python
+                              # worker reading the task and the broadcast) is spread over 10 runs
+WATCH_EVERY_S = 2.0           # progress polls cost py4j calls on both sides for as long as a
+                              # chunk runs: a cost per second of sweep, not per run
 
 
 class Progress:
@@ -53,7 +56,7 @@ class Progress:
 def _watch_tasks(sc, progress, base_done, runs_in_chunk, n_tasks, stop):
     """While a chunk runs, turn completed tasks of the simulating stage into a run count."""
     tracker = sc.statusTracker()
-    while not stop.wait(0.5):
+    while not stop.wait(WATCH_EVERY_S):
         completed = 0
         for stage_id in tracker.getActiveStageIds():
             info = tracker.getStageInfo(stage_id)

@@ -167,3 +167,20 @@ def test_the_same_pipeline_on_postgresql_gives_the_same_results(spark, pg_tcp, s
         assert count(store, sweep_events) == count(sqlite, sweep_events) > 0
     finally:
         store.dispose()
+
+
+def test_the_analysis_reads_the_facts_once_in_a_few_jobs(spark, sqlite_store):
+    """The facts are read once and every result table comes from one action: 4 Spark jobs (the
+    collect and the broadcasts of its small join sides), where a collect per table with
+    adaptive execution (a job per shuffle stage) ran 56 for a 40-run sweep. A regression that
+    re-reads the store or collects per table shows up here."""
+    from app.spark.work import SparkWork
+    store = sqlite_store[0]
+    before = {t.name: table_rows(store, t) for t in RESULTS}
+    with SparkWork(spark) as work:
+        job.analyze(spark, store, ["e2e"])
+    assert work.summary()["jobs"] <= JOBS_PER_ANALYSIS, work.summary()
+    assert {t.name: table_rows(store, t) for t in RESULTS} == before
+
+
+JOBS_PER_ANALYSIS = 4

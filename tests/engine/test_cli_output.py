@@ -1,0 +1,31 @@
+"""``python -m engine run`` writes the result with the C JSON encoder, piece by piece, and the
+text is exactly what ``json.dumps(result, separators=(",", ":"))`` gives."""
+import contextlib
+import io
+import json
+
+from engine.cli import main, write_json
+
+
+def test_write_json_is_json_dumps(run_library):
+    result = run_library("acks1-loss-on-failover")
+    doc = {**result, "odd_keys": {1: "a", 2.5: "b", True: "c", None: "d"}, "empty": [], "short": [1, 2]}
+    for slice_len in (1, 7, 2000):
+        out = io.StringIO()
+        write_json(doc, out, slice_len)
+        assert out.getvalue() == json.dumps(doc, separators=(",", ":"))
+    for scalar in (None, 3, "x", [1, 2, 3]):
+        out = io.StringIO()
+        write_json(scalar, out, 2)
+        assert out.getvalue() == json.dumps(scalar, separators=(",", ":"))
+
+
+def test_run_prints_the_result_document(run_library):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["run", "acks1-loss-on-failover"]) == 0
+    printed = json.loads(out.getvalue())
+    expected = json.loads(json.dumps(run_library("acks1-loss-on-failover")))
+    printed["stats"].pop("wall_ms")
+    expected["stats"].pop("wall_ms", None)
+    assert printed == expected
