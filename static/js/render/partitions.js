@@ -29,6 +29,9 @@ export function createPartitions(app) {
   const io = new IntersectionObserver(entries => {
     let wake = false;
     for (const e of entries) {
+      // a card replaced by a new one of the same key reports "not intersecting" after the new
+      // one reported "intersecting": only cards still on the page count
+      if (!e.target.isConnected) continue;
       const key = e.target.dataset.key;
       if (e.isIntersecting) { visible.add(key); if (e.target.__stale) wake = true; }
       else visible.delete(key);
@@ -290,7 +293,10 @@ export function createPartitions(app) {
   function render(store, changes, force, every = 1) {
     if (!store.meta) return;
     for (const k of changes.changed) if (k.startsWith("p:")) pending.add(k.slice(2));
-    if (!force && widthKey === lastWidthKey && ++skipped < every) return;
+    if (!force && widthKey === lastWidthKey && ++skipped < every) {
+      if (pending.size) app.requestRender();     // what is skipped now is drawn on a later frame
+      return;
+    }
     skipped = 0;
     const all = sortedPartitions(store);
     const hl = store.ui.highlight;
