@@ -190,3 +190,46 @@ def test_compare_finds_the_first_divergence(server, browser, request):
     page.wait_for_function("() => window.isrlabCompare.seen && Object.values(window.isrlabCompare.seen).length === 2"
                            " && Object.values(window.isrlabCompare.seen).every(t => t === window.isrlabCompare.divergence.t_ms)")
     assert page.errors == [], page.errors
+
+
+def card_texts(page):
+    """Each partition card's drawn text (head: leader, epoch, ISR, badges; rows: LEO and HW per replica)."""
+    return page.evaluate("() => Object.fromEntries([...document.querySelectorAll('.pcard')].map(c =>"
+                         " [c.dataset.key, c.innerText.replace(/\\s+/g, ' ').trim()]))")
+
+
+def test_live_and_replay_pages_draw_the_same_moment_the_same(server, browser, request):
+    """The live page (socket frames) and the replay page (fetched frames) draw through one view:
+    at the same moment of the same run, every partition card says the same leader, epoch, ISR,
+    LEO and HW. kip101-scenario-1-v0.10 at max speed pauses on its violation at 18009 ms, after
+    the truncation and the election that lose p1-99: a moment where the replicas disagree."""
+    _app, base = server
+    live = new_page(browser, request, "same-live")
+    live.goto(base + "/")
+    live.wait_for_function("() => window.isrlab && window.isrlab.store.clock && window.isrlab.store.meta")
+    live.evaluate("() => window.isrlab.load({library: 'kip101-scenario-1-v0.10'}, true)")
+    live.wait_for_function("() => { const s = window.isrlab.store; return s.meta && s.meta.kafka_version === '0.10'"
+                           " && s.clock.source && s.clock.source.name === 'kip101-scenario-1-v0.10'; }")
+    live.evaluate("() => window.isrlab.setSpeed('max')")
+    live.wait_for_function("() => window.isrlab.store.clock.paused_reason === 'violation'", timeout=30000)
+    t = live.evaluate("() => window.isrlab.store.clock.t_ms")
+    live.wait_for_function("() => document.querySelectorAll('.pcard').length === window.isrlab.store.partitions.size")
+    live.wait_for_timeout(300)                  # the last frame drawn
+    live.wait_for_function("() => window.isrlabSaveRun")
+    saved = live.evaluate("() => window.isrlabSaveRun()")
+    assert saved and saved["ok"], saved
+
+    replay = new_page(browser, request, "same-replay")
+    replay.goto(base + saved["links"]["page"] + f"?t={t}")
+    replay_ready(replay)
+    replay.wait_for_function("(t) => window.isrlab.replay.t === t && !window.isrlab.replay.busy", arg=t)
+    replay.wait_for_timeout(300)
+    keys = live.evaluate("() => [...window.isrlab.store.partitions.keys()]")
+    assert keys and replay.evaluate("() => [...window.isrlab.store.partitions.keys()]") == keys
+    for key in keys:
+        assert drawn_partition(replay, key) == drawn_partition(live, key), key
+    live_cards, replay_cards = card_texts(live), card_texts(replay)
+    assert set(live_cards) == set(keys)
+    assert replay_cards == live_cards
+    assert "leader 3 · epoch 2" in live_cards["orders-0"] and "ISR [3]" in live_cards["orders-0"], live_cards
+    assert live.errors == [] and replay.errors == [], (live.errors, replay.errors)
