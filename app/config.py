@@ -15,6 +15,8 @@ an explicit mapping over it, so tests pass what they need without touching the e
 | ISRLAB_ACCESS_LOG              | 0 = no access log on standard output | 1 |
 | ISRLAB_BUDGET_EVENTS_*         | work budgets in simulated events: LIVE, SAVE, LINK, FORK, SEARCH_RUN, SWEEP_RUN | see BUDGETS |
 | ISRLAB_JOB_WORKERS / ISRLAB_JOB_QUEUE | background job workers / queued jobs at most (saves, imports, links, forks) | 2 / 8 |
+| ISRLAB_JOB_MEMORY_LIMIT_MB     | a background job stops (with an error saying so) when the server's resident memory passes this | 1200 |
+| ISRLAB_JOB_ANSWER_WITHIN_S     | seconds a request waits for its job before answering 202 with the job's URL | 0.8 |
 | ISRLAB_REPLAY_CACHE_MB         | seek indexes kept in memory (least recently used go first) | 400 |
 | ISRLAB_QUOTA_PER_CLIENT / ISRLAB_QUOTA_WINDOW_S | costly actions (rooms, forks, saves, imports, links, searches) one client may start per window | 30 / 600 |
 | ISRLAB_FPS                     | frames per second pushed to each room                     | 30 |
@@ -65,7 +67,8 @@ DEFAULTS = {
     "MAX_CONTENT_LENGTH": 300_000,    # one HTTP request body
     # the runner
     "RUNNER_AUTOSTART": True,         # start the background task on first use (tests drive it by hand)
-    "TICK_BUDGET": 0.6,               # share of a frame period spent advancing simulations
+    "TICK_BUDGET": 0.45,              # share of a frame period spent advancing simulations
+    "FRAME_BUDGET": 0.25,             # share of a frame period spent building frames (fairly split)
     "DEFAULT_SCENARIO": "broker-failure-clean-election",
     # saved runs and replay (app/store, app/replay*.py)
     "DATABASE_URL": None,             # None = SQLite in INSTANCE_PATH
@@ -80,6 +83,8 @@ DEFAULTS = {
     "JOB_TIME_LIMIT_S": 120.0,        # a background job (save, import, link, fork) is stopped past this
     "JOB_WORKERS": 2,
     "JOB_QUEUE": 8,
+    "JOB_ANSWER_WITHIN_S": 0.8,
+    "JOB_MEMORY_LIMIT_BYTES": 1200 * 2 ** 20,  # a job finding the server's RSS past this stops       # a request waits this long for its job; slower jobs are answered 202
     "QUOTA_PER_CLIENT": 30,           # costly actions one address may start per window
     "QUOTA_WINDOW_S": 600.0,
     "QUOTA_GLOBAL": 400,              # the same, all addresses together
@@ -160,6 +165,8 @@ def load_settings(environ=None):
     cfg["BUDGETS"] = {k: _int(environ, f"ISRLAB_BUDGET_EVENTS_{k.upper()}", v) for k, v in DEFAULTS["BUDGETS"].items()}
     cfg["JOB_WORKERS"] = _int(environ, "ISRLAB_JOB_WORKERS", DEFAULTS["JOB_WORKERS"])
     cfg["JOB_QUEUE"] = _int(environ, "ISRLAB_JOB_QUEUE", DEFAULTS["JOB_QUEUE"])
+    cfg["JOB_MEMORY_LIMIT_BYTES"] = _int(environ, "ISRLAB_JOB_MEMORY_LIMIT_MB", 1200) * 2 ** 20
+    cfg["JOB_ANSWER_WITHIN_S"] = _float(environ, "ISRLAB_JOB_ANSWER_WITHIN_S", DEFAULTS["JOB_ANSWER_WITHIN_S"])
     cfg["QUOTA_PER_CLIENT"] = _int(environ, "ISRLAB_QUOTA_PER_CLIENT", DEFAULTS["QUOTA_PER_CLIENT"])
     cfg["QUOTA_WINDOW_S"] = _float(environ, "ISRLAB_QUOTA_WINDOW_S", DEFAULTS["QUOTA_WINDOW_S"])
     cfg["REPLAY_CACHE_BYTES"] = _int(environ, "ISRLAB_REPLAY_CACHE_MB", 400) * 2 ** 20

@@ -1,15 +1,18 @@
 """Background jobs: heavy work never runs inside a request or a socket handler.
 
 A request that must simulate (save a run from a scenario, import a run, fork a replay into a
-live room) submits a job and waits at most ``ANSWER_WITHIN_S`` for it: a quick job's result is the
+live room) submits a job and waits at most ``JOB_ANSWER_WITHIN_S`` (config) for it: a quick job's result is the
 reply, a slow one is answered ``202`` with the job's URL (``GET /api/jobs/<id>`` for progress and
 the result, ``DELETE`` to cancel). Jobs run on fixed worker threads in two lanes — small jobs and
 large ones, by their estimated work — so a huge job never delays a small one; each lane has a
-bounded queue (full: ``429`` with ``Retry-After``), and every job has a time limit. Cancellation
-and the time limit are cooperative: the simulation checks them between slices of simulated time
+bounded queue (full: ``429`` with ``Retry-After``), and every job has a time limit and a memory
+limit (the server process's resident memory: a job that finds it past the limit stops, so the
+server sheds the work that is growing it instead of being killed). Cancellation and both limits
+are cooperative: the simulation checks them between slices of simulated time
 (``engine.budget.Cap``), so a stopped job ends within one slice and leaves nothing behind (a run
 is saved in one transaction at the very end, or not at all).
 """
+import os
 import collections
 import itertools
 import logging
@@ -21,9 +24,20 @@ from .errors import UserError
 
 log = logging.getLogger(__name__)
 
-ANSWER_WITHIN_S = 0.8
 KEEP_FINISHED_S = 600.0
 LARGE_JOB_EVENTS = 300_000          # estimated events from which a job goes to the large lane
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def rss_bytes():
+    """This process's resident memory, from /proc (0 where there is none)."""
+    try:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 class JobStopped(Exception):
@@ -31,7 +45,7 @@ class JobStopped(Exception):
 
 
 class Job:
-    def __init__(self, kind, owner, time_limit_s, lane):
+    def __init__(self, kind, owner, time_limit_s, lane, memory_limit_bytes=0, rss=rss_bytes):
         self.id = secrets.token_urlsafe(9)
         self.kind, self.owner, self.lane = kind, owner, lane
         self.state = "queued"
@@ -42,14 +56,27 @@ class Job:
         self.created = time.time()
         self.started = self.ended = None
         self.time_limit_s = time_limit_s
+        self.memory_limit_bytes = memory_limit_bytes
+        self._rss = rss
+        self._memory_seen = 0       # the resident memory that stopped the job (0: it did not)
         self._deadline = None
         self._cancel = threading.Event()
         self._done = threading.Event()
 
     # -- for the work itself ------------------------------------------------------------------------
     def stopped(self):
-        """True once the job is cancelled or past its time limit (checked between slices)."""
-        return self._cancel.is_set() or (self._deadline is not None and time.monotonic() > self._deadline)
+        """True once the job is cancelled, past its time limit or the server past its memory
+        limit (checked between slices)."""
+        if self._cancel.is_set() or self._memory_seen:
+            return True
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            return True
+        if self.memory_limit_bytes and self._deadline is not None:
+            used = self._rss()
+            if used > self.memory_limit_bytes:
+                self._memory_seen = used
+                return True
+        return False
 
     def check(self):
         if self.stopped():
@@ -58,6 +85,9 @@ class Job:
     def stop_reason(self):
         if self._cancel.is_set():
             return "cancelled"
+        if self._memory_seen:
+            return (f"stopped: the server's memory reached {self._memory_seen / 2 ** 20:,.0f} MB, over its "
+                    f"limit of {self.memory_limit_bytes / 2 ** 20:,.0f} MB")
         return f"stopped after its time limit of {self.time_limit_s:g} s"
 
     def report(self, **progress):
@@ -84,8 +114,10 @@ class Job:
 class JobPool:
     """Fixed workers per lane, bounded queues, time limits, cancellation."""
 
-    def __init__(self, workers=2, queue_limit=8, time_limit_s=120.0):
+    def __init__(self, workers=2, queue_limit=8, time_limit_s=120.0, memory_limit_bytes=0, rss=rss_bytes):
         self.time_limit_s = time_limit_s
+        self.memory_limit_bytes = memory_limit_bytes
+        self._rss = rss
         self.queue_limit = queue_limit
         self._lock = threading.Lock()
         self._jobs = {}
@@ -105,7 +137,7 @@ class JobPool:
     def submit(self, kind, work, owner=None, estimated_events=0, time_limit_s=None):
         """Queue ``work(job)``; refuse with 429 when its lane's queue is full."""
         lane = "large" if estimated_events >= LARGE_JOB_EVENTS else "small"
-        job = Job(kind, owner, time_limit_s or self.time_limit_s, lane)
+        job = Job(kind, owner, time_limit_s or self.time_limit_s, lane, self.memory_limit_bytes, self._rss)
         with self._lock:
             self._forget_old()
             queue = self._queues[lane]
@@ -150,8 +182,9 @@ class JobPool:
             cancelled = job._cancel.is_set()                          # noqa: SLF001
             self._finish(job, "cancelled" if cancelled else "failed", status=409 if cancelled else 408,
                          error={"field": "job", "message": job.stop_reason(),
-                                "allowed": None if cancelled else "a smaller scenario, or a server with a longer "
-                                                                  "ISRLAB_JOB_TIME_LIMIT_S"})
+                                "allowed": None if cancelled else "a smaller scenario (shorter duration_ms, "
+                                                                  "fewer partitions or a lower rate_per_s), or "
+                                                                  "try again when the server is less busy"})
         except UserError as exc:
             self._finish(job, "failed", status=exc.status, error=exc.to_dict())
         except Exception:  # noqa: BLE001 - a bug in a job is logged, never kills the worker

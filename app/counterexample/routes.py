@@ -1,4 +1,4 @@
-"""HTTP for "Can this lose data?": POST /api/search starts a search, GET polls it.
+"""HTTP for "Can this lose data?": POST /api/search starts a search, GET polls it, DELETE cancels it.
 
 Input is untrusted: the scenario is validated by the engine's loader, the property and the
 budgets against their allowed values; every error names the field.
@@ -84,11 +84,20 @@ def start_search():
     return jsonify(_jobs().start(params)), 202
 
 
-@bp.get("/api/search/<job_id>")
-def search_status(job_id):
+def _checked(job_id, view):
     if not JOB_ID.match(job_id):
         raise UserError("job", "malformed job id", "an id returned by POST /api/search")
-    view = _jobs().view(job_id)
-    if view is None:
+    found = view(job_id)
+    if found is None:
         raise UserError("job", "no such search (finished searches are kept for an hour)", status=404)
-    return jsonify(view)
+    return jsonify(found)
+
+
+@bp.get("/api/search/<job_id>")
+def search_status(job_id):
+    return _checked(job_id, _jobs().view)
+
+
+@bp.delete("/api/search/<job_id>")
+def cancel_search(job_id):
+    return _checked(job_id, _jobs().cancel)

@@ -185,6 +185,10 @@ class Runner:
             rooms = list(self.rooms.values())
         playing = sum(1 for r in rooms if r.playing) or 1
         slice_s = max(0.002, period * self.settings["TICK_BUDGET"] / playing)
+        # frames are fair too: each watched room earns an equal share of a frame budget per tick;
+        # a room whose frames cost more than its share sends them less often, not its neighbours
+        viewed = sum(1 for r in rooms if r.viewers) or 1
+        frame_share = period * self.settings.get("FRAME_BUDGET", 0.3) / viewed
         wall_ms = self.wall() * 1000.0
         backlog = self.transport.backlog
         for room in rooms:
@@ -194,9 +198,7 @@ class Runner:
                     plan = []
                     if room.viewers:
                         room.last_active_s = now
-                        if room.build_frame(wall_ms):
-                            self.stats["frames"] += 1
-                        plan = room.plan_sends(backlog)
+                        plan = self._frame_of(room, wall_ms, backlog, frame_share)
                         everyone = list(room.viewers)
                 except Exception:  # noqa: BLE001 - one broken room must not stop the others
                     log.exception("room %s failed; pausing it", room.id)
@@ -209,6 +211,20 @@ class Runner:
             self._last_cleanup = now
             self.cleanup(now)
         self.stats["ticks"] += 1
+
+    def _frame_of(self, room, wall_ms, backlog, share):
+        room.frame_credit = min(room.frame_credit + share, 2 * max(room.frame_cost_s, share))
+        if room.frame_credit < room.frame_cost_s:
+            self.stats["frames_deferred"] = self.stats.get("frames_deferred", 0) + 1
+            return []
+        started = time.perf_counter()
+        if room.build_frame(wall_ms):
+            self.stats["frames"] += 1
+        plan = room.plan_sends(backlog)
+        cost = time.perf_counter() - started
+        room.frame_cost_s = 0.7 * room.frame_cost_s + 0.3 * cost
+        room.frame_credit -= cost
+        return plan
 
     def cleanup(self, now=None):
         """Remove rooms nobody has watched for ROOM_IDLE_S seconds. Returns their ids."""

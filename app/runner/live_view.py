@@ -16,6 +16,7 @@ Everything here reads the simulation and never changes it.
 from collections import deque
 from itertools import islice
 
+from .refresh import PartitionRefresh
 from engine.view import broker_view, links_view, partition_view, zk_view
 
 LOG_TAIL = 12            # record ids per replica sent each frame (the detail view asks for more)
@@ -262,6 +263,7 @@ class LiveView:
         self.frame_no = 0
         self.history_seen = len(sim.history)
         self.violations_seen = 0
+        self.refresh = PartitionRefresh()
 
     def meta(self):
         sim = self.sim
@@ -300,10 +302,10 @@ class LiveView:
                "links": links_view(sim)}
         for broker in sim.brokers.values():
             out[f"b:{broker.node_id}"] = broker_view(sim, broker)
-        for topic, spec in sim.topics.items():
-            for p in range(spec["partitions"]):
-                key = sim.key(topic, p)
-                out["p:" + key] = partition_entity(sim, key)
+        keys = [sim.key(topic, p) for topic, spec in sim.topics.items() for p in range(spec["partitions"])]
+        drawn = self.refresh.entities(sim, keys, dirty_keys or (), partition_entity)
+        for key, entity in drawn.items():
+            out["p:" + key] = entity
         for node in zk_view(sim):
             path = node.pop("path")
             out["z:" + path] = node

@@ -123,6 +123,8 @@ class Room:
         self.run_no = 0
         self.notice = None
         self.owner = None
+        self.frame_cost_s = 0.0           # what building and planning one frame costs (moving average)
+        self.frame_credit = 0.0           # the frame time this room has earned (Runner.tick)
         self._load(scenario, now, source or {"kind": "custom"}, prepare)
 
     # -- loading -----------------------------------------------------------------------------------

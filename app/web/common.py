@@ -105,11 +105,9 @@ def submit(kind, work, scenario=None):
 
 
 def job_reply(job, done_status=200):
-    """The job's result when it finishes within ``ANSWER_WITHIN_S``, else 202 and where to look."""
+    """The job's result when it finishes within ``JOB_ANSWER_WITHIN_S``, else 202 and where to look."""
     from flask import jsonify
-
-    from ..jobs import ANSWER_WITHIN_S
-    if job.wait(ANSWER_WITHIN_S):
+    if job.wait(current_app.config["JOB_ANSWER_WITHIN_S"]):
         if job.state == "done":
             return jsonify(ok=True, **job.result), done_status
         return jsonify(ok=False, error=job.error, job=job.view()), job.status

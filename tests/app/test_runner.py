@@ -327,3 +327,31 @@ def test_a_room_stops_at_the_record_limit(clock, rec):
     with pytest.raises(AppError) as err:
         room.control("play", clock.now)
     assert "limit" in err.value.message
+
+
+def large_cluster():
+    return {"name": "large", "brokers": 16, "duration_ms": 600_000,
+            "topics": [{"name": "t", "partitions": 256, "replication_factor": 3}],
+            "clients": [{"name": "p", "type": "producer", "topic": "t", "rate_per_s": 2000, "acks": "all"}]}
+
+
+def test_large_rooms_send_fewer_frames_a_small_room_keeps_its_frame_rate(runner, clock, rec):
+    """Frames are fair: each watched room earns an equal share of the frame budget per tick, so
+    rooms whose frames are expensive (16 brokers, 256 partitions) send them less often, while a
+    small library room still gets (almost) every tick's frame."""
+    small = runner.create(library_name="isr-expansion")
+    runner.join(small.id, "small-viewer")
+    large = [runner.create(scenario=large_cluster()) for _ in range(3)]
+    for i, room in enumerate(large):
+        runner.join(room.id, f"large-{i}")
+        room.control("speed", clock.now, "max")
+    advance(runner, clock, 0.5)                       # costs measured, credits settled
+    rec.sent.clear()
+    ticks = 45
+    advance(runner, clock, ticks / 30)
+    frames = {}
+    for room_id, _text, _sids, _everyone in rec.sent:
+        frames[room_id] = frames.get(room_id, 0) + 1
+    assert frames.get(small.id, 0) >= 0.8 * ticks, frames
+    assert all(frames.get(r.id, 0) < 0.5 * ticks for r in large), frames
+    assert runner.stats["frames_deferred"] > 0

@@ -74,3 +74,16 @@ def test_unknown_and_malformed_job_ids(client):
 def test_properties_endpoint(client):
     body = client.get("/api/search/properties").get_json()
     assert "no_acked_loss" in body["properties"] and "replica_divergence" in body["invariants"]
+
+
+def test_a_search_is_cancelled_through_the_api(client):
+    started = client.post("/api/search", json={"scenario": SAFE, "runs": 5000, "budget_s": 600})
+    job_id = started.get_json()["id"]
+    cancelled = client.delete(f"/api/search/{job_id}")
+    assert cancelled.status_code == 200
+    deadline = time.time() + 60
+    while client.get(f"/api/search/{job_id}").get_json()["state"] != "cancelled":
+        assert time.time() < deadline, "the search was not cancelled"
+        time.sleep(0.2)
+    assert client.delete("/api/search/AAAAAAAAAAAA").status_code == 404
+    assert client.delete("/api/search/bad!").status_code in (400, 404)

@@ -28,6 +28,8 @@ export function searchPanel(app, pendingEdits) {
   const status = h("div.search-status", { "aria-live": "polite" });
   const result = h("div.search-result#search-result");
   const start = h("button.primary#search-start", { type: "button", text: "Can this lose data?" });
+  // a search may run for minutes: the one who started it can stop it (it ends between batches)
+  const cancel = h("button#search-cancel", { type: "button", text: "Cancel search", hidden: true });
   start.onclick = async () => {
     clear(result);
     status.textContent = "";
@@ -45,18 +47,21 @@ export function searchPanel(app, pendingEdits) {
       const r = await fetch("/api/search", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
       const job = await r.json();
       if (!r.ok) { status.textContent = errorText(job.error); return; }
+      cancel.onclick = () => fetch(`/api/search/${encodeURIComponent(job.id)}`, { method: "DELETE" });
+      cancel.hidden = false;
       await poll(job.id, status, result);
     } catch (e) {
       status.textContent = "search failed: " + e.message;
     } finally {
       start.disabled = false;
+      cancel.hidden = true;
     }
   };
   return h("div.search-panel", null,
     h("h3", { text: "Can this lose data? Search random fault schedules with these settings" }),
     h("div.form", null, h("label", null, "property ", prop), offlineLabel,
       h("label", null, "runs ", runs), h("label", null, "time budget (s) ", budget),
-      h("label", null, keep, " keep this scenario's timeline"), start),
+      h("label", null, keep, " keep this scenario's timeline"), start, cancel),
     h("p.dim", { text: "Each run draws crashes (process and power), pauses, partitions, one-way cuts, session expiries and slow links from its seed, then heals everything. A break is shrunk to the fewest steps that still break it." }),
     status, result);
 }
@@ -69,6 +74,7 @@ async function poll(id, status, result) {
     const p = view.progress || {};
     if (view.state === "done") { status.textContent = ""; show(view.report, result); result.scrollIntoView({ block: "nearest" }); return; }
     if (view.state === "error") { status.textContent = "search failed: " + view.error; return; }
+    if (view.state === "cancelled") { status.textContent = "search cancelled"; return; }
     status.textContent = p.done !== undefined && p.stage !== "shrinking"
       ? `searched ${p.done} of ${p.total} runs (${(p.elapsed_s || 0).toFixed(1)} s)`
       : (p.stage || view.state) + "…";

@@ -1,0 +1,199 @@
+"""Hostile-load benchmark (not a test): can one careless or hostile visitor stall the server?
+
+Starts the real server (``python -m app serve`` on a free loopback port: gunicorn, one worker)
+and for ``--seconds`` (default 60) drives, all at once:
+
+* heavy saves and imports of the largest scenarios the budgets accept, in a loop;
+* the longest accepted scenario links, opened and replayed;
+* 20 concurrent counterexample searches;
+* six large rooms (16 brokers, 256 partitions) at maximum speed, each with a viewer;
+* a fork storm from one address;
+
+while one client watches a small library room over a websocket and another polls ``/healthz``.
+Prints the small room's frames/s, ``/healthz`` p50/p99, the server's peak RSS and thread count
+(gunicorn's worker, read from /proc), 500s seen, and requests refused (413/429) versus run.
+Aims (issue: bounded work): >= 20 frames/s, p99 < 200 ms, RSS < 1.5 GB, threads < 60, no 500.
+
+    .venv/bin/python scripts/bench_hostile.py [--seconds 60]
+
+Only loopback is used; every loop stops at the deadline.
+"""
+import argparse
+import collections
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import requests
+import socketio
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from engine.bench import reference_scenario  # noqa: E402
+from engine.scenarios import library  # noqa: E402
+
+STATUS = collections.Counter()
+LOCK = threading.Lock()
+
+
+def count(reply):
+    with LOCK:
+        STATUS[reply.status_code] += 1
+    return reply
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port, instance):
+    env = {**os.environ, "ISRLAB_INSTANCE_PATH": instance, "ISRLAB_ACCESS_LOG": "0",
+           "ISRLAB_QUOTA_PER_CLIENT": os.environ.get("ISRLAB_QUOTA_PER_CLIENT", "30")}
+    proc = subprocess.Popen([sys.executable, "-m", "app", "serve", "--port", str(port)], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            requests.get(base + "/healthz", timeout=1)
+            return proc, base
+        except requests.RequestException:
+            time.sleep(0.2)
+    proc.kill()
+    raise SystemExit("the server did not start")
+
+
+def worker_pid(master):
+    out = subprocess.run(["pgrep", "-P", str(master)], capture_output=True, text=True).stdout.split()
+    return int(out[0]) if out else master
+
+
+def proc_status(pid):
+    fields = {}
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            key, _, value = line.partition(":")
+            fields[key] = value.strip()
+    return int(fields["VmRSS"].split()[0]) * 1024, int(fields["Threads"])
+
+
+def big_scenario(seconds=60):
+    """The largest kind of scenario the save budget accepts: bench-medium for about a minute."""
+    return reference_scenario(seconds * 1000)
+
+
+def large_room_scenario():
+    return {"name": "large room", "brokers": 16, "duration_ms": 600_000,
+            "topics": [{"name": "t", "partitions": 256, "replication_factor": 3}],
+            "clients": [{"name": "p", "type": "producer", "topic": "t", "rate_per_s": 2000, "acks": "all"}]}
+
+
+def loop(deadline, fn):
+    while time.monotonic() < deadline:
+        try:
+            fn()
+        except (requests.RequestException, socketio.exceptions.SocketIOError, OSError, ValueError):
+            time.sleep(0.2)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=60.0)
+    args = parser.parse_args()
+    port = free_port()
+    instance = tempfile.mkdtemp(prefix="isrlab-bench-")
+    proc, base = start_server(port, instance)
+    worker = worker_pid(proc.pid)
+    deadline = time.monotonic() + args.seconds
+    results = {"frames": 0, "health_ms": [], "rss": 0, "threads": 0}
+    session = requests.Session()
+    headers = {"Content-Type": "application/json"}
+
+    def post(path, body, who=None):
+        extra = {"X-Forwarded-For": who} if who else {}
+        return count(session.post(base + path, data=json.dumps(body), headers={**headers, **extra}, timeout=30))
+
+    saved = post("/api/runs", {"scenario": library()["isr-expansion"]}).json()
+    run_id = saved.get("id")
+
+    def heavy_save():
+        post("/api/runs", {"scenario": big_scenario()})
+        post("/api/runs/import", {"format": "isrlab-run", "version": 1, "scenario": big_scenario(50)})
+
+    def long_link():
+        reply = post("/api/links", {"scenario": big_scenario()})
+        if reply.ok:
+            url = reply.json()["url"]
+            count(session.get(base + url, timeout=30))
+
+    def search():
+        post("/api/search", {"scenario": library()["isr-expansion"], "runs": 50, "budget_s": 5})
+        time.sleep(2)
+
+    def fork_storm():
+        if run_id:
+            post(f"/api/replay/{run_id}/fork", {"t_ms": 5000})
+
+    def health():
+        started = time.perf_counter()
+        count(session.get(base + "/healthz", timeout=10))
+        results["health_ms"].append((time.perf_counter() - started) * 1000)
+        time.sleep(0.05)
+
+    def sample():
+        rss, threads = proc_status(worker)
+        results["rss"] = max(results["rss"], rss)
+        results["threads"] = max(results["threads"], threads)
+        time.sleep(0.5)
+
+    def large_room():
+        client = socketio.Client()
+        client.connect(base, transports=["websocket"])
+        reply = client.call("create", {"scenario": large_room_scenario()}, timeout=30)
+        if reply.get("ok"):
+            client.call("control", {"action": "speed", "value": "max"}, timeout=30)
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+        client.disconnect()
+
+    watcher = socketio.Client()
+    seen = []
+    watcher.on("frame", lambda _data: seen.append(time.monotonic()))
+    watcher.connect(base, transports=["websocket"])
+    watcher.call("create", {"library": "isr-expansion"}, timeout=30)
+
+    jobs = [(heavy_save, 3), (long_link, 2), (search, 20), (fork_storm, 2), (health, 1), (sample, 1)]
+    threads = [threading.Thread(target=loop, args=(deadline, fn), daemon=True) for fn, n in jobs for _ in range(n)]
+    threads += [threading.Thread(target=large_room, daemon=True) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=max(1.0, deadline - time.monotonic() + 30))
+    watcher.disconnect()
+    window = [t for t in seen if t >= deadline - args.seconds + 5]        # after the load ramped up
+    fps = len(window) / max(args.seconds - 5, 1)
+    health = sorted(results["health_ms"]) or [0.0]
+    p99 = health[min(len(health) - 1, int(len(health) * 0.99))]
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    refused = sum(n for code, n in STATUS.items() if code in (413, 429))
+    print(f"small room: {fps:.1f} frames/s (aim >= 20)")
+    print(f"/healthz: p50 {statistics.median(health):.0f} ms, p99 {p99:.0f} ms (aim < 200), {len(health)} probes")
+    print(f"server worker: peak RSS {results['rss'] / 2 ** 20:.0f} MB (aim < 1536), peak threads "
+          f"{results['threads']} (aim < 60)")
+    print(f"HTTP statuses: {dict(sorted(STATUS.items()))}; 500s: {STATUS[500]}; refused (413/429): {refused}; "
+          f"answered 2xx: {sum(n for c, n in STATUS.items() if 200 <= c < 300)}")
+
+
+if __name__ == "__main__":
+    main()
