@@ -1,30 +1,29 @@
 """The broker actor: lifecycle, ZooKeeper registration, control requests and periodic tasks.
 
 Serving produce/fetch as a leader lives in ``leader.py``; fetching as a follower in
-``fetcher.py``; the controller duties of the broker holding ``/controller`` in ``controller.py``.
+``fetcher.py``; the controller duties of the broker holding ``/controller`` in ``controller.py``;
+control requests in ``control_requests.py``; the periodic tasks in ``replica_manager.py``.
+``Broker`` stays defined here: snapshots pickle it by this module path.
 
-Lifecycle (scenario format §2): ``start`` (boot or restart: recover the log, read the HW
+Lifecycle (docs/scenario-format.md §2): ``start`` (boot or restart: recover the log, read the HW
 checkpoint, open a ZooKeeper session, register ``/brokers/ids/<id>``), ``crash`` (``process``:
 the page cache survives; ``power``: everything not yet written back to disk is lost), ``pause``
 (a GC pause: nothing runs, the ZooKeeper session may expire), controlled ``shutdown``.
 """
+from .control_requests import ControlRequests
 from .controller import Controller
 from .fetcher import ReplicaFollower
 from .leader import ReplicaLeader
-from .log import ReplicaLog
 from .messages import (CONTROLLED_SHUTDOWN, DISCONNECTED, FETCH, LEADER_AND_ISR, LIST_OFFSETS,
                        METADATA, OFFSETS_FOR_LEADER_EPOCH, PRODUCE, STOP_REPLICA,
                        UPDATE_METADATA, ZK_RESPONSE, ZK_WATCH)
 from .network import Node
-from .partition import Partition
+from .replica_manager import (ISR_CHANGE_BLACKOUT_MS, ISR_CHANGE_CHECK_MS,  # noqa: F401
+                              ISR_CHANGE_MAX_DELAY_MS, ReplicaManagerTasks)
 from .zkclient import ZkClient
 
-ISR_CHANGE_CHECK_MS = 2500       # ReplicaManager isr-change-propagation period (§4.2)
-ISR_CHANGE_BLACKOUT_MS = 5000    # IsrChangePropagationBlackOut
-ISR_CHANGE_MAX_DELAY_MS = 60000  # IsrChangePropagationInterval
 
-
-class Broker(ReplicaLeader, ReplicaFollower, Node):
+class Broker(ControlRequests, ReplicaManagerTasks, ReplicaLeader, ReplicaFollower, Node):
     def __init__(self, sim, broker_id):
         Node.__init__(self, broker_id, sim)
         self.era = sim.era
@@ -280,165 +279,6 @@ class Broker(ReplicaLeader, ReplicaFollower, Node):
                       reason="ZooKeeper says SESSIONEXPIRED: open a new session, re-register, re-elect")
         self.controller.resign("own ZooKeeper session expired")
         self.zk.connect()
-
-    # -- control requests (§9.5) -------------------------------------------------------------------
-    def _stale_controller(self, env):
-        body = env.body
-        if body["controller_epoch"] < self.known_controller_epoch:
-            self.sim.emit("stale_controller_fenced", broker=self.node_id,
-                          controller=body["controller_id"], epoch=body["controller_epoch"],
-                          reason=f"{env.type} from controller {body['controller_id']} epoch "
-                                 f"{body['controller_epoch']} < known controller epoch "
-                                 f"{self.known_controller_epoch}: STALE_CONTROLLER_EPOCH")
-            self.reply(env, {"error": "STALE_CONTROLLER_EPOCH"})
-            return True
-        if self.era.broker_epoch and body.get("broker_epoch", -1) not in (-1, self.broker_epoch) \
-                and body.get("broker_epoch", -1) < self.broker_epoch:
-            self.reply(env, {"error": "STALE_BROKER_EPOCH"})
-            return True
-        self.known_controller_epoch = body["controller_epoch"]
-        self.controller_id = body["controller_id"]
-        return False
-
-    def on_leader_and_isr(self, env):
-        if not self.running or self._stale_controller(env):
-            return
-        errors = {}
-        leaders, followers = [], []
-        for st in env.body["partitions"]:
-            key = st["key"]
-            if self.node_id not in st["replicas"]:
-                errors[key] = "UNKNOWN_TOPIC_OR_PARTITION"
-                continue
-            part = self.partitions.get(key) or self._create_partition(st)
-            if st["leader_epoch"] > part.leader_epoch:
-                (leaders if st["leader"] == self.node_id else followers).append((part, st))
-            else:
-                errors[key] = "STALE_CONTROLLER_EPOCH"
-        for part, st in leaders:
-            self.make_leader(part, st)
-        for part, st in followers:
-            self.make_follower(part, st)
-        if not self.hw_checkpoint_started:
-            self.hw_checkpoint_started = True
-            self.set_timer(self.config["replica.high.watermark.checkpoint.interval.ms"],
-                           self._hw_checkpoint_task)
-        self.reply(env, {"error": None, "partition_errors": errors})
-
-    def _create_partition(self, st):
-        key = st["key"]
-        log = self.logs.get(key)
-        if log is None:
-            log = self.logs[key] = ReplicaLog()
-        part = Partition(st["topic"], st["partition"], key, st["replicas"], log)
-        self.partitions[key] = part
-        return part
-
-    def on_update_metadata(self, env):
-        if not self.running or self._stale_controller(env):
-            return
-        body = env.body
-        if body.get("live_brokers") is not None:
-            self.live_brokers = dict(body["live_brokers"])
-        for st in body["partitions"]:
-            self.metadata[st["key"]] = st
-        self.reply(env, {"error": None})
-
-    def on_stop_replica(self, env):
-        if not self.running or self._stale_controller(env):
-            return
-        for key in env.body["partitions"]:
-            self.remove_fetcher_partition(key)
-        self.reply(env, {"error": None})
-
-    def _on_controlled_shutdown(self, env):
-        self.controller.on_controlled_shutdown(env)
-
-    def not_serving(self, env):
-        """Before registration completes (or while stopping) requests get a network error, as
-        from a socket server whose processors are not running yet."""
-        if self.running:
-            return False
-        self.reply(env, {"error": DISCONNECTED})
-        return True
-
-    def on_metadata(self, env):
-        """Client Metadata from this broker's cache (fed only by UpdateMetadata, §9.5)."""
-        if self.not_serving(env):
-            return
-        topics = env.body.get("topics")
-        parts = {k: {"leader": st["leader"], "leader_epoch": st["leader_epoch"], "isr": st["isr"],
-                     "replicas": st["replicas"]}
-                 for k, st in self.metadata.items() if topics is None or st["topic"] in topics}
-        self.reply(env, {"error": None, "brokers": sorted(self.live_brokers),
-                         "controller_id": self.controller_id, "partitions": parts})
-
-    # -- periodic tasks ------------------------------------------------------------------------------
-    def _isr_expiration_task(self, period):
-        for part in self.partitions.values():
-            if part.is_leader:
-                self.maybe_shrink_isr(part)
-        self.set_timer(period, self._isr_expiration_task, period)
-
-    def record_isr_change(self, key):
-        self.isr_change_set[key] = None
-        self.last_isr_change_ms = self.scheduler.now_ms
-
-    def _isr_change_propagation_task(self, _=None):
-        """maybePropagateIsrChanges (§4.2): 5 s of quiet, but never more than 60 s late."""
-        now = self.scheduler.now_ms
-        if self.isr_change_set and (self.last_isr_change_ms + ISR_CHANGE_BLACKOUT_MS < now or
-                                    self.last_isr_propagation_ms + ISR_CHANGE_MAX_DELAY_MS < now):
-            keys = list(self.isr_change_set)
-            parts = [{"topic": self.sim.split_key(k)[0], "partition": self.sim.split_key(k)[1]}
-                     for k in keys]
-            quiet = now - self.last_isr_change_ms
-            reason = (f"{quiet} ms since the last ISR change > blackout {ISR_CHANGE_BLACKOUT_MS} ms"
-                      if self.last_isr_change_ms + ISR_CHANGE_BLACKOUT_MS < now else
-                      f"{now - self.last_isr_propagation_ms} ms since the last propagation > "
-                      f"{ISR_CHANGE_MAX_DELAY_MS} ms")
-            self.zk.call("create", {"path": "/isr_change_notification/isr_change_",
-                                    "value": {"version": 1, "partitions": parts}, "sequence": True,
-                                    "makepath": True},
-                         self._on_isr_notification_created, (keys, reason))
-            self.isr_change_set = {}
-            self.last_isr_propagation_ms = now
-        self.set_timer(ISR_CHANGE_CHECK_MS, self._isr_change_propagation_task)
-
-    def _on_isr_notification_created(self, ctx, result, error):
-        keys, reason = ctx
-        if error:
-            return
-        self.sim.emit("isr_change_notification", broker=self.node_id, stage="created",
-                      path=result["path"], partitions=keys, reason=reason)
-
-    def _hw_checkpoint_task(self, _=None):
-        self.checkpoint_hw()
-        self.set_timer(self.config["replica.high.watermark.checkpoint.interval.ms"],
-                       self._hw_checkpoint_task)
-
-    def checkpoint_hw(self):
-        """replication-offset-checkpoint: rewritten with every hosted partition's HW (§5.3)."""
-        self.hw_checkpoint = {k: p.log.hw for k, p in self.partitions.items()}
-
-    def _writeback_task(self, _=None):
-        """The OS writes dirty pages older than ``sim.os.dirty.expire.ms`` back to disk (Linux's
-        vm.dirty_expire_centisecs = 3000, every vm.dirty_writeback_centisecs = 500). Kafka itself
-        does not fsync by default (§5.3), so this is what a power failure keeps."""
-        now = self.scheduler.now_ms
-        expire = self.config["sim.os.dirty.expire.ms"]
-        for log in self.logs.values():
-            log.writeback(now, expire)
-        self.set_timer(self.config["sim.os.dirty.writeback.interval.ms"], self._writeback_task)
-
-    def _flush_task(self, _=None):
-        for log in self.logs.values():
-            log.flush()
-        self.set_timer(self.config["log.flush.interval.ms"], self._flush_task)
-
-    def flush(self):
-        for log in self.logs.values():
-            log.flush()
 
     # -- view ----------------------------------------------------------------------------------------
     def view(self):

@@ -1,4 +1,4 @@
-"""Kafka protocol eras as feature flags and defaults (reference §0, §12; scenario format §4).
+"""Kafka protocol eras as feature flags and defaults (docs/model.md §0, §12; docs/scenario-format.md §4).
 
 Eras are not forks: the broker, controller and clients ask ``era.<flag>`` at the ~dozen places
 where Kafka's behaviour changed. Each flag names the KIP or JIRA that introduced the change.

@@ -185,7 +185,7 @@ class ReplicaFollower:
             if fs is not None:
                 fs.delayed_until_ms = until
 
-    # -- truncation by leader epoch (§8.1b-c) --------------------------------------------------------
+    # -- truncation by leader epoch (§8.1b, §8.1c) --------------------------------------------------------
     def _on_epoch_end_offsets(self, ctx, body, error):
         fetcher, sent_epochs = ctx
         if not self._alive(fetcher):

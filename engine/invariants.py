@@ -2,7 +2,7 @@
 
 Each check runs at the moment the relevant state changes (an HW move, a state-znode write, a new
 leader, a truncation), which is "after every step" without rescanning the cluster per event.
-Names follow the scenario format §5; background in the reference §13 and §15.3. In eras and
+Names follow the docs/scenario-format.md §5; background in docs/model.md §13 and §15.3. In eras and
 settings where Kafka really loses data, these checks report the loss — they never prevent it.
 """
 

@@ -1,11 +1,13 @@
 """The leader side of a partition: becoming leader, serving fetches and produces, ISR shrink and
 expansion as conditional ZooKeeper writes, the high watermark, and the two purgatories.
 
-A mixin of ``Broker``; every rule it applies is a pure function of ``partition.py``.
+A mixin of ``Broker``; every rule it applies is a pure function of ``partition.py``. ISR shrink,
+expansion and the high watermark are in ``isr_maintenance``, the purgatories' completion and expiry
+in ``purgatory``; ``DelayedOp`` stays here (snapshots pickle it by this module path).
 """
-from .partition import (NEVER_MS, RemoteReplica, can_join_isr, candidate_high_watermark, expand_reason,
-                        is_out_of_sync, out_of_sync_reason, partition_state_json,
-                        update_fetch_state)
+from .isr_maintenance import IsrMaintenance
+from .partition import NEVER_MS, RemoteReplica, update_fetch_state
+from .purgatory import Purgatory
 
 
 class DelayedOp:
@@ -20,7 +22,7 @@ class DelayedOp:
         self.results = results  # produce: the per-partition answer being built
 
 
-class ReplicaLeader:
+class ReplicaLeader(IsrMaintenance, Purgatory):
     # -- becoming leader (Partition.makeLeader, §2.2 reset, §1.3) ---------------------------------
     def make_leader(self, part, st):
         now = self.scheduler.now_ms
@@ -61,93 +63,6 @@ class ReplicaLeader:
                              f"every ISR member to fetch once")
         self.sim.on_new_leader(self, part)
         self.maybe_increment_hw(part, "became leader")
-
-    # -- ISR shrink (§2) ------------------------------------------------------------------------
-    def maybe_shrink_isr(self, part):
-        if part.isr_write_in_flight or len(part.isr) <= 1:
-            return
-        now = self.scheduler.now_ms
-        leo = part.log.leo
-        lag = self.lag_max_ms
-        out = [r for r in part.isr if r != self.node_id
-               and is_out_of_sync(part.remotes[r], leo, now, lag, self.era)]
-        if not out:
-            return
-        reason = "; ".join(out_of_sync_reason(r, part.remotes[r], leo, now, lag) for r in out)
-        self.write_isr(part, [r for r in part.isr if r not in out], "isr_shrink", reason)
-
-    # -- ISR expansion (§3) -----------------------------------------------------------------------
-    def maybe_expand_isr(self, part, rid, remote):
-        if part.isr_write_in_flight or rid not in part.replicas:
-            return
-        hw = part.log.hw
-        if can_join_isr(remote, hw, part.epoch_start_offset, self.era):
-            self.write_isr(part, part.isr + [rid], "isr_expand",
-                           expand_reason(rid, remote, hw, part.epoch_start_offset, self.era))
-
-    # -- the conditional ZooKeeper write (§2.3) -----------------------------------------------------
-    def write_isr(self, part, new_isr, kind, reason):
-        """Leader-written ISR change: setData on the state znode, expecting our cached zkVersion.
-        The leader epoch is *not* bumped (§9.6). Until it succeeds nothing changes locally."""
-        part.isr_write_in_flight = True
-        data = partition_state_json(self.node_id, part.leader_epoch, new_isr, part.controller_epoch)
-        path = self.sim.state_path(part.key)
-        ctx = (part, part.leader_epoch, part.zk_version, list(part.isr), new_isr, kind, reason, data, path)
-        self.zk.call("set", {"path": path, "value": data, "version": part.zk_version},
-                     self._on_isr_written, ctx)
-
-    def _on_isr_written(self, ctx, result, error):
-        part, epoch, version, isr_before, new_isr, kind, reason, data, path = ctx
-        if error == "BADVERSION":
-            # A re-sent write may have landed: same content means success (checkLeaderAndIsrZkData).
-            self.zk.call("get", {"path": path}, self._on_isr_recheck, ctx)
-            return
-        self._isr_write_done(ctx, None if error else result["stat"]["version"], error)
-
-    def _on_isr_recheck(self, ctx, result, error):
-        data = ctx[7]
-        if not error and result["data"] == data:
-            self._isr_write_done(ctx, result["stat"]["version"], None)
-        else:
-            self._isr_write_done(ctx, None, "BADVERSION")
-
-    def _isr_write_done(self, ctx, new_version, error):
-        part, epoch, version, isr_before, new_isr, kind, reason, _data, _path = ctx
-        if self.partitions.get(part.key) is not part or not part.is_leader \
-                or part.leader_epoch != epoch:
-            return  # a LeaderAndIsr replaced this state while the write was in flight
-        part.isr_write_in_flight = False
-        if error:
-            part.isr_update_failed = True
-            why = (f"Cached zkVersion [{version}] not equal to that in zookeeper, skip updating ISR"
-                   if error == "BADVERSION" else f"ZooKeeper error {error}, skip updating ISR")
-            self.sim.emit("isr_update_failed", topic=part.topic, partition=part.index,
-                          broker=self.node_id, isr_before=isr_before, isr=new_isr, wanted=kind,
-                          reason=f"{why} (wanted {kind}: {reason})")
-            return
-        part.isr = list(new_isr)
-        part.zk_version = new_version
-        self.record_isr_change(part.key)
-        self.sim.emit(kind, topic=part.topic, partition=part.index, broker=self.node_id,
-                      isr_before=isr_before, isr=list(new_isr), leader_epoch=part.leader_epoch,
-                      zk_version=new_version, reason=reason)
-        self.maybe_increment_hw(part, f"ISR now {new_isr}")
-        if kind == "isr_shrink":
-            self.maybe_shrink_isr(part)
-
-    # -- high watermark (§5.1) ----------------------------------------------------------------------
-    def maybe_increment_hw(self, part, cause):
-        log = part.log
-        candidate = candidate_high_watermark(self.node_id, log.leo, part.isr, part.remotes,
-                                             self.scheduler.now_ms, self.lag_max_ms)
-        old = log.hw
-        if candidate <= old:
-            return False
-        log.hw = candidate
-        self.sim.on_leader_hw(self, part, old, candidate, cause)
-        self._complete_produces(part.key)
-        self._complete_consumer_fetches(part.key)
-        return True
 
     # -- produce (§6) ---------------------------------------------------------------------------------
     def on_produce(self, env):
@@ -230,72 +145,6 @@ class ReplicaLeader:
             batches = table[producer] = self.sim.producer_batches_in_log(part.log, producer)
         return batches
 
-    def _try_complete_produce(self, op):
-        """checkEnoughReplicasReachOffset for every pending partition of a DelayedProduce."""
-        pending = False
-        for key, status in op.parts.items():
-            if not status[2]:
-                continue
-            part = self.partitions.get(key)
-            if part is None or not part.is_leader:
-                status[1], status[2] = "NOT_LEADER_OR_FOLLOWER", False
-                continue
-            if part.log.hw >= status[0]:
-                min_isr = self.sim.topic_config(part.topic, "min.insync.replicas")
-                if len(part.isr) < min_isr:
-                    status[1] = "NOT_ENOUGH_REPLICAS_AFTER_APPEND"
-                    self.sim.emit("produce_error", topic=part.topic, partition=part.index,
-                                  broker=self.node_id, error="NOT_ENOUGH_REPLICAS_AFTER_APPEND",
-                                  producer=op.env.body["producer"],
-                                  records=op.env.body["partitions"][key]["ids"],
-                                  reason=f"HW {part.log.hw} reached the batch end {status[0]} but ISR "
-                                         f"{part.isr} has {len(part.isr)} < min.insync.replicas "
-                                         f"{min_isr}; the data is written and committed anyway")
-                status[2] = False
-            else:
-                pending = True
-        if pending:
-            return False
-        self._reply_produce(op)
-        return True
-
-    def _reply_produce(self, op):
-        op.done = True
-        results = op.results
-        for key, status in op.parts.items():
-            if status[1]:
-                results[key] = {"error": status[1], "base_offset": results[key]["base_offset"]}
-        self.reply(op.env, {"error": None, "partitions": results})
-
-    def _complete_produces(self, key):
-        ops = self.produce_purgatory.get(key)
-        if not ops:
-            return
-        keep = []
-        for op in ops:
-            if not op.done and not self._try_complete_produce(op):
-                keep.append(op)
-        if keep:
-            self.produce_purgatory[key] = keep
-        else:
-            del self.produce_purgatory[key]
-
-    def _expire_produce(self, op):
-        if op.done:
-            return
-        for key, status in op.parts.items():
-            if status[2]:
-                status[1], status[2] = "REQUEST_TIMED_OUT", False
-                part = self.partitions.get(key)
-                self.sim.emit("produce_error", topic=self.sim.split_key(key)[0],
-                              partition=self.sim.split_key(key)[1], broker=self.node_id,
-                              error="REQUEST_TIMED_OUT", producer=op.env.body["producer"],
-                              records=op.env.body["partitions"][key]["ids"],
-                              reason=f"acks=all: HW {part.log.hw if part else '?'} did not reach "
-                                     f"{status[0]} within the request timeout "
-                                     f"{op.env.body['timeout_ms']} ms")
-        self._reply_produce(op)
-
     # -- fetch (§7 leader side, §10 consumers) ------------------------------------------------------
     def on_fetch(self, env):
         """Fetch from a follower (replica_id >= 0) or a consumer (-1). The HW put in the answer is
@@ -373,66 +222,6 @@ class ReplicaLeader:
                 if current > part.leader_epoch:
                     return "UNKNOWN_LEADER_EPOCH"
         return None
-
-    def _complete_follower_fetches(self, key):
-        """New data completes parked follower fetches (an HW change alone does not, §5.2)."""
-        ops = self.fetch_purgatory.get(key)
-        if ops:
-            self._complete_fetch_ops(key, ops, follower=True)
-
-    def _complete_consumer_fetches(self, key):
-        ops = self.fetch_purgatory.get(key)
-        if ops:
-            self._complete_fetch_ops(key, ops, follower=False)
-
-    def _complete_fetch_ops(self, key, ops, follower):
-        keep = []
-        for op in ops:
-            if op.done:
-                continue
-            if op.follower == follower:
-                self._finish_fetch(op)
-            else:
-                keep.append(op)
-        if keep:
-            self.fetch_purgatory[key] = keep
-        else:
-            del self.fetch_purgatory[key]
-
-    def complete_all_delayed(self, key):
-        """Leadership moved: parked produces and fetches for the partition complete now."""
-        ops = self.fetch_purgatory.pop(key, None)
-        for op in ops or ():
-            if not op.done:
-                self._finish_fetch(op)
-        self._complete_produces(key)
-
-    def _expire_fetch(self, op):
-        if not op.done:
-            self._finish_fetch(op)
-
-    def _finish_fetch(self, op):
-        """DelayedFetch.onComplete: read again (no second follower-state update) and answer."""
-        op.done = True
-        body = op.env.body
-        max_records = self.sim.max_fetch_records
-        responses = {}
-        for key, offset in op.parts.items():
-            part = self.partitions.get(key)
-            error = self._fetch_error(part, body["partitions"][key])
-            if error:
-                responses[key] = {"error": error}
-                continue
-            log = part.log
-            if offset > log.leo:
-                responses[key] = {"error": "OFFSET_OUT_OF_RANGE", "leo": log.leo}
-                continue
-            bound = log.leo if op.follower else log.hw
-            records = log.read(offset, min(max_records, bound - offset)) if offset < bound else []
-            responses[key] = {"error": None, "hw": log.hw, "leo": log.leo,
-                              "log_start_offset": log.log_start_offset, "records": records,
-                              "leader_epoch": part.leader_epoch}
-        self.reply(op.env, {"error": None, "partitions": responses})
 
     # -- OffsetsForLeaderEpoch and ListOffsets ------------------------------------------------------
     def on_offsets_for_leader_epoch(self, env):

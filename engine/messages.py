@@ -1,7 +1,7 @@
 """Message envelope and the request/response types that travel over the simulated network.
 
 Bodies are plain JSON-able dicts (cheap to build, drawn as-is by the web view). The fields of
-each body follow the Kafka request of the same name (reference §7, §9.5); the comments list them.
+each body follow the Kafka request of the same name (docs/model.md §7, §9.5); the comments list them.
 """
 
 # ZooKeeper client <-> server

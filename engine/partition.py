@@ -1,7 +1,7 @@
 """Pure partition rules: lag, ISR shrink and expansion, high watermark, truncation (§2, §3, §5, §8).
 
 These functions hold no state of their own and never look at a clock; the broker calls them with
-the numbers and records the result. Each docstring names the reference section and the era
+the numbers and records the result. Each docstring names its section of docs/model.md and the era
 differences, and every function has exhaustive unit tests in ``tests/engine/test_partition.py``.
 """
 from .log import UNDEFINED

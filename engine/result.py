@@ -1,4 +1,4 @@
-"""The run result document (scenario format §5) and the live view of the cluster."""
+"""The run result document (docs/scenario-format.md §5) and the live view of the cluster."""
 
 
 def build_result(sim):
@@ -24,7 +24,7 @@ def build_result(sim):
 
 
 def engine_version():
-    from .simulation import ENGINE_VERSION
+    from .version import ENGINE_VERSION
     return ENGINE_VERSION
 
 

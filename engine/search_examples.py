@@ -2,7 +2,7 @@
 
 - ``LOSSY_0_10``: Kafka 0.10, RF 2, acks=all, default fault profile. Before KIP-101 a follower
   truncates to its high watermark on becoming follower, and unclean election is on by default
-  (reference §0, §8): an acknowledged record can be lost, and the search must show how.
+  (docs/model.md §0, §8): an acknowledged record can be lost, and the search must show how.
 - ``SAFE_2_6`` under ``PROCESS_CRASHES_ONLY``: Kafka 2.6, RF 3, acks=all, min.insync.replicas 2,
   unclean election off, process crashes only (nothing is lost from the page cache). Every
   acknowledged record is on two replicas and only an in-sync one can lead: nothing to find.

@@ -8,77 +8,18 @@ or networks, so its behaviour can be held against a real ZooKeeper through kazoo
 
 ``ZkServer`` is the network node ``"zk"``: it receives requests from brokers over the simulated
 network, runs them against the tree, answers, pushes watch events, and expires sessions that
-stop heartbeating for ``zookeeper.session.timeout.ms`` (reference §9.2).
+stop heartbeating for ``zookeeper.session.timeout.ms`` (docs/model.md §9.2).
+
+Errors and event types are in ``zk_errors``, stat and path helpers in ``zk_data``, session
+heartbeats and expiry in ``zk_sessions``; the classes stay here (snapshots pickle them by this
+module path) and every name stays importable from here.
 """
-from .messages import ZK_REQUEST, ZK_RESPONSE, ZK_WATCH
-
-
-class ZookeeperError(Exception):
-    code = "SYSTEMERROR"
-
-
-class NoNodeError(ZookeeperError):
-    code = "NONODE"
-
-
-class NodeExistsError(ZookeeperError):
-    code = "NODEEXISTS"
-
-
-class BadVersionError(ZookeeperError):
-    code = "BADVERSION"
-
-
-class NotEmptyError(ZookeeperError):
-    code = "NOTEMPTY"
-
-
-class NoChildrenForEphemeralsError(ZookeeperError):
-    code = "NOCHILDRENFOREPHEMERALS"
-
-
-class SessionExpiredError(ZookeeperError):
-    code = "SESSIONEXPIRED"
-
-
-class RolledBackError(ZookeeperError):
-    code = "ROLLEDBACK"
-
-
-class BadArgumentsError(ZookeeperError):
-    code = "BADARGUMENTS"
-
-
-ERRORS = {cls.code: cls for cls in (NoNodeError, NodeExistsError, BadVersionError, NotEmptyError,
-                                     NoChildrenForEphemeralsError, SessionExpiredError,
-                                     RolledBackError, BadArgumentsError)}
-
-# kazoo.protocol.states.EventType values
-CREATED, DELETED, CHANGED, CHILD = "CREATED", "DELETED", "CHANGED", "CHILD"
-
-
-class ZnodeStat:
-    """The subset of ZooKeeper's Stat that Kafka reads (kazoo's ZnodeStat field names)."""
-    __slots__ = ("czxid", "mzxid", "ctime", "mtime", "version", "cversion",
-                 "ephemeralOwner", "numChildren")
-
-    def __init__(self, node):
-        self.czxid = node.czxid
-        self.mzxid = node.mzxid
-        self.ctime = node.ctime_ms
-        self.mtime = node.mtime_ms
-        self.version = node.version
-        self.cversion = node.cversion
-        self.ephemeralOwner = node.ephemeral_owner or 0
-        self.numChildren = len(node.children)
-
-    @property
-    def owner_session_id(self):
-        return self.ephemeralOwner or None
-
-    def __repr__(self):
-        return (f"ZnodeStat(version={self.version}, cversion={self.cversion}, "
-                f"czxid={self.czxid}, ephemeralOwner={self.ephemeralOwner})")
+from .messages import ZK_REQUEST, ZK_RESPONSE  # noqa: F401
+from .zk_data import ZnodeStat, _check_path, _stat_dict, _stat_view, name_of, parent_of  # noqa: F401
+from .zk_errors import (CHANGED, CHILD, CREATED, DELETED, ERRORS, BadArgumentsError,  # noqa: F401
+                        BadVersionError, NoChildrenForEphemeralsError, NodeExistsError, NoNodeError,
+                        NotEmptyError, RolledBackError, SessionExpiredError, ZookeeperError)
+from .zk_sessions import SessionTable, SessionTracker
 
 
 class Znode:
@@ -97,19 +38,6 @@ class Znode:
         self.children = {}  # name -> None; insertion-ordered, listed sorted
 
 
-def parent_of(path):
-    head, _, _name = path.rpartition("/")
-    return head or "/"
-
-
-def name_of(path):
-    return path.rpartition("/")[2]
-
-
-def _check_path(path):
-    if not isinstance(path, str) or not path.startswith("/") or (path != "/" and path.endswith("/")) \
-            or "//" in path:
-        raise BadArgumentsError(f"invalid path {path!r}")
 
 
 class Session:
@@ -130,7 +58,7 @@ class Session:
         return self.last_heard_ms + self.timeout_ms
 
 
-class ZooKeeper:
+class ZooKeeper(SessionTable):
     """The znode tree, sessions and watches. ``now`` is a zero-argument clock (simulated ms)."""
 
     def __init__(self, now=lambda: 0, notify=None):
@@ -145,42 +73,12 @@ class ZooKeeper:
         self.notify = notify
         self._batch = None  # events held back while a multi is in progress
 
-    # -- sessions ---------------------------------------------------------------------------
+    # -- sessions (heartbeats and expiry: zk_sessions.SessionTable) ---------------------------
     def create_session(self, owner, timeout_ms):
         self._next_session += 1
         sid = self._next_session
         self.sessions[sid] = Session(sid, owner, timeout_ms, self._now())
         return sid
-
-    def touch(self, session_id):
-        session = self._live_session(session_id)
-        session.last_heard_ms = self._now()
-        return session
-
-    def _live_session(self, session_id):
-        session = self.sessions.get(session_id)
-        if session is None or session.expired:
-            raise SessionExpiredError(f"session 0x{session_id or 0:x} expired")
-        return session
-
-    def expire_session(self, session_id):
-        """End a session (expiry or close): its ephemeral znodes and watches go."""
-        session = self.sessions.get(session_id)
-        if session is None or session.expired:
-            return []
-        session.expired = True
-        deleted = []
-        for path in list(session.ephemerals):
-            if path in self.nodes:
-                self._delete_node(path)
-                deleted.append(path)
-        session.ephemerals.clear()
-        for table in (self.data_watches, self.child_watches):
-            for watchers in table.values():
-                watchers.pop(session_id, None)
-        return deleted
-
-    close_session = expire_session
 
     # -- kazoo-style API --------------------------------------------------------------------
     def create(self, path, value=None, ephemeral=False, sequence=False, makepath=False,
@@ -375,7 +273,7 @@ class ZooKeeper:
                 for path, n in sorted(self.nodes.items()) if path != "/"}
 
 
-class ZkServer:
+class ZkServer(SessionTracker):
     """The ZooKeeper ensemble as one network node (``"zk"``).
 
     Requests carry a session id; a request from an expired session gets ``SESSIONEXPIRED`` (that
@@ -476,65 +374,3 @@ class ZkServer:
         if self.observer is not None and path in self.tree.nodes:
             node = self.tree.nodes[path]
             self.observer(path, node.data, node.version)
-
-    # -- sessions ---------------------------------------------------------------------------
-    def _schedule_expiry(self, sid):
-        session = self.tree.sessions[sid]
-        at = session.expires_at_ms
-        if self._expiry_checks.get(sid) is None:
-            self._expiry_checks[sid] = at
-            self.scheduler.schedule_at(at, self._check_expiry, sid)
-
-    def _check_expiry(self, sid):
-        self._expiry_checks.pop(sid, None)
-        session = self.tree.sessions.get(sid)
-        if session is None or session.expired:
-            return
-        if self.scheduler.now_ms >= session.expires_at_ms:
-            self.expire(sid, f"no heartbeat for {self.scheduler.now_ms - session.last_heard_ms} ms"
-                             f" >= zookeeper.session.timeout.ms {session.timeout_ms}")
-        else:
-            self._schedule_expiry(sid)
-
-    def expire(self, sid, reason):
-        session = self.tree.sessions.get(sid)
-        if session is None or session.expired:
-            return False
-        deleted = self.tree.expire_session(sid)
-        self.sim.emit("session_expired", broker=session.owner, session=sid,
-                      deleted=deleted, reason=reason)
-        return True
-
-    def session_of(self, owner):
-        """The newest live session owned by ``owner`` (None if none)."""
-        best = None
-        for session in self.tree.sessions.values():
-            if session.owner == owner and not session.expired:
-                best = session
-        return best
-
-    # -- watches ----------------------------------------------------------------------------
-    def _on_watch(self, sid, event_type, path):
-        session = self.tree.sessions.get(sid)
-        if session is None or session.expired:
-            return
-        session.pending_events.append((event_type, path))
-        self._flush_events(session)
-
-    def _flush_events(self, session):
-        if not session.pending_events or self.network.is_blocked("zk", session.owner):
-            return
-        events, session.pending_events = session.pending_events, []
-        for event_type, path in events:
-            self.network.send("zk", session.owner, ZK_WATCH,
-                              {"session": session.session_id, "type": event_type, "path": path})
-
-
-def _stat_view(stat):
-    return {"version": stat.version, "cversion": stat.cversion, "czxid": stat.czxid,
-            "ephemeral_owner": stat.ephemeralOwner or None}
-
-
-def _stat_dict(node):
-    return {"version": node.version, "cversion": node.cversion, "czxid": node.czxid,
-            "ephemeral_owner": node.ephemeral_owner}

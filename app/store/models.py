@@ -71,7 +71,7 @@ class Run(Base):
 
 
 class RunEvent(Base):
-    """One entry of a run's replication history (scenario format §5 ``history``), in order."""
+    """One entry of a run's replication history (docs/scenario-format.md §5 ``history``), in order."""
     __tablename__ = "run_events"
 
     run_id: Mapped[int] = mapped_column(Integer, ForeignKey("runs.id", ondelete="CASCADE"),
@@ -88,7 +88,7 @@ class RunEvent(Base):
 
 
 class RunViolation(Base):
-    """One invariant violation of a run (scenario format §5 ``violations``), in order."""
+    """One invariant violation of a run (docs/scenario-format.md §5 ``violations``), in order."""
     __tablename__ = "run_violations"
 
     run_id: Mapped[int] = mapped_column(Integer, ForeignKey("runs.id", ondelete="CASCADE"),

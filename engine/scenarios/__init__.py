@@ -1,6 +1,6 @@
 """The scenario library: named stories of Kafka replication, each with what to watch.
 
-Every file here is a scenario document (scenario format §1). ``library()`` returns them in the
+Every file here is a scenario document (docs/scenario-format.md §1). ``library()`` returns them in the
 order of ``ORDER`` (a teaching order: ISR basics first, then failures, then the famous bugs).
 """
 import json

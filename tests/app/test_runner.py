@@ -90,7 +90,7 @@ def test_a_slow_room_owes_at_most_a_quarter_second_of_wall_time(runner, clock):
 
 def test_run_pauses_exactly_at_the_violation(runner, clock):
     """kip101-scenario-1-v0.10: acks=all record p1-99 is lost when broker 3 is elected at 18009 ms
-    (6000 ms session timeout after broker 2's crash at 13000 ms, reference §8.2)."""
+    (6000 ms session timeout after broker 2's crash at 13000 ms, docs/model.md §8.2)."""
     room = runner.create(library_name="kip101-scenario-1-v0.10")
     runner.join(room.id, "s1")
     room.control("speed", clock.now, 100.0)

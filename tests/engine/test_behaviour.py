@@ -1,4 +1,4 @@
-"""Single rules of Kafka's replication, each pinned with a small scenario and the reference's numbers."""
+"""Single rules of Kafka's replication, each pinned with a small scenario and the numbers of docs/model.md."""
 import json
 import subprocess
 import sys

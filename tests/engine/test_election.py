@@ -1,4 +1,4 @@
-"""Controller decisions (reference §9.3 typical outcomes, §9.7, §9.8)."""
+"""Controller decisions (docs/model.md §9.3 typical outcomes, §9.7, §9.8)."""
 from engine.election import (controlled_shutdown_election, imbalanced_partitions, offline_election,
                              preferred_election, remove_replica_from_isr)
 

@@ -1,4 +1,4 @@
-"""Each library scenario ends the way Kafka really ends (timings and rules from the reference)."""
+"""Each library scenario ends the way Kafka really ends (timings and rules from docs/model.md)."""
 from engine.scenarios import ORDER, library
 
 from .conftest import events

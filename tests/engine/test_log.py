@@ -1,4 +1,4 @@
-"""The replica log and its leader-epoch cache (reference §1.3)."""
+"""The replica log and its leader-epoch cache (docs/model.md §1.3)."""
 from engine.eras import ERAS
 from engine.log import UNDEFINED, ReplicaLog, end_offset_for
 

@@ -1,5 +1,5 @@
-"""The pure ISR / HW / truncation rules (reference §2.2, §3, §5.1, §8.1), with the reference's
-numbers, plus exhaustive sweeps of small domains checked against the rules as the reference
+"""The pure ISR / HW / truncation rules (docs/model.md §2.2, §3, §5.1, §8.1), with its
+numbers, plus exhaustive sweeps of small domains checked against the rules as docs/model.md
 states them."""
 import itertools
 

@@ -1,4 +1,4 @@
-"""Scenario validation (scenario format §1-§3): every bad field is named with what is allowed."""
+"""Scenario validation (docs/scenario-format.md §1-§3): every bad field is named with what is allowed."""
 import json
 
 import pytest

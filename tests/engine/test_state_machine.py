@@ -3,7 +3,7 @@
 1. Any operation, any era: the engine never raises (bad commands are rejected with
    ScenarioError, modelled failures become Kafka errors and violations — never exceptions).
 2. "2.6", acks=all, min.insync.replicas=2, unclean election off, only process crashes and
-   restarts: no acknowledged record is ever lost (reference §15.3).
+   restarts: no acknowledged record is ever lost (docs/model.md §15.3).
 A failure prints the seed and the scenario with the commands that reproduce it.
 """
 import json

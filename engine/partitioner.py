@@ -1,0 +1,76 @@
+"""The producer's partitioner (§12 client table): keyed records go to murmur2 of the key, as
+the Java client's DefaultPartitioner; unkeyed ones round-robin up to 2.3 and to the sticky
+partition of KIP-480 from 2.4.
+"""
+
+
+def murmur2(data):
+    """Kafka's Utils.murmur2 (the default partitioner's hash of the key bytes)."""
+    length = len(data)
+    seed = 0x9747b28c
+    m = 0x5bd1e995
+    h = (seed ^ length) & 0xFFFFFFFF
+    for i in range(0, length - length % 4, 4):
+        k = data[i] | (data[i + 1] << 8) | (data[i + 2] << 16) | (data[i + 3] << 24)
+        k = (k * m) & 0xFFFFFFFF
+        k ^= k >> 24
+        k = (k * m) & 0xFFFFFFFF
+        h = (h * m) & 0xFFFFFFFF
+        h ^= k
+    rest = length % 4
+    tail = length - rest
+    if rest == 3:
+        h ^= data[tail + 2] << 16
+    if rest >= 2:
+        h ^= data[tail + 1] << 8
+    if rest >= 1:
+        h ^= data[tail]
+        h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 15
+    return h
+
+
+def key_partition(key, partitions):
+    return (murmur2(str(key).encode()) & 0x7FFFFFFF) % partitions
+
+
+class Partitioner:
+    """Mixin of ``Producer``: which partition a record goes to."""
+
+    def _available(self, topic):
+        """Partitions of the topic with a known leader (recomputed on each metadata update)."""
+        cached = self.available.get(topic)
+        if cached is None:
+            count = self.topic_partitions[topic]
+            key = self.sim.key
+            live = [p for p in range(count) if self.leaders.get(key(topic, p), (-1,))[0] >= 0]
+            cached = self.available[topic] = live or list(range(count))
+        return cached
+
+    def _sticky(self):
+        return self.spec.get("partitioner", "default") == "default" and self.sim.era.version in ("2.4", "2.6")
+
+    def _choose_partition(self, record):
+        """DefaultPartitioner: murmur2 of the key; without a key, round-robin (<= 2.3) or the
+        sticky partition (KIP-480, 2.4+)."""
+        if record.partition is not None:
+            return record.partition
+        if record.key is not None:
+            return key_partition(record.key, self.topic_partitions[record.topic])
+        available = self._available(record.topic)
+        if self._sticky():
+            current = self.sticky.get(record.topic)
+            if current is None or current not in available:
+                current = self._new_sticky(record.topic, None)
+            return current
+        self.round_robin += 1
+        return available[(self.round_robin - 1) % len(available)]
+
+    def _new_sticky(self, topic, previous):
+        """StickyPartitionCache.nextPartition: a random available partition other than the last."""
+        available = [p for p in self._available(topic) if p != previous] or self._available(topic)
+        choice = available[self.rng.randrange(len(available))]
+        self.sticky[topic] = choice
+        return choice

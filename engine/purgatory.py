@@ -1,0 +1,134 @@
+"""The leader's two purgatories (§6, §7, §5.2): a produce with acks=all waits in DelayedProduce
+until the ISR has the records or the request times out; a fetch with nothing to return waits in
+DelayedFetch for data or for ``max_wait_ms``. (``DelayedOp`` itself stays in ``engine.leader``.)
+"""
+
+
+class Purgatory:
+    """Mixin of ``Broker`` (through ``ReplicaLeader``): completing and expiring parked requests."""
+
+    def _try_complete_produce(self, op):
+        """checkEnoughReplicasReachOffset for every pending partition of a DelayedProduce."""
+        pending = False
+        for key, status in op.parts.items():
+            if not status[2]:
+                continue
+            part = self.partitions.get(key)
+            if part is None or not part.is_leader:
+                status[1], status[2] = "NOT_LEADER_OR_FOLLOWER", False
+                continue
+            if part.log.hw >= status[0]:
+                min_isr = self.sim.topic_config(part.topic, "min.insync.replicas")
+                if len(part.isr) < min_isr:
+                    status[1] = "NOT_ENOUGH_REPLICAS_AFTER_APPEND"
+                    self.sim.emit("produce_error", topic=part.topic, partition=part.index,
+                                  broker=self.node_id, error="NOT_ENOUGH_REPLICAS_AFTER_APPEND",
+                                  producer=op.env.body["producer"],
+                                  records=op.env.body["partitions"][key]["ids"],
+                                  reason=f"HW {part.log.hw} reached the batch end {status[0]} but ISR "
+                                         f"{part.isr} has {len(part.isr)} < min.insync.replicas "
+                                         f"{min_isr}; the data is written and committed anyway")
+                status[2] = False
+            else:
+                pending = True
+        if pending:
+            return False
+        self._reply_produce(op)
+        return True
+
+    def _reply_produce(self, op):
+        op.done = True
+        results = op.results
+        for key, status in op.parts.items():
+            if status[1]:
+                results[key] = {"error": status[1], "base_offset": results[key]["base_offset"]}
+        self.reply(op.env, {"error": None, "partitions": results})
+
+    def _complete_produces(self, key):
+        ops = self.produce_purgatory.get(key)
+        if not ops:
+            return
+        keep = []
+        for op in ops:
+            if not op.done and not self._try_complete_produce(op):
+                keep.append(op)
+        if keep:
+            self.produce_purgatory[key] = keep
+        else:
+            del self.produce_purgatory[key]
+
+    def _expire_produce(self, op):
+        if op.done:
+            return
+        for key, status in op.parts.items():
+            if status[2]:
+                status[1], status[2] = "REQUEST_TIMED_OUT", False
+                part = self.partitions.get(key)
+                self.sim.emit("produce_error", topic=self.sim.split_key(key)[0],
+                              partition=self.sim.split_key(key)[1], broker=self.node_id,
+                              error="REQUEST_TIMED_OUT", producer=op.env.body["producer"],
+                              records=op.env.body["partitions"][key]["ids"],
+                              reason=f"acks=all: HW {part.log.hw if part else '?'} did not reach "
+                                     f"{status[0]} within the request timeout "
+                                     f"{op.env.body['timeout_ms']} ms")
+        self._reply_produce(op)
+
+    def _complete_follower_fetches(self, key):
+        """New data completes parked follower fetches (an HW change alone does not, §5.2)."""
+        ops = self.fetch_purgatory.get(key)
+        if ops:
+            self._complete_fetch_ops(key, ops, follower=True)
+
+    def _complete_consumer_fetches(self, key):
+        ops = self.fetch_purgatory.get(key)
+        if ops:
+            self._complete_fetch_ops(key, ops, follower=False)
+
+    def _complete_fetch_ops(self, key, ops, follower):
+        keep = []
+        for op in ops:
+            if op.done:
+                continue
+            if op.follower == follower:
+                self._finish_fetch(op)
+            else:
+                keep.append(op)
+        if keep:
+            self.fetch_purgatory[key] = keep
+        else:
+            del self.fetch_purgatory[key]
+
+    def complete_all_delayed(self, key):
+        """Leadership moved: parked produces and fetches for the partition complete now."""
+        ops = self.fetch_purgatory.pop(key, None)
+        for op in ops or ():
+            if not op.done:
+                self._finish_fetch(op)
+        self._complete_produces(key)
+
+    def _expire_fetch(self, op):
+        if not op.done:
+            self._finish_fetch(op)
+
+    def _finish_fetch(self, op):
+        """DelayedFetch.onComplete: read again (no second follower-state update) and answer."""
+        op.done = True
+        body = op.env.body
+        max_records = self.sim.max_fetch_records
+        responses = {}
+        for key, offset in op.parts.items():
+            part = self.partitions.get(key)
+            error = self._fetch_error(part, body["partitions"][key])
+            if error:
+                responses[key] = {"error": error}
+                continue
+            log = part.log
+            if offset > log.leo:
+                responses[key] = {"error": "OFFSET_OUT_OF_RANGE", "leo": log.leo}
+                continue
+            bound = log.leo if op.follower else log.hw
+            records = log.read(offset, min(max_records, bound - offset)) if offset < bound else []
+            responses[key] = {"error": None, "hw": log.hw, "leo": log.leo,
+                              "log_start_offset": log.log_start_offset, "records": records,
+                              "leader_epoch": part.leader_epoch}
+        self.reply(op.env, {"error": None, "partitions": responses})

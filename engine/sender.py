@@ -1,0 +1,175 @@
+"""The producer's Sender (§6 client facts, §12 client table).
+
+For every partition with an unsent batch whose leader is known and reachable, the oldest unsent
+batch is drained into one Produce per broker, at most ``max.in.flight.requests.per.connection`` at
+a time. Errors are retried per the era's ``retries`` (0 up to 2.0; unbounded within
+``delivery.timeout.ms`` from 2.1) after ``retry.backoff.ms``; NOT_LEADER and network errors
+refresh metadata first.
+"""
+from .messages import PRODUCE
+from .network_client import DISCONNECTS
+
+RETRIABLE = {"NOT_LEADER_OR_FOLLOWER", "NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
+             "REQUEST_TIMED_OUT", "NETWORK_EXCEPTION", "UNKNOWN_TOPIC_OR_PARTITION",
+             "LEADER_NOT_AVAILABLE"}
+REFRESH_METADATA = {"NOT_LEADER_OR_FOLLOWER", "NETWORK_EXCEPTION", "REQUEST_TIMED_OUT",
+                    "UNKNOWN_TOPIC_OR_PARTITION", "LEADER_NOT_AVAILABLE", "FENCED_LEADER_EPOCH",
+                    "UNKNOWN_LEADER_EPOCH"}
+
+
+class Sender:
+    """Mixin of ``Producer``: draining batches into Produce requests, and their responses."""
+
+    # -- the sender thread ---------------------------------------------------------------------------
+    def _send_ready(self, _=None):
+        """One pass of the Sender: for every partition with an unsent batch whose leader is
+        known and reachable, drain its oldest unsent batch into one Produce per broker."""
+        if not self.running or not self.ready_keys:
+            return
+        now = self.scheduler.now_ms
+        per_node = {}
+        next_wake = None
+        leaders = self.leaders
+        for key in list(self.ready_keys):
+            batch = None
+            for candidate in self.queues[key]:
+                if not candidate.in_flight:
+                    batch = candidate
+                    break
+            if batch is None:
+                del self.ready_keys[key]
+                continue
+            if now >= self._expiry_ms(batch):
+                self._dequeue(batch)
+                self._fail(batch, "REQUEST_TIMED_OUT",
+                           f"expired after {now - batch.created_ms} ms without being acknowledged"
+                           + (f" (delivery.timeout.ms {self.delivery_timeout_ms})"
+                              if self.delivery_timeout_ms is not None else
+                              f" (request.timeout.ms {self.config['request.timeout.ms']})"))
+                continue
+            wake = None
+            leader = leaders.get(key, (-1, -1))[0]
+            if batch.ready_ms > now:
+                wake = batch.ready_ms
+            elif leader < 0:
+                self.refresh_metadata()
+                wake = self._expiry_ms(batch)
+            elif not self.node_ready(leader):
+                wake = self.node_backoff[leader][0]
+            elif self.in_flight.get(leader, 0) < self.max_in_flight:
+                per_node.setdefault((leader, batch.acks), []).append(batch)
+            if wake is not None and (next_wake is None or wake < next_wake):
+                next_wake = wake
+        for (node, acks), batches in per_node.items():
+            if self.in_flight.get(node, 0) < self.max_in_flight:
+                self._send_batches(node, acks, batches)
+        if next_wake is not None and (self.wake_at is None or next_wake < self.wake_at
+                                      or self.wake_at <= now):
+            self.wake_at = next_wake
+            self.set_timer(max(next_wake - now, 0), self._wake)
+
+    def _wake(self, _):
+        self.wake_at = None
+        self._send_ready()
+
+    def _expiry_ms(self, batch):
+        if self.delivery_timeout_ms is not None:
+            return batch.created_ms + self.delivery_timeout_ms
+        return batch.ready_ms + self.config["request.timeout.ms"]
+
+    def _expired(self, batch, now):
+        return now >= self._expiry_ms(batch)
+
+    def _send_batches(self, node, acks, batches):
+        parts = {}
+        for batch in batches:
+            batch.in_flight = True
+            batch.attempts += 1
+            if not any(not b.in_flight for b in self.queues[batch.key]):
+                self.ready_keys.pop(batch.key, None)
+            if self.idempotent and batch.seq is None:
+                batch.seq = self.seqs.get(batch.key, 0)
+                self.seqs[batch.key] = batch.seq + len(batch.records)
+                for i, record in enumerate(batch.records):
+                    record.batch_seq, record.batch_count = batch.seq, len(batch.records)
+            for record in batch.records:
+                record.attempts = batch.attempts
+            parts[batch.key] = {"ids": [r.id for r in batch.records], "seq": batch.seq}
+        body = {"acks": acks, "timeout_ms": self.config["request.timeout.ms"], "producer": self.name,
+                "partitions": parts}
+        if acks == 0:
+            self.send(node, PRODUCE, body)
+            for batch in batches:
+                self._dequeue(batch)
+                for record in batch.records:
+                    record.status = "unacknowledged"
+            return
+        self.in_flight[node] = self.in_flight.get(node, 0) + 1
+        self.request(node, PRODUCE, body, self.config["request.timeout.ms"], self._on_produce_response,
+                     (node, batches))
+
+    def _dequeue(self, batch):
+        queue = self.queues.get(batch.key)
+        if queue and batch in queue:
+            queue.remove(batch)
+        if not any(not b.in_flight for b in queue or ()):
+            self.ready_keys.pop(batch.key, None)
+
+    def _on_produce_response(self, ctx, body, error):
+        node, batches = ctx
+        self.in_flight[node] -= 1
+        if error in DISCONNECTS:
+            self.node_failed(node)
+        elif not error:
+            self.node_ok(node)
+        refresh = False
+        for batch in batches:
+            batch.in_flight = False
+            result = None if error else body["partitions"].get(batch.key)
+            err = error or (result or {}).get("error") or (None if result else "NETWORK_EXCEPTION")
+            if err is None:
+                self._dequeue(batch)
+                self._acked(batch, result["base_offset"])
+                continue
+            refresh = refresh or err in REFRESH_METADATA
+            if self._can_retry(batch, err):
+                batch.ready_ms = self.scheduler.now_ms + self.config["retry.backoff.ms"]
+                self.ready_keys[batch.key] = None
+                for record in batch.records:
+                    record.error = err
+            else:
+                self._dequeue(batch)
+                self._fail(batch, err, None)
+        if refresh:
+            self.refresh_metadata()
+        self._send_ready()
+
+    def _can_retry(self, batch, err):
+        if err not in RETRIABLE or not self.running:
+            return False
+        if batch.attempts > self.retries:
+            return False
+        if self.delivery_timeout_ms is not None and \
+                self.scheduler.now_ms >= batch.created_ms + self.delivery_timeout_ms:
+            return False
+        return True
+
+    def _acked(self, batch, base_offset):
+        now = self.scheduler.now_ms
+        for i, record in enumerate(batch.records):
+            record.status = "acked"
+            record.error = None
+            record.offset = base_offset + i
+            record.acked_ms = now
+            self.sim.on_acked(record)
+
+    def _fail(self, batch, err, detail):
+        for record in batch.records:
+            record.status = "failed"
+            record.error = err
+        self.sim.emit("produce_failed", topic=self.sim.split_key(batch.key)[0],
+                      partition=self.sim.split_key(batch.key)[1], producer=self.name, error=err,
+                      records=[r.id for r in batch.records], attempts=batch.attempts,
+                      reason=detail or (f"{err} after {batch.attempts} attempt(s); retries="
+                                        f"{self.retries}" + (f", delivery.timeout.ms={self.delivery_timeout_ms}"
+                                                             if self.delivery_timeout_ms else "")))
