@@ -133,3 +133,29 @@ def test_kip101_divergence_and_the_truncated_record_are_marked(page, server):
                          " return p.replica_state.map(r => [r.broker, m.divergentRuns(r, ref)]); }")
     runs = {b: r for b, r in runs}
     assert [99, 100] in runs[1] and [99, 105] in runs[2] and runs[3] == []
+
+
+def test_clicking_a_record_in_the_ledger_finds_it_on_the_axis(page, server):
+    """kip101-scenario-1-v0.10 paused at ~3 s, orders-0 holding ~60 records: one click on a
+    record's ledger row (a LOST one is found the same way) zooms orders-0's axis around that
+    record's offset and marks it there."""
+    _app, base = server
+    open_page(page, base)
+    pick_library(page, "kip101-scenario-1-v0.10")
+    page.evaluate("() => window.isrlab.setSpeed(5)")
+    wait_store(page, "s.clock.t_ms > 3000 && s.ledger.some(x => x[5] === 'acked')", timeout=40000)
+    page.evaluate("() => window.isrlab.control('pause')")
+    wait_store(page, "!s.clock.playing")
+    page.evaluate("() => window.isrlab.showTab('clients')")
+    rid, offset = page.evaluate("() => { const r = window.isrlab.store.ledger.find(x => x[5] === 'acked' && x[7] > 5); return [r[0], r[7]]; }")
+    page.locator("#ledger tbody tr", has=page.get_by_text(rid, exact=True)).first.click()
+    page.wait_for_function("() => Number(document.querySelector(\".pcard[data-key='orders-0']\").dataset.axis.split(' ')[1]) <= 40")
+    page.wait_for_timeout(300)
+    lo, span, w = axis(page, "orders-0")
+    assert lo <= offset < lo + span
+    assert page.evaluate("() => window.isrlab.store.ui.highlight.partitions.has('orders-0')")
+    dpr, cols = columns(page, "orders-0", 1, 1, 4)
+    x = int(((offset - lo) * w / span) * dpr)
+    assert any(near(px, (255, 224, 102)) for col in cols[max(0, x - 4):x + 4] for px in col), "the record's offset is marked"
+    dpr, cols = columns(page, "orders-0", 1, 1, 4)
+    assert not any(near(px, (255, 224, 102)) for col in cols[:max(0, x - 8)] for px in col), "only there"

@@ -2,6 +2,7 @@
 // offset axis, a drag pans it, a double-click shows every offset again and follows the tail.
 // Handlers change the axis state only; the next render derives the window from it.
 import { zoomAxis, panAxis, offsetAtX } from "./logaxis.js";
+import { emptyHighlight } from "../store.js";
 
 /** `opts`: pitch (px per replica row), axis(key) -> state, tooltip element, redraw(),
  *  describe(key, broker, x, width) -> text or null. The card holds __p, __range, __win, __order. */
@@ -47,5 +48,24 @@ export function wireAxis(app, card, canvas, opts) {
     const state = axis(card.dataset.key);
     Object.assign(state, { span: null, follow: true, mark: null });
     redraw();
+  });
+}
+
+/** The ledger (render/clients.js) lists records by id: clicking one that has an offset shows it
+ *  on its partition's axis (`focusRecord(key, offset, id)`), the way to find a lost record. */
+export function wireLedger(app, focusRecord) {
+  // delegated: the ledger's table is built after the partitions (and may be rebuilt)
+  document.addEventListener("click", e => {
+    const tr = e.target instanceof Element ? e.target.closest("#ledger tbody tr") : null;
+    const id = tr && tr.firstChild ? tr.firstChild.textContent : null;
+    const rec = id && (app.store.ledger || []).find(x => x[0] === id);
+    if (!rec || rec[7] === null) return;
+    const key = `${rec[2]}-${rec[3]}`;
+    const hl = emptyHighlight();
+    hl.active = true;
+    hl.partitions.add(key);
+    hl.records.add(id);
+    app.store.ui.highlight = hl;
+    focusRecord(key, rec[7], id);
   });
 }

@@ -8,7 +8,10 @@ import { sortedPartitions } from "../store.js";
 import { newAxisState, logRange, axisWindow, offsetAtX, zoomAxis, panAxis, focusAxis, referenceReplica,
   ghostsByKey, drawReplica, drawRuler, describeOffset } from "./logaxis.js";
 import { createChart, fitCanvas } from "./chart.js";
-import { wireAxis } from "./axisinput.js";
+import { wireAxis, wireLedger } from "./axisinput.js";
+import { minIsr, unclean } from "./topicconfig.js";
+
+export { minIsr, unclean };
 
 function setHidden(el, hidden) { if (el.hidden !== hidden) el.hidden = hidden; }
 
@@ -21,7 +24,6 @@ export function createPartitions(app) {
   const summary = document.getElementById("partition-summary");
   const filterEl = document.getElementById("partition-filter");
   const tooltip = document.getElementById("tooltip");
-  const groups = new Map();        // topic -> {el, cards}
   const cards = new Map();         // key -> card element
   const chart = createChart(app);
   let filter = "all";
@@ -302,29 +304,7 @@ export function createPartitions(app) {
     return !!card;
   }
 
-  // the ledger (render/clients.js) lists records by id: clicking one with an offset finds it here
-  const ledgerEl = document.getElementById("ledger");
-  if (ledgerEl) ledgerEl.addEventListener("click", e => {
-    const tr = e.target.closest("tbody tr");
-    const id = tr && tr.firstChild ? tr.firstChild.textContent : null;
-    const rec = id && (app.store.ledger || []).find(x => x[0] === id);
-    if (!rec || rec[7] === null) return;
-    const key = `${rec[2]}-${rec[3]}`;
-    if (app.highlightPartition) app.highlightPartition(key);
-    focusRecord(key, rec[7], id);
-  });
+  wireLedger(app, focusRecord);
 
   return { render, scrollTo, focusRecord };
-}
-
-export function minIsr(store, topic) {
-  const t = store.meta && store.meta.topics.find(x => x.name === topic);
-  if (t && t.config && t.config["min.insync.replicas"] !== undefined) return t.config["min.insync.replicas"];
-  return store.meta ? store.meta.config["min.insync.replicas"] : 1;
-}
-
-export function unclean(store, topic) {
-  const t = store.meta && store.meta.topics.find(x => x.name === topic);
-  if (t && t.config && t.config["unclean.leader.election.enable"] !== undefined) return t.config["unclean.leader.election.enable"];
-  return store.meta ? store.meta.config["unclean.leader.election.enable"] : false;
 }
