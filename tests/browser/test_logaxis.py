@@ -136,18 +136,19 @@ def test_kip101_divergence_and_the_truncated_record_are_marked(page, server):
 
 
 def test_clicking_a_record_in_the_ledger_finds_it_on_the_axis(page, server):
-    """kip101-scenario-1-v0.10 paused at ~3 s, orders-0 holding ~60 records: one click on a
+    """kip101-scenario-1-v0.10 paused at ~2.5 s (before its faults), orders-0 holding ~50 records: one click on a
     record's ledger row (a LOST one is found the same way) zooms orders-0's axis around that
     record's offset and marks it there."""
     _app, base = server
     open_page(page, base)
     pick_library(page, "kip101-scenario-1-v0.10")
-    page.evaluate("() => window.isrlab.setSpeed(5)")
-    wait_store(page, "s.clock.t_ms > 3000 && s.ledger.some(x => x[5] === 'acked')", timeout=40000)
+    page.evaluate("() => window.isrlab.setSpeed(2)")
+    wait_store(page, "s.clock.t_ms > 2500 && s.ledger.filter(x => x[5] === 'acked' && x[7] > 5).length > 3", timeout=40000)
     page.evaluate("() => window.isrlab.control('pause')")
     wait_store(page, "!s.clock.playing")
     page.evaluate("() => window.isrlab.showTab('clients')")
-    rid, offset = page.evaluate("() => { const r = window.isrlab.store.ledger.find(x => x[5] === 'acked' && x[7] > 5); return [r[0], r[7]]; }")
+    rid, offset = page.evaluate("() => { const r = window.isrlab.store.ledger.filter(x => x[5] === 'acked' && x[7] > 5)[0];"
+                                " return [r[0], r[7]]; }")
     page.locator("#ledger tbody tr", has=page.get_by_text(rid, exact=True)).first.click()
     page.wait_for_function("() => Number(document.querySelector(\".pcard[data-key='orders-0']\").dataset.axis.split(' ')[1]) <= 40")
     page.wait_for_timeout(300)
