@@ -18,6 +18,7 @@ import { createAlarms } from "./render/alarms.js";
 import { closeMenu } from "./ui/menu.js";
 import { loadEras } from "./ui/dialogs.js";
 import { $$ } from "./dom.js";
+import { createSeries, recordFrame } from "./series.js";
 
 /** Draw `app.store` with the shared renderers. The view also gives `app` the methods every page
  *  answers the same way (requestRender, showTab, selectBroker, clearSelection), since the
@@ -25,6 +26,7 @@ import { $$ } from "./dom.js";
  *  frames get slow (the live page at high speed); `afterRender(store, changes)` for page extras. */
 export function createView(app, { adaptStrips = false, afterRender = null } = {}) {
   const store = app.store;
+  store.series = createSeries();          // the live chart's samples, from the frames below
   let forceNext = true;
   const perf = { render: 0, animate: 0, parse: 0, renders: 0, frames: 0, parts: {}, stripEvery: 1 };
 
@@ -116,6 +118,7 @@ export function createView(app, { adaptStrips = false, afterRender = null } = {}
      *  follow what the store holds (the transport then asks for a full one). */
     apply(frame) {
       const result = applyFrame(store, frame, performance.now());
+      if (result === "ok") recordFrame(store.series, frame, frame.clock.t_ms);
       if (frame.full) forceNext = true;
       return result;
     },

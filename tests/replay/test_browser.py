@@ -248,3 +248,29 @@ def test_live_and_replay_pages_draw_the_same_moment_the_same(server, browser, re
     assert replay_cards == live_cards
     assert "leader 3 · epoch 2" in live_cards["orders-0"] and "ISR [3]" in live_cards["orders-0"], live_cards
     assert live.errors == [] and replay.errors == [], (live.errors, replay.errors)
+
+
+def test_the_time_chart_shows_the_whole_run_and_clicking_it_seeks(server, browser, request):
+    """The replay page charts orders-0 over the whole run (GET /api/replay/<rid>/series): the last
+    point is the run's end state, and a click at a moment of the chart moves the replay there."""
+    app, base = server
+    doc = library()["kip101-scenario-1-v0.10"]
+    made = app.test_client().post("/api/links", json={"scenario": doc, "t_ms": 2000, "partition": "orders-0"}).json
+    page = new_page(browser, request, "chart")
+    page.goto(base + made["url"])
+    replay_ready(page)
+    page.wait_for_function("() => { const c = document.querySelector(\".pcard[data-key='orders-0'] .pchart\"); return c && c.dataset.layout; }")
+    chart = page.locator(".pcard[data-key='orders-0'] .pchart")
+    last = json.loads(chart.get_attribute("data-last"))
+    end = straight_partition(doc, doc["duration_ms"], "orders-0")
+    assert last["t"] == doc["duration_ms"]
+    assert last["leo"] == {str(r["broker"]): r["leo"] for r in end["replica_state"]}
+    assert last["hw"] == {str(r["broker"]): r["hw"] for r in end["replica_state"]}
+    layout = json.loads(chart.get_attribute("data-layout"))
+    target = 12000
+    x = layout["left"] + (target - layout["t0"]) * layout["width"] / (layout["t1"] - layout["t0"])
+    chart.locator("canvas").click(position={"x": x, "y": 40})
+    page.wait_for_function("() => window.isrlab.replay.t !== 2000 && !window.isrlab.replay.busy")
+    per_px = (layout["t1"] - layout["t0"]) / layout["width"]
+    assert abs(replay_t(page) - target) <= 2 * per_px, (replay_t(page), target)
+    assert page.errors == [], page.errors

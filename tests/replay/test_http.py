@@ -250,3 +250,21 @@ def test_the_replay_page_is_the_live_page(http):
     ids = set(re.findall(r'id="([^"]+)"', live))
     assert ids and ids <= set(re.findall(r'id="([^"]+)"', replay))
     assert 'data-mode="replay"' in replay and "js/main.js" not in replay
+
+
+def test_replay_series_is_the_run_sampled_by_re_simulation(http):
+    """GET /api/replay/<rid>/series: a partition's LEO/HW per replica and ISR size at moments
+    across the run, each the state a straight simulation has at that moment; marks of its story."""
+    doc = LIB["kip101-scenario-1-v0.10"]
+    rid = saved(http, "kip101-scenario-1-v0.10")["id"]
+    reply = http.get(f"/api/replay/{rid}/series?partition=orders-0").json
+    assert reply["ok"] and reply["complete"] and reply["brokers"] == [1, 2, 3]
+    assert 2 <= len(reply["points"]) <= 300 and reply["points"][0][0] == 0 and reply["points"][-1][0] == doc["duration_ms"]
+    for t, isr, leo, hw in (reply["points"][100], reply["points"][-1]):
+        sim = Simulation(doc)
+        sim.advance_to(t)
+        p = partition_entity(sim, "orders-0")
+        assert (isr, leo, hw) == (len(p["isr"]), [r["leo"] for r in p["replica_state"]], [r["hw"] for r in p["replica_state"]])
+    types = {m[1] for m in reply["marks"]}
+    assert {"fault", "leader_elected", "truncation"} <= types
+    assert error_of(http.get(f"/api/replay/{rid}/series?partition=nope-0")) == "partition"

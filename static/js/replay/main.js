@@ -89,6 +89,8 @@ const app = {
     }
     return { ok: false, error: { message: READ_ONLY } };
   },
+  /** The time chart's whole-run series of one partition (one re-simulation on the server). */
+  fetchSeries: key => getJSON(`/api/replay/${RID}/series?partition=${encodeURIComponent(key)}`),
   async control(action) {
     if (action === "play") { cursor.play(); return true; }
     if (action === "pause") { cursor.pause(); return true; }
