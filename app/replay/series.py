@@ -4,19 +4,21 @@ The history records HW moves and ISR changes but not every replica's LEO, so the
 sampled from one re-simulation of the run: a simulation from the seek index's first snapshot,
 advanced to ``POINTS`` evenly spaced moments (the re-simulation is deterministic, so these are the
 states a seek to those moments shows). It costs one pass over the run, bounded by a wall-clock
-budget: a run too long for it gets the samples reached so far (``complete`` false). Results are
-cached per run and partition.
+budget: a run too long for it gets the samples reached so far (``complete`` false). It runs as a
+background job (app/jobs.py), never inside the request; complete results are cached per run and
+partition.
 """
 import collections
 import threading
 import time
+import weakref
 
 POINTS = 300
 BUDGET_S = 8.0
 MARK_TYPES = ("fault", "leader_elected", "partition_offline", "truncation")
-_cache = collections.OrderedDict()
+_cache = weakref.WeakKeyDictionary()   # seeker -> {partition: series}, newest last
 _lock = threading.Lock()
-CACHE_SIZE = 64
+PER_RUN = 64
 
 
 def sample(sim, key, brokers):
@@ -31,8 +33,9 @@ def sample(sim, key, brokers):
     return [sim.now_ms, isr, leo, hw]
 
 
-def partition_series(seeker, key, points=POINTS, budget_s=BUDGET_S):
-    """``{brokers, points, marks, end_ms, complete}``; None when ``key`` is not a partition."""
+def partition_series(seeker, key, points=POINTS, budget_s=BUDGET_S, stopped=lambda: False):
+    """``{brokers, points, marks, end_ms, complete}``; None when ``key`` is not a partition.
+    ``stopped()`` (the job's cancel, time and memory check) ends the sampling early, like the budget."""
     sim = seeker.at_time(0)
     topic, _, index = key.rpartition("-")
     spec = sim.topics.get(topic)
@@ -47,7 +50,7 @@ def partition_series(seeker, key, points=POINTS, budget_s=BUDGET_S):
         if t > sim.now_ms:
             sim.advance_to(t)
         out.append(sample(sim, key, brokers))
-        if time.monotonic() > deadline and i < points - 1:
+        if (time.monotonic() > deadline or stopped()) and i < points - 1:
             complete = False
             break
     marks = [[e["t_ms"], e["type"], e.get("reason", e["type"])] for e in sim.history
@@ -55,14 +58,24 @@ def partition_series(seeker, key, points=POINTS, budget_s=BUDGET_S):
     return {"brokers": brokers, "points": out, "marks": marks[-200:], "end_ms": end, "complete": complete}
 
 
-def cached_series(cache_key, compute):
+def peek_series(seeker, partition):
+    """The cached series of ``partition`` in ``seeker``'s run, or None."""
     with _lock:
-        if cache_key in _cache:
-            _cache.move_to_end(cache_key)
-            return _cache[cache_key]
+        return _cache.get(seeker, {}).get(partition)
+
+
+def cached_series(seeker, partition, compute):
+    """Series are kept with the run's seeker (weakly): a seeker evicted from the replay service, or
+    a run deleted, takes its series with it, and two servers (or tests) never share them."""
+    hit = peek_series(seeker, partition)
+    if hit is not None:
+        return hit
     value = compute()
+    if value is None or not value["complete"]:
+        return value                    # a cut-short series is not kept: the next ask may finish it
     with _lock:
-        _cache[cache_key] = value
-        while len(_cache) > CACHE_SIZE:
-            _cache.popitem(last=False)
+        kept = _cache.setdefault(seeker, collections.OrderedDict())
+        kept[partition] = value
+        while len(kept) > PER_RUN:
+            kept.popitem(last=False)
     return value

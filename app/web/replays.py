@@ -21,7 +21,7 @@ from engine.simulation import ENGINE_VERSION
 from ..replay import links as linkcodec
 from ..replay.frames import ReplayViewer
 from ..replay.seek import gc_paused
-from ..replay.series import cached_series, partition_series
+from ..replay.series import cached_series, partition_series, peek_series
 from ..runner import AppError
 from ..runner.limits import retarget, run_capped
 from ..runner.live_view import partition_detail
@@ -155,14 +155,18 @@ def api_replay_series(rid):
     key = replay_key(rid)
     partition = request.args.get("partition", "")[:200]
     seeker = ext().service.seeker(key)
+    hit = peek_series(seeker, partition)
+    if hit is not None:
+        return jsonify(ok=True, **hit)
 
-    def compute():
+    def work(job):                      # a re-simulation: on the job pool, never in the request
+        job.report(stage="sampling the run")
         with gc_paused():
-            return partition_series(seeker, partition)
-    series = cached_series((key, seeker.end_ms, ENGINE_VERSION, partition), compute)
-    if series is None:
-        raise AppError("partition", f"{partition[:60]!r} is not a partition of this run", "a key such as orders-0")
-    return jsonify(ok=True, **series)
+            series = cached_series(seeker, partition, lambda: partition_series(seeker, partition, stopped=job.stopped))
+        if series is None:
+            raise AppError("partition", f"{partition[:60]!r} is not a partition of this run", "a key such as orders-0")
+        return series
+    return job_reply(submit("series", work))
 
 
 @bp.get("/api/replay/<rid>/timeline")

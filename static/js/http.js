@@ -9,3 +9,18 @@ export async function getJSON(url, init) {
 export function postJSON(url, body) {
   return getJSON(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 }
+
+/** A reply answered 202 with a background job ({ok, job: {url, state}}): poll the job quietly until
+ *  it ends. The finished reply has the shape a quick answer has; a failed or cancelled job gives
+ *  {ok: false, error}. Any other reply passes through. (jobs.js's followJob does the same with a
+ *  toast and a Cancel button, for work the user started by hand.) */
+export async function settleJob(reply, pollMs = 400) {
+  while (reply && reply.ok && reply.job && reply.job.url) {
+    const state = reply.job.state;
+    if (state === "done") return { ok: true, ...reply.job.result };
+    if (state !== "queued" && state !== "running") return { ok: false, error: reply.job.error };
+    await new Promise(resolve => setTimeout(resolve, pollMs));
+    reply = await getJSON(reply.job.url);
+  }
+  return reply;
+}

@@ -4,7 +4,7 @@
 // replay: "Fork" continues live from the moment shown. This module wires the cursor, the replay
 // bar, the read-only answers to the renderers' requests, keys, and the compare page's frames.
 import { followJob } from "../jobs.js";
-import { getJSON, postJSON } from "../http.js";
+import { getJSON, postJSON, settleJob } from "../http.js";
 import { createStore } from "../store.js";
 import { errorText, seconds } from "../format.js";
 import { createView, pageKey } from "../view.js";
@@ -90,7 +90,7 @@ const app = {
     return { ok: false, error: { message: READ_ONLY } };
   },
   /** The time chart's whole-run series of one partition (one re-simulation on the server). */
-  fetchSeries: key => getJSON(`/api/replay/${RID}/series?partition=${encodeURIComponent(key)}`),
+  fetchSeries: key => getJSON(`/api/replay/${RID}/series?partition=${encodeURIComponent(key)}`).then(reply => settleJob(reply)),
   async control(action) {
     if (action === "play") { cursor.play(); return true; }
     if (action === "pause") { cursor.pause(); return true; }
