@@ -6,6 +6,7 @@ moment, one partition in detail, the scrubber's timeline, and fork into a live r
 | GET    /api/replay/<rid>/frame       | a replay frame: t | event | step=forward/back; cursor, base |
 | GET    /api/replay/<rid>/inspect     | one partition at the cursor's moment |
 | GET    /api/replay/<rid>/timeline    | the run's story events and violations (for the scrubber) |
+| GET    /api/replay/<rid>/series      | one partition's HW, LEO and ISR size over the run (the time chart) |
 | POST   /api/replay/<rid>/fork        | continue live from t {t_ms, keep_timeline?, kafka_version?, config?} |
 
 ``rid`` is a saved run's id, or ``sc:<digest>`` for a scenario replay opened from a link.
@@ -19,6 +20,8 @@ from engine.simulation import ENGINE_VERSION
 
 from ..replay import links as linkcodec
 from ..replay.frames import ReplayViewer
+from ..replay.seek import gc_paused
+from ..replay.series import cached_series, partition_series, peek_series
 from ..runner import AppError
 from ..runner.limits import retarget, run_capped
 from ..runner.live_view import partition_detail
@@ -143,6 +146,27 @@ def api_replay_inspect(rid):
 
     detail, token = ext().service.position(key, cursor=cursor, look=look, stay=True)
     return jsonify(ok=True, partition=detail, cursor=token)
+
+
+@bp.get("/api/replay/<rid>/series")
+def api_replay_series(rid):
+    """Partition ``partition``'s replicas' LEO and HW and its ISR size at ~300 moments of the run,
+    with faults, elections and truncations as marks (one re-simulation, then cached)."""
+    key = replay_key(rid)
+    partition = request.args.get("partition", "")[:200]
+    seeker = ext().service.seeker(key)
+    hit = peek_series(seeker, partition)
+    if hit is not None:
+        return jsonify(ok=True, **hit)
+
+    def work(job):                      # a re-simulation: on the job pool, never in the request
+        job.report(stage="sampling the run")
+        with gc_paused():
+            series = cached_series(seeker, partition, lambda: partition_series(seeker, partition, stopped=job.stopped))
+        if series is None:
+            raise AppError("partition", f"{partition[:60]!r} is not a partition of this run", "a key such as orders-0")
+        return series
+    return job_reply(submit("series", work))
 
 
 @bp.get("/api/replay/<rid>/timeline")

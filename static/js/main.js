@@ -1,26 +1,17 @@
-// ISR Lab's page: state -> layout -> render. Frames from the socket update the store; one
-// requestAnimationFrame loop redraws what changed and animates messages and countdowns.
+// The live page: frames from the room's socket feed the shared view (view.js draws them); this
+// module is the transport (join or create a room, resync after a gap) and the controls that act
+// on the live cluster (commands, speed, broker and partition menus, keys).
 import { connectSocket } from "./socket.js";
-import { createStore, applyFrame, takeChanges, touched, emptyHighlight } from "./store.js";
-import { ACTIONS, BY_ID, actionForKey, runAction, isEnabled, labelOf, keyLabel } from "./actions.js";
+import { createStore, touched, emptyHighlight } from "./store.js";
+import { ACTIONS, actionForKey, runAction, isEnabled, labelOf, keyLabel } from "./actions.js";
 import { errorText, seconds } from "./format.js";
-import { createTopbar } from "./render/topbar.js";
-import { createMap } from "./render/map.js";
-import { createPartitions } from "./render/partitions.js";
-import { createTimeline } from "./render/timeline.js";
-import { createZk } from "./render/zk.js";
-import { createClients } from "./render/clients.js";
-import { createNetwork } from "./render/network.js";
-import { createCli } from "./render/cli.js";
-import { createAlarms } from "./render/alarms.js";
+import { createView, pageKey } from "./view.js";
 import { toast } from "./ui/toast.js";
 import { openMenu, closeMenu, menuOpen } from "./ui/menu.js";
-import { openPicker, openConfig, openHelp, openInspect, loadEras } from "./ui/dialogs.js";
-import { $$ } from "./dom.js";
+import { openPicker, openConfig, openHelp, openInspect } from "./ui/dialogs.js";
 
 const store = createStore();
 const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, "max"];
-let forceNext = true;
 let resyncing = false;
 let conn = null;
 let wanted = null;   // the speed last asked for
@@ -28,7 +19,6 @@ let wanted = null;   // the speed last asked for
 const app = {
   store,
   toast,
-  requestRender(force) { if (force) forceNext = true; store.dirty = true; },
   request: (event, payload, timeout) => conn.request(event, payload, timeout),
 
   async control(action, value) {
@@ -94,19 +84,6 @@ const app = {
     else toast("Link to this room", url, "info", 9000);
   },
 
-  showTab(name) {
-    store.ui.tab = name;
-    for (const b of $$(".tabs button")) b.classList.toggle("active", b.dataset.tab === name);
-    for (const p of $$(".tab-panel")) p.classList.toggle("active", p.dataset.panel === name);
-    renderTab(name, { changed: new Set(), zk: new Map(), flags: { events: true, records: true, meta: true, reset: false, violations: false } }, true);
-    if (name === "timeline" && store.ui.selectedEvent !== null) timeline.reveal(store.ui.selectedEvent, store);
-  },
-
-  selectBroker(id) {
-    store.ui.selectedBroker = store.brokers.has(id) ? id : null;
-    app.requestRender(true);
-  },
-
   brokerMenu(id, anchor) {
     const b = store.brokers.get(id);
     if (!b) return;
@@ -136,14 +113,7 @@ const app = {
     openMenu(key, items, anchor);
   },
 
-  selectEvent(e, reveal = true) {
-    store.ui.selectedEvent = e.i;
-    store.ui.highlight = touched(e);
-    const first = store.ui.highlight.partitions.values().next().value;
-    app.requestRender(true);
-    if (first) requestAnimationFrame(() => partitions.scrollTo(first));
-    if (reveal) timeline.reveal(e.i, store);
-  },
+  selectEvent: (e, reveal = true) => view.selectEvent(e, reveal),
 
   jumpToViolation() {
     const v = store.violations[store.violations.length - 1];
@@ -164,16 +134,8 @@ const app = {
     requestAnimationFrame(() => partitions.scrollTo(key));
     toast(`${v.invariant} in ${key}`, cause ? `cause: ${cause.type} at ${seconds(cause.t_ms)} — ${cause.reason}` : v.detail, "error", 9000);
   },
-
-  clearSelection() {
-    store.ui.selectedEvent = null;
-    store.ui.selectedBroker = null;
-    store.ui.highlight = emptyHighlight();
-    closeMenu();
-    app.requestRender(true);
-    timeline.refreshSelection(store);
-  },
 };
+
 /** The event that most plausibly caused a violation: for lost or diverging records the last
  *  truncation of that partition, else an unclean election, else the last election. */
 export function findCause(events, v, key) {
@@ -188,69 +150,9 @@ export function findCause(events, v, key) {
 
 window.isrlab = app;   // for the browser tests and the curious (read-only use)
 
-const topbar = createTopbar(app);
-const map = createMap(app);
-const partitions = createPartitions(app);
-const timeline = createTimeline(app);
-const zk = createZk(app);
-const clients = createClients(app);
-const network = createNetwork(app);
-const cli = createCli(app);
-const alarms = createAlarms(app);
-const TABS = { timeline, zk, clients, network, cli };
-
-function renderTab(name, changes, force) {
-  const r = TABS[name];
-  if (r) r.render(store, force ? { ...changes, flags: { ...changes.flags, events: true, records: true, meta: true, reset: true } } : changes, force);
-}
-
-function timed(name, fn) {
-  const t0 = performance.now();
-  fn();
-  perf.parts[name] = (perf.parts[name] || 0) + performance.now() - t0;
-}
-
-function renderAll(changes, force) {
-  if (force) { changes.flags.meta = true; changes.flags.highlight = true; }
-  timed("topbar", () => topbar.render(store, changes));
-  timed("map", () => map.render(store, changes));
-  timed("partitions", () => partitions.render(store, changes, force, stripEvery));
-  timed("alarms", () => alarms.render(store, changes));
-  timed("tab", () => renderTab(store.ui.tab, changes, force && changes.flags.reset));
-  if (store.ui.tab !== "timeline") timed("timeline", () => timeline.render(store, changes));   // keep the story flowing
-}
-
-const perf = { render: 0, animate: 0, parse: 0, renders: 0, frames: 0, parts: {} };
-app.perf = perf;
-
-// Frame budget: when frames take longer than ~22 ms (a big cluster on a big screen), the log
-// strips are redrawn every 2nd-4th update instead of every one; the rest stays at full rate.
-let frameEwma = 16.7, lastFrameAt = 0, stripEvery = 1;
-function adapt(now) {
-  if (lastFrameAt) frameEwma = 0.9 * frameEwma + 0.1 * Math.min(200, now - lastFrameAt);
-  lastFrameAt = now;
-  if (frameEwma > 22 && stripEvery < 4) { stripEvery += 1; frameEwma = 18; }
-  else if (frameEwma < 17.5 && stripEvery > 1) { stripEvery -= 1; frameEwma = 17; }
-  perf.stripEvery = stripEvery;
-}
-
-function loop(now) {
-  adapt(now);
-  const t0 = performance.now();
-  if (store.dirty || forceNext) {
-    const changes = takeChanges(store);
-    const force = forceNext;
-    forceNext = false;
-    try { renderAll(changes, force); } catch (e) { console.error(e); }
-    perf.renders += 1;
-  }
-  const t1 = performance.now();
-  try { map.animate(store, now); } catch (e) { console.error(e); }
-  perf.render += t1 - t0;
-  perf.animate += performance.now() - t1;
-  perf.frames += 1;
-  requestAnimationFrame(loop);
-}
+const view = createView(app, { adaptStrips: true });
+const { partitions, timeline, cli } = view;
+app.perf = view.perf;
 
 function onFrame(text) {
   const t0 = performance.now();
@@ -258,13 +160,11 @@ function onFrame(text) {
   try { frame = JSON.parse(text); } catch (e) { return; }
   store.bytes += text.length;
   store.wallLag = Date.now() - frame.wall_ms;
-  const result = applyFrame(store, frame, performance.now());
-  if (result === "gap" && !resyncing) {
+  if (view.apply(frame) === "gap" && !resyncing) {
     resyncing = true;
     conn.request("resync", {}).finally(() => { resyncing = false; });
   }
-  if (frame.full) forceNext = true;
-  perf.parse += performance.now() - t0;
+  view.perf.parse += performance.now() - t0;
 }
 
 function setConn(ok, text) {
@@ -292,10 +192,7 @@ function afterJoin(room) {
 }
 
 function onKey(e) {
-  if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
-  const t = e.target;
-  if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable)) return;
-  if (document.querySelector("dialog[open]")) return;
+  if (!pageKey(e)) return;
   if (menuOpen() && e.key !== "Escape" && !/^[a-zA-Z]$/.test(e.key)) return;
   const found = actionForKey(e.key);
   if (!found) return;
@@ -308,17 +205,11 @@ function onKey(e) {
   runAction(found, { app, store });
 }
 
-for (const b of $$(".tabs button")) b.addEventListener("click", () => app.showTab(b.dataset.tab));
-for (const el of $$("[data-action]")) {
-  if (el.closest("#toolbar")) continue;
-  el.addEventListener("click", () => { const a = BY_ID[el.dataset.action]; if (a) runAction(a, { app, store }); });
-}
 document.addEventListener("keydown", onKey);
-loadEras().then(e => topbar.setVersions(e.versions)).then(() => app.requestRender(true));
+view.start();
 
 conn = connectSocket({
   onFrame,
   onConnect: () => { setConn(true, "live"); joinOrCreate(); },
   onDisconnect: reason => setConn(false, "reconnecting…" + (reason ? "" : "")),
 });
-requestAnimationFrame(loop);

@@ -165,3 +165,14 @@ def test_pure_modules_in_the_browser(page, server):
     assert r["bad"] == {"error": "Path must start with / character"}
     assert r["gap"] == "gap" and r["ok"] == "ok"
     assert r["touched"] == [[1, 2], ["t-0"], ["/brokers/topics/t/partitions/0/state"]]
+
+
+def test_pages_draw_only_through_the_shared_view():
+    """The live and replay pages wire a transport; which renderer draws which entity is view.js's
+    alone, so a page module that imports a renderer itself has started to draw its own way."""
+    js = ARTIFACTS.parent / "static" / "js"
+    for page_module in ("main.js", "replay/main.js", "replay/compare.js"):
+        text = (js / page_module).read_text()
+        assert not re.search(r"from \"(\.\./|\./)render/", text), f"{page_module} imports a renderer"
+    for page_module in ("main.js", "replay/main.js"):
+        assert re.search(r"import \{ createView[^}]*\} from \"(\.\./|\./)view\.js\"", (js / page_module).read_text()), page_module

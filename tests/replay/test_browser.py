@@ -4,6 +4,7 @@ live; a scenario link with a moment and a partition; a bad link; the runs page; 
 import json
 import logging
 import threading
+import time
 
 import pytest
 from werkzeug.serving import make_server
@@ -63,6 +64,20 @@ def replay_t(page):
 
 def drawn_partition(page, key):
     return page.evaluate("(k) => window.isrlab.store.partitions.get(k)", key)
+
+
+def save_run(client, body):
+    """POST /api/runs and the saved run's id; on a loaded machine the save outlasts the server's
+    0.8 s answer window and comes back as a background job (202), which is followed here."""
+    reply = client.post("/api/runs", json=body).json
+    deadline = time.monotonic() + 60
+    while "job" in reply and reply["job"]["state"] not in ("done", "failed", "cancelled") and time.monotonic() < deadline:
+        time.sleep(0.2)
+        reply = client.get(reply["job"]["url"]).json
+    if "job" in reply:
+        assert reply["job"]["state"] == "done", reply
+        reply = reply["job"]["result"]
+    return reply["id"]
 
 
 def straight_partition(scenario, t, key):
@@ -155,7 +170,7 @@ def test_runs_page_lists_filters_renames_and_deletes(server, browser, request):
     client = app.test_client()
     ids = []
     for name in ("acks1-loss-on-failover", "isr-expansion", "kip101-scenario-1-v0.10"):
-        ids.append(client.post("/api/runs", json={"scenario": library()[name], "title": f"browser <b>{name}</b>"}).json["id"])
+        ids.append(save_run(client, {"scenario": library()[name], "title": f"browser <b>{name}</b>"}))
     page = new_page(browser, request, "runs")
     page.goto(base + "/runs")
     page.wait_for_selector(f"#runs tr[data-id='{ids[0]}']")
@@ -180,7 +195,7 @@ def test_runs_page_lists_filters_renames_and_deletes(server, browser, request):
 def test_compare_finds_the_first_divergence(server, browser, request):
     app, base = server
     client = app.test_client()
-    rid = client.post("/api/runs", json={"scenario": library()["kip101-scenario-1-v2.6"]}).json["id"]
+    rid = save_run(client, {"scenario": library()["kip101-scenario-1-v2.6"]})
     page = new_page(browser, request, "compare")
     page.goto(base + f"/compare?a={rid}&era=0.10")
     page.wait_for_selector("#divergence")
@@ -189,4 +204,73 @@ def test_compare_finds_the_first_divergence(server, browser, request):
     page.click("#to-divergence")
     page.wait_for_function("() => window.isrlabCompare.seen && Object.values(window.isrlabCompare.seen).length === 2"
                            " && Object.values(window.isrlabCompare.seen).every(t => t === window.isrlabCompare.divergence.t_ms)")
+    assert page.errors == [], page.errors
+
+
+def card_texts(page):
+    """Each partition card's drawn text (head: leader, epoch, ISR, badges; rows: LEO and HW per replica)."""
+    return page.evaluate("() => Object.fromEntries([...document.querySelectorAll('.pcard')].map(c =>"
+                         " [c.dataset.key, c.innerText.replace(/\\s+/g, ' ').trim()]))")
+
+
+def test_live_and_replay_pages_draw_the_same_moment_the_same(server, browser, request):
+    """The live page (socket frames) and the replay page (fetched frames) draw through one view:
+    at the same moment of the same run, every partition card says the same leader, epoch, ISR,
+    LEO and HW. kip101-scenario-1-v0.10 at max speed pauses on its violation at 18009 ms, after
+    the truncation and the election that lose p1-99: a moment where the replicas disagree."""
+    _app, base = server
+    live = new_page(browser, request, "same-live")
+    live.goto(base + "/")
+    live.wait_for_function("() => window.isrlab && window.isrlab.store.clock && window.isrlab.store.meta")
+    live.evaluate("() => window.isrlab.load({library: 'kip101-scenario-1-v0.10'}, true)")
+    live.wait_for_function("() => { const s = window.isrlab.store; return s.meta && s.meta.kafka_version === '0.10'"
+                           " && s.clock.source && s.clock.source.name === 'kip101-scenario-1-v0.10'; }")
+    live.evaluate("() => window.isrlab.setSpeed('max')")
+    live.wait_for_function("() => window.isrlab.store.clock.paused_reason === 'violation'", timeout=30000)
+    t = live.evaluate("() => window.isrlab.store.clock.t_ms")
+    live.wait_for_function("() => document.querySelectorAll('.pcard').length === window.isrlab.store.partitions.size")
+    live.wait_for_timeout(300)                  # the last frame drawn
+    live.wait_for_function("() => window.isrlabSaveRun")
+    saved = live.evaluate("() => window.isrlabSaveRun()")
+    assert saved and saved["ok"], saved
+
+    replay = new_page(browser, request, "same-replay")
+    replay.goto(base + saved["links"]["page"] + f"?t={t}")
+    replay_ready(replay)
+    replay.wait_for_function("(t) => window.isrlab.replay.t === t && !window.isrlab.replay.busy", arg=t)
+    replay.wait_for_timeout(300)
+    keys = live.evaluate("() => [...window.isrlab.store.partitions.keys()]")
+    assert keys and replay.evaluate("() => [...window.isrlab.store.partitions.keys()]") == keys
+    for key in keys:
+        assert drawn_partition(replay, key) == drawn_partition(live, key), key
+    live_cards, replay_cards = card_texts(live), card_texts(replay)
+    assert set(live_cards) == set(keys)
+    assert replay_cards == live_cards
+    assert "leader 3 · epoch 2" in live_cards["orders-0"] and "ISR [3]" in live_cards["orders-0"], live_cards
+    assert live.errors == [] and replay.errors == [], (live.errors, replay.errors)
+
+
+def test_the_time_chart_shows_the_whole_run_and_clicking_it_seeks(server, browser, request):
+    """The replay page charts orders-0 over the whole run (GET /api/replay/<rid>/series): the last
+    point is the run's end state, and a click at a moment of the chart moves the replay there."""
+    app, base = server
+    doc = library()["kip101-scenario-1-v0.10"]
+    made = app.test_client().post("/api/links", json={"scenario": doc, "t_ms": 2000, "partition": "orders-0"}).json
+    page = new_page(browser, request, "chart")
+    page.goto(base + made["url"])
+    replay_ready(page)
+    page.wait_for_function("() => { const c = document.querySelector(\".pcard[data-key='orders-0'] .pchart\"); return c && c.dataset.layout; }")
+    chart = page.locator(".pcard[data-key='orders-0'] .pchart")
+    last = json.loads(chart.get_attribute("data-last"))
+    end = straight_partition(doc, doc["duration_ms"], "orders-0")
+    assert last["t"] == doc["duration_ms"]
+    assert last["leo"] == {str(r["broker"]): r["leo"] for r in end["replica_state"]}
+    assert last["hw"] == {str(r["broker"]): r["hw"] for r in end["replica_state"]}
+    layout = json.loads(chart.get_attribute("data-layout"))
+    target = 12000
+    x = layout["left"] + (target - layout["t0"]) * layout["width"] / (layout["t1"] - layout["t0"])
+    chart.locator("canvas").click(position={"x": x, "y": 40})
+    page.wait_for_function("() => window.isrlab.replay.t !== 2000 && !window.isrlab.replay.busy")
+    per_px = (layout["t1"] - layout["t0"]) / layout["width"]
+    assert abs(replay_t(page) - target) <= 2 * per_px, (replay_t(page), target)
     assert page.errors == [], page.errors

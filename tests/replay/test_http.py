@@ -250,3 +250,36 @@ def test_the_replay_page_is_the_live_page(http):
     ids = set(re.findall(r'id="([^"]+)"', live))
     assert ids and ids <= set(re.findall(r'id="([^"]+)"', replay))
     assert 'data-mode="replay"' in replay and "js/main.js" not in replay
+
+
+def test_replay_series_is_the_run_sampled_by_re_simulation(http):
+    """GET /api/replay/<rid>/series: a partition's LEO/HW per replica and ISR size at moments
+    across the run, each the state a straight simulation has at that moment; marks of its story."""
+    doc = LIB["kip101-scenario-1-v0.10"]
+    rid = saved(http, "kip101-scenario-1-v0.10")["id"]
+    reply = http.get(f"/api/replay/{rid}/series?partition=orders-0").json
+    assert reply["ok"] and reply["complete"] and reply["brokers"] == [1, 2, 3]
+    assert 2 <= len(reply["points"]) <= 300 and reply["points"][0][0] == 0 and reply["points"][-1][0] == doc["duration_ms"]
+    for t, isr, leo, hw in (reply["points"][100], reply["points"][-1]):
+        sim = Simulation(doc)
+        sim.advance_to(t)
+        p = partition_entity(sim, "orders-0")
+        assert (isr, leo, hw) == (len(p["isr"]), [r["leo"] for r in p["replica_state"]], [r["hw"] for r in p["replica_state"]])
+    types = {m[1] for m in reply["marks"]}
+    assert {"fault", "leader_elected", "truncation"} <= types
+    assert error_of(http.get(f"/api/replay/{rid}/series?partition=nope-0")) == "partition"
+
+
+def test_the_series_is_computed_on_the_job_pool_not_in_the_request(app, http):
+    """A series not yet cached is a re-simulation: the request answers 202 with a job when it is not
+    done at once, the job's result is the series, and the next ask is answered from the cache."""
+    rid = saved(http, "kip101-scenario-1-v0.10")["id"]
+    app.config["JOB_ANSWER_WITHIN_S"] = 0.0
+    first = http.get(f"/api/replay/{rid}/series?partition=orders-0")
+    assert first.status_code == 202 and first.json["job"]["kind"] == "series"
+    job = app.extensions["isrlab"]["jobs"].get(first.json["job"]["id"])
+    assert job.wait(120) and job.state == "done"
+    done = http.get(first.json["job"]["url"]).json["job"]
+    assert done["result"]["complete"] and done["result"]["brokers"] == [1, 2, 3]
+    again = http.get(f"/api/replay/{rid}/series?partition=orders-0")
+    assert again.status_code == 200 and again.json["points"] == done["result"]["points"]

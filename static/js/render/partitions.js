@@ -1,25 +1,31 @@
-// Partitions: for each replica, its log as a strip of offsets coloured by leader epoch (solid below
-// its high watermark = committed, faint above), the HW and LEO markers, ISR membership, the
-// leader's crown and the lag bar against replica.lag.time.max.ms.
+// Partitions: a card per partition with, for each replica, its log as a strip on the partition's
+// one offset axis (render/logaxis.js), ISR membership, the leader's crown and the lag bar against
+// replica.lag.time.max.ms; the focused partition's card also carries its time chart (chart.js).
 import { h, reconcile, setText, setClass, setStyle } from "../dom.js";
+import { shortSeconds, list } from "../format.js";
+import { lagFraction } from "../geometry.js";
+import { sortedPartitions } from "../store.js";
+import { newAxisState, logRange, axisWindow, offsetAtX, zoomAxis, panAxis, focusAxis, referenceReplica,
+  ghostsByKey, drawReplica, drawRuler, describeOffset } from "./logaxis.js";
+import { createChart, fitCanvas } from "./chart.js";
+import { wireAxis, wireLedger } from "./axisinput.js";
+import { minIsr, unclean } from "./topicconfig.js";
+
+export { minIsr, unclean };
 
 function setHidden(el, hidden) { if (el.hidden !== hidden) el.hidden = hidden; }
-import { shortSeconds, list } from "../format.js";
-import { logWindow, cellX, offsetAt, epochAt, idAt, lagFraction } from "../geometry.js";
-import { epochColor } from "../palette.js";
-import { sortedPartitions } from "../store.js";
 
-const CELL_MIN_PX = 7;
 const ROW_H = 22;          // a strip's height
 const PITCH = 26;          // one replica row (CSS: .prows grid-auto-rows)
+const RULER_H = 16;
 
 export function createPartitions(app) {
   const listEl = document.getElementById("partition-list");
   const summary = document.getElementById("partition-summary");
   const filterEl = document.getElementById("partition-filter");
   const tooltip = document.getElementById("tooltip");
-  const groups = new Map();        // topic -> {el, cards}
   const cards = new Map();         // key -> card element
+  const chart = createChart(app);
   let filter = "all";
   filterEl.addEventListener("change", () => { filter = filterEl.value; app.requestRender(true); });
   let widthKey = 0, stripW = 0;
@@ -29,6 +35,9 @@ export function createPartitions(app) {
   const io = new IntersectionObserver(entries => {
     let wake = false;
     for (const e of entries) {
+      // a card replaced by a new one of the same key reports "not intersecting" after the new
+      // one reported "intersecting": only cards still on the page count
+      if (!e.target.isConnected) continue;
       const key = e.target.dataset.key;
       if (e.isIntersecting) { visible.add(key); if (e.target.__stale) wake = true; }
       else visible.delete(key);
@@ -57,19 +66,20 @@ export function createPartitions(app) {
       h("span.pkey"), h("span.facts"), h("span.badges"));
     const rows = h("div.prows");
     // one canvas per partition for all its replicas' strips (fewer layers for the compositor)
-    const canvas = h("canvas.pstrip", { height: ROW_H });
-    canvas.addEventListener("mousemove", e => {
-      const order = card.__order || [];
-      const broker = order[Math.floor(e.offsetY / PITCH)];
-      if (broker === undefined) { tooltip.hidden = true; return; }
-      hover(e, card, broker);
-    });
-    canvas.addEventListener("mouseleave", () => { tooltip.hidden = true; });
-    rows.appendChild(canvas);
+    const canvas = h("canvas.pstrip", { height: ROW_H, title: "" });
+    const ruler = h("canvas.pruler", { height: RULER_H });
+    const follow = h("button.small.pfollow", { type: "button", title: "Show every offset and follow the log's tail (double-click the strips)",
+      onclick: () => resetAxis(card.dataset.key) });
+    const axisLabel = h("div.paxis-label", null, h("span.dim", { text: "offsets" }));
+    const axisInfo = h("div.paxis-info", null, follow, h("span.dim.paxis-range"));
+    wireAxis(app, card, canvas, { pitch: PITCH, axis: key => axisOf(key), tooltip, redraw: () => app.requestRender(true),
+      describe: (key, broker, x, w) => describe(card, broker, x, w) });
+    rows.append(canvas, axisLabel, ruler, axisInfo);
     card.append(head, rows);
     card.__rows = new Map();
     card.__rowsEl = rows;
     card.__canvas = canvas;
+    card.__axisEls = [axisLabel, ruler, axisInfo];
     return card;
   }
 
@@ -109,27 +119,44 @@ export function createPartitions(app) {
       badgeEl.__text = badgeText;
       badgeEl.replaceChildren(...badges.map(([t, k, title]) => h("span.chip." + k, { text: t, title })));
     }
-    const win = logWindow(p.replica_state, Math.max(8, Math.floor(stripW / CELL_MIN_PX)));
+    const range = logRange(p.replica_state);
+    const axis = axisOf(p.key);
+    const win = axisWindow(range, axis);
+    card.__range = range;
     card.__win = win;
     card.__p = p;
-    const leaderState = p.replica_state.find(r => r.broker === p.leader) || null;
+    const ref = referenceReplica(p);
+    const ghosts = ghostsFor(store, p.key);
     const replicaKey = p.replicas.join(",");
     if (card.__replicaKey !== replicaKey) {      // a new cluster reuses the key: rebuild the rows
       card.__replicaKey = replicaKey;
       card.__rows.clear();
-      card.__rowsEl.replaceChildren(card.__canvas);
+      card.__rowsEl.replaceChildren(card.__canvas, ...card.__axisEls);
       card.__order = p.replica_state.map(r => r.broker);
-      card.__canvas.style.gridRow = `1 / span ${p.replica_state.length}`;
+      const n = p.replica_state.length;
+      card.__canvas.style.gridRow = `1 / span ${n}`;
+      card.__axisEls.forEach((el, i) => { el.style.gridRow = String(n + 1); el.style.gridColumn = String(i + 1); });
     }
     sizeCanvas(card, p.replica_state.length);
     for (const r of p.replica_state) {
       let row = card.__rows.get(r.broker);
       if (!row) { row = createRow(card, r.broker, card.__rows.size); card.__rows.set(r.broker, row); }
-      updateRow(row, r, p, store, win, leaderState, force);
+      updateRow(row, r, p, store, force);
+      drawRow(row, r, ref, ghosts.get(r.broker), win, axis.mark, force);
     }
+    const rulerKey = `${stripW}|${win.lo}|${win.span}`;
+    if (force || card.__rulerKey !== rulerKey) {
+      card.__rulerKey = rulerKey;
+      drawRuler(fitCanvas(card.__axisEls[1], stripW || 300, RULER_H).c, win, stripW || 300, RULER_H);
+    }
+    const [, , info] = card.__axisEls;
+    setText(info.querySelector(".pfollow"), axis.follow ? (axis.span === null ? "all offsets" : "following the tail") : "⇥ follow the tail");
+    setClass(info.querySelector(".pfollow"), "on", axis.follow);
+    setText(info.querySelector(".paxis-range"), `${Math.max(0, Math.ceil(win.lo))}–${Math.floor(win.hi) - 1}`);
+    card.dataset.axis = `${win.lo} ${win.span} ${stripW || 300}`;   // the layout, for tests and the curious
   }
 
-  function updateRow(row, r, p, store, win, leaderState, force) {
+  function updateRow(row, r, p, store) {
     const zkLeader = p.leader === r.broker;
     const zombie = r.is_leader && !zkLeader;
     setClass(row.label, "down", !r.running);
@@ -166,120 +193,49 @@ export function createPartitions(app) {
       setText(text, "follower");
     }
     setClass(text, "note", zombie);
-    drawStrip(row, r, p, win, leaderState, force);
   }
 
   function sizeCanvas(card, n) {
     const canvas = card.__canvas;
-    const dpr = window.devicePixelRatio || 1;
-    const w = stripW || 300, hgt = n * PITCH;
-    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(hgt * dpr)) {
-      canvas.width = Math.round(w * dpr);        // resizing clears it: every row is drawn again
-      canvas.height = Math.round(hgt * dpr);
-      canvas.style.height = hgt + "px";
-      for (const row of card.__rows.values()) row.drawn = "";
-    }
+    if (fitCanvas(canvas, stripW || 300, n * PITCH).resized) for (const row of card.__rows.values()) row.drawn = "";
   }
 
-  function drawStrip(row, r, p, win, leaderState, force) {
-    const canvas = row.card.__canvas;
+  function drawRow(row, r, ref, ghosts, win, mark, force) {
     const w = stripW || 300;
-    const key = `${w}|${win.lo}|${win.cells}|${r.leo}|${r.hw}|${r.flushed_offset}|${r.log_start_offset}|${r.running}|${r.segments.length}|${r.tail[0]}|${r.tail[1].length}|${leaderState ? leaderState.leo : ""}|${leaderState ? leaderState.tail[1][leaderState.tail[1].length - 1] : ""}|${r.tail[1][r.tail[1].length - 1]}`;
+    const key = [w, win.lo, win.span, r.leo, r.hw, r.flushed_offset, r.log_start_offset, r.running, JSON.stringify(r.segments),
+      r.tail[0], r.tail[1].join(), ref ? ref.broker + JSON.stringify(ref.segments) + ref.tail[1].join() : "",
+      ghosts ? ghosts.length : 0, mark ? mark.offset : ""].join("|");
     if (!force && row.drawn === key) return;
     row.drawn = key;
     const dpr = window.devicePixelRatio || 1;
-    const c = canvas.getContext("2d");
-    c.setTransform(dpr, 0, 0, dpr, 0, row.index * PITCH + (PITCH - ROW_H) / 2);
+    const c = row.card.__canvas.getContext("2d");
+    c.setTransform(dpr, 0, 0, dpr, 0, dpr * (row.index * PITCH + (PITCH - ROW_H) / 2));
     c.clearRect(0, -(PITCH - ROW_H) / 2, w, PITCH);
-    c.globalAlpha = r.running ? 1 : 0.5;
-    const cw = w / win.cells;
-    const gap = cw >= 5 ? 1 : 0;
-    const y = 4, hgt = 14;
-    // background track
-    c.fillStyle = "#10151d";
-    c.fillRect(0, y, w, hgt);
-    // runs of epochs, committed part solid, uncommitted part faint
-    for (const [st, e, epoch] of r.segments) {
-      const a = Math.max(st, win.lo), b = Math.min(e, win.hi);
-      if (a >= b) continue;
-      const color = epochColor(epoch);
-      const split = Math.max(a, Math.min(b, r.hw));
-      c.fillStyle = color;
-      if (split > a) c.fillRect((a - win.lo) * cw, y, (split - a) * cw, hgt);
-      if (b > split) {
-        c.globalAlpha = (r.running ? 1 : 0.5) * 0.32;
-        c.fillRect((split - win.lo) * cw, y, (b - split) * cw, hgt);
-        c.globalAlpha = r.running ? 1 : 0.5;
-        c.strokeStyle = color;
-        c.lineWidth = 1;
-        c.strokeRect((split - win.lo) * cw + 0.5, y + 0.5, (b - split) * cw - 1, hgt - 1);
-      }
-    }
-    if (gap) {          // one path of 1 px gaps between cells
-      const lo = Math.max(win.lo, r.log_start_offset), hi = Math.min(win.hi, r.leo);
-      if (hi > lo) {
-        c.strokeStyle = "#10151d";
-        c.lineWidth = 1;
-        c.beginPath();
-        for (let o = lo + 1; o < hi; o++) { const x = Math.round((o - win.lo) * cw) - 0.5; c.moveTo(x, y); c.lineTo(x, y + hgt); }
-        c.stroke();
-      }
-    }
-    // records that differ from the leader's at the same offset (divergent logs)
-    if (leaderState && leaderState.broker !== r.broker) {
-      c.fillStyle = "#ff5d6c";
-      const [first, ids] = r.tail;
-      for (let i = 0; i < ids.length; i++) {
-        const o = first + i;
-        if (o < win.lo || o >= win.hi) continue;
-        const other = idAt(leaderState.tail, o);
-        if (other !== null && other !== ids[i]) c.fillRect((o - win.lo) * cw, y + hgt + 1, Math.max(2, cw - gap), 3);
-      }
-    }
-    // hidden older offsets
-    if (win.lo > r.log_start_offset && r.leo > win.lo) {
-      c.fillStyle = "#8b99ad";
-      c.font = "9px ui-monospace, monospace";
-      c.fillText("…", 1, y + 11);
-    }
-    // flushed (fsync'd) point
-    if (r.flushed_offset < r.leo && r.flushed_offset >= win.lo) {
-      const fx = cellX(r.flushed_offset, win, 0, w);
-      c.fillStyle = "#8b99ad";
-      c.fillRect(fx - 0.5, y + hgt, 1, 4);
-    }
-    // HW and LEO markers
-    const hx = cellX(Math.max(win.lo, r.hw), win, 0, w);
-    c.fillStyle = "#ffffff";
-    c.fillRect(Math.round(hx) - 1, 1, 2, ROW_H - 2);
-    c.beginPath(); c.moveTo(hx - 4, 0); c.lineTo(hx + 4, 0); c.lineTo(hx, 4); c.fill();
-    const lx = cellX(Math.max(win.lo, r.leo), win, 0, w);
-    c.strokeStyle = "#ffb547"; c.lineWidth = 1.5; c.setLineDash([3, 2]);
-    c.beginPath(); c.moveTo(lx, 1); c.lineTo(lx, ROW_H - 1); c.stroke(); c.setLineDash([]);
-    c.globalAlpha = 1;
+    drawReplica(c, r, ref, ghosts, win, w, ROW_H, mark);
   }
 
-  function hover(e, card, broker) {
+  function describe(card, broker, x, w) {
     const p = card.__p, win = card.__win;
-    if (!p || !win) return;
-    const r = p.replica_state.find(x => x.broker === broker);
-    const o = offsetAt(e.offsetX, win, 0, e.currentTarget.clientWidth);
-    const lines = [`broker ${broker} · ${p.key} · offset ${o}`];
-    if (o < r.log_start_offset) lines.push("below the log start offset");
-    else if (o >= r.leo) lines.push(`not in this log (LEO ${r.leo})`);
-    else {
-      const epoch = epochAt(r.segments, o);
-      lines.push(`leader epoch ${epoch}`);
-      const id = idAt(r.tail, o);
-      if (id) lines.push(`record ${id}`);
-      lines.push(o < r.hw ? `committed (below HW ${r.hw})` : `not committed yet (HW ${r.hw})`);
-      if (o >= r.flushed_offset) lines.push("not flushed to disk: a power failure loses it");
+    const r = p && p.replica_state.find(s => s.broker === broker);
+    if (!r || !win) return null;
+    return describeOffset(p, r, offsetAtX(x, win, w), referenceReplica(p), ghostsFor(app.store, p.key).get(broker)).join("\n");
+  }
+
+  // per partition: the axis the user zoomed and panned (state; the window is derived each render)
+  const axes = new Map();
+  function axisOf(key) {
+    let a = axes.get(key);
+    if (!a) { a = newAxisState(); axes.set(key, a); }
+    return a;
+  }
+  function resetAxis(key) { axes.set(key, newAxisState()); app.requestRender(true); }
+
+  let ghostCache = { events: null, n: -1, map: new Map() };
+  function ghostsFor(store, key) {
+    if (ghostCache.events !== store.events || ghostCache.n !== store.events.length) {
+      ghostCache = { events: store.events, n: store.events.length, map: ghostsByKey(store.events) };
     }
-    lines.push(`LEO ${r.leo} · HW ${r.hw} · log start ${r.log_start_offset}`);
-    tooltip.textContent = lines.join("\n");
-    tooltip.hidden = false;
-    tooltip.style.left = Math.min(window.innerWidth - 300, e.clientX + 14) + "px";
-    tooltip.style.top = (e.clientY + 14) + "px";
+    return ghostCache.map.get(key) || new Map();
   }
 
   let lastWidthKey = -1;
@@ -290,7 +246,10 @@ export function createPartitions(app) {
   function render(store, changes, force, every = 1) {
     if (!store.meta) return;
     for (const k of changes.changed) if (k.startsWith("p:")) pending.add(k.slice(2));
-    if (!force && widthKey === lastWidthKey && ++skipped < every) return;
+    if (!force && widthKey === lastWidthKey && ++skipped < every) {
+      if (pending.size) app.requestRender();     // what is skipped now is drawn on a later frame
+      return;
+    }
     skipped = 0;
     const all = sortedPartitions(store);
     const hl = store.ui.highlight;
@@ -321,6 +280,11 @@ export function createPartitions(app) {
         updateCard(card, p, store, force || widthChanged);
       });
     }
+    // the time chart goes with the focused partition: the highlighted one, else the first shown
+    const focused = shown.find(p => hl.partitions.has(p.key)) || shown[0];
+    const card = focused && cards.get(focused.key);
+    if (card && card.isConnected && stripW) chart.render(card, focused, store, stripW + 64 + 196 + 16, force || widthChanged);
+    else chart.detach();
   }
 
   function scrollTo(key) {
@@ -328,17 +292,19 @@ export function createPartitions(app) {
     if (card) card.scrollIntoView({ block: "nearest", behavior: "smooth" });
   }
 
-  return { render, scrollTo };
-}
+  /** Show record `id` at `offset` of partition `key`: zoom its axis there, mark it, scroll to it. */
+  function focusRecord(key, offset, id) {
+    const card = cards.get(key);
+    const p = app.store.partitions.get(key);
+    if (!p || offset === null || offset === undefined) return false;
+    focusAxis(axisOf(key), logRange(p.replica_state), offset, id);
+    if (filter !== "all") { filter = "all"; filterEl.value = "all"; }
+    app.requestRender(true);
+    requestAnimationFrame(() => scrollTo(key));
+    return !!card;
+  }
 
-export function minIsr(store, topic) {
-  const t = store.meta && store.meta.topics.find(x => x.name === topic);
-  if (t && t.config && t.config["min.insync.replicas"] !== undefined) return t.config["min.insync.replicas"];
-  return store.meta ? store.meta.config["min.insync.replicas"] : 1;
-}
+  wireLedger(app, focusRecord);
 
-export function unclean(store, topic) {
-  const t = store.meta && store.meta.topics.find(x => x.name === topic);
-  if (t && t.config && t.config["unclean.leader.election.enable"] !== undefined) return t.config["unclean.leader.election.enable"];
-  return store.meta ? store.meta.config["unclean.leader.election.enable"] : false;
+  return { render, scrollTo, focusRecord };
 }

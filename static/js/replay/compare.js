@@ -2,15 +2,13 @@
 // finds the first moment they diverge; two replays side by side follow one scrubber.
 import { h, setText } from "../dom.js";
 import { seconds, errorText } from "../format.js";
+import { getJSON, postJSON } from "../http.js";
 import { toast } from "../ui/toast.js";
+import { storyMarks, placeMark } from "./marks.js";
 
 const $ = id => document.getElementById(id);
 const C = { a: null, b: null, end: 0, divergence: null, t: 0 };
-
-async function getJSON(url, init) {
-  const res = await fetch(url, init);
-  try { return await res.json(); } catch (e) { return { ok: false, error: { message: `${res.status} ${res.statusText}` } }; }
-}
+const LANE_MARKS = ["leader_elected", "isr_shrink", "isr_expand", "truncation", "fault"];
 
 function sides() {
   const a = $("run-a").value.trim(), b = $("run-b").value.trim();
@@ -39,8 +37,7 @@ async function run() {
   let body;
   try { body = sides(); } catch (e) { toast("Cannot compare", e.message, "error"); return; }
   setText($("compare-status"), "comparing (re-simulating both runs)…");
-  const reply = await getJSON("/api/compare", { method: "POST", headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ a: body[0], b: body[1] }) });
+  const reply = await postJSON("/api/compare", { a: body[0], b: body[1] });
   if (!reply.ok) { setText($("compare-status"), ""); toast("Cannot compare", errorText(reply.error), "error", 9000); return; }
   setText($("compare-status"), `compared in ${reply.wall_ms} ms`);
   const q = new URLSearchParams({ a: $("run-a").value.trim() });
@@ -85,15 +82,13 @@ function fate(f) {
   return `${f.status}${f.offset !== null ? " @" + f.offset : ""}${f.lost ? " LOST" : ""}`;
 }
 
+// each run's marks on its own lane, on the common axis, with the first divergence on both
 async function lanes() {
   for (const [side, lane] of [[C.a, "lane-a"], [C.b, "lane-b"]]) {
     const reply = await getJSON(`/api/replay/${encodeURIComponent(side.rid)}/timeline`);
     if (!reply.ok) continue;
-    const end = Math.max(1, C.end);
-    const marks = reply.story.filter(([, t, type]) => t <= C.end && ["leader_elected", "isr_shrink", "isr_expand", "truncation", "fault"].includes(type))
-      .slice(-300).map(([, t, type]) => { const m = h("span.mark." + type, { title: `${type} at ${seconds(t)}` }); m.style.left = (100 * t / end) + "%"; return m; });
-    for (const [t, inv] of reply.violations) if (t <= C.end) { const m = h("span.mark.violation", { title: `${inv} at ${seconds(t)}` }); m.style.left = (100 * t / end) + "%"; marks.push(m); }
-    if (C.divergence) { const m = h("span.mark.divergence", { title: `first divergence at ${seconds(C.divergence.t_ms)}` }); m.style.left = (100 * C.divergence.t_ms / end) + "%"; marks.push(m); }
+    const marks = storyMarks(reply.story, reply.violations, C.end, { types: LANE_MARKS, limit: 300 });
+    if (C.divergence) marks.push(placeMark(h("span.mark.divergence", { title: `first divergence at ${seconds(C.divergence.t_ms)}` }), C.divergence.t_ms, C.end));
     $(lane).replaceChildren(...marks);
   }
 }

@@ -5,15 +5,15 @@
 import { h } from "../dom.js";
 import { toast } from "../ui/toast.js";
 import { errorText } from "../format.js";
+import { postJSON } from "../http.js";
+import { followJob } from "../jobs.js";
 
 async function save() {
   const app = window.isrlab;
   const room = app && app.store && app.store.room;
   if (!room) { toast("Nothing to save yet", "the simulation has not started"); return null; }
-  const res = await fetch("/api/runs", { method: "POST", headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ room }) });
-  let reply;
-  try { reply = await res.json(); } catch (e) { reply = { ok: false, error: { message: `${res.status}` } }; }
+  // a slow save is answered as a background job: follow it to the saved run, like the replay's Save
+  const reply = await followJob(await postJSON("/api/runs", { room }), "Saving the run");
   if (!reply.ok) { toast("Cannot save", errorText(reply.error), "error"); return null; }
   const url = location.origin + reply.links.short;
   const el = toast("Saved: " + reply.title, url, "info", 15000);

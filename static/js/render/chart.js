@@ -1,0 +1,174 @@
+// The focused partition's time chart: LEO (dashed) and HW (solid) of every replica and the ISR
+// size (the band at the bottom) over the run, faults, elections and truncations as markers — the
+// picture the KIP-101 write-ups draw by hand. The live page charts what its frames carried since
+// it joined (series.js) and clicking selects the story's moment there; a replay charts the whole
+// run (app.fetchSeries, from the server) and clicking seeks to the moment clicked.
+import { h, setText } from "../dom.js";
+import { seconds } from "../format.js";
+
+const H = 132, LEFT = 46, RIGHT = 8, TOP = 12, BAND = 16, BOTTOM = 14;
+const BROKER_COLORS = ["#4fb3ff", "#3fd0a0", "#ff7aa8", "#ffb547", "#b58cff", "#a3d65c", "#4fd8e0", "#ff8c5a"];
+const MARKS = { fault: ["#ff5d6c", "F"], leader_elected: ["#ffe066", "E"], partition_offline: ["#ff5d6c", "O"], truncation: ["#c77dff", "T"] };
+
+export function brokerColor(i) { return BROKER_COLORS[i % BROKER_COLORS.length]; }
+
+/** Size a canvas for the device pixel ratio; returns its context scaled to CSS pixels. */
+export function fitCanvas(canvas, w, hgt) {
+  const dpr = window.devicePixelRatio || 1;
+  const resized = canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(hgt * dpr);
+  if (resized) { canvas.width = Math.round(w * dpr); canvas.height = Math.round(hgt * dpr); canvas.style.height = hgt + "px"; }
+  const c = canvas.getContext("2d");
+  c.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return { c, resized };
+}
+
+/** Markers of partition `key` from story events ({t_ms, type, ...}): [t, type, text]. */
+export function marksFromEvents(events, key) {
+  const out = [];
+  for (const e of events) {
+    if (!MARKS[e.type]) continue;
+    if (e.type !== "fault" && `${e.topic}-${e.partition}` !== key) continue;
+    out.push([e.t_ms, e.type, e.reason || e.type]);
+  }
+  return out.slice(-200);
+}
+
+export function createChart(app) {
+  const el = h("div.pchart", null, h("canvas.pchart-canvas"), h("div.pchart-legend.small"));
+  const canvas = el.firstChild, legend = el.lastChild;
+  const tooltip = document.getElementById("tooltip");
+  const fetched = new Map();              // replay: key -> series (or "loading")
+  let layout = null;                      // what was drawn last: for clicks and hover
+
+  function seriesOf(key, store) {
+    if (!app.fetchSeries) {
+      const s = store.series && store.series.parts.get(key);
+      return s ? { ...s, marks: marksFromEvents(store.events, key), end_ms: null } : null;
+    }
+    const got = fetched.get(key);
+    if (got === undefined) {
+      fetched.set(key, "loading");
+      app.fetchSeries(key).then(reply => { fetched.set(key, reply && reply.ok ? reply : null); app.requestRender(true); },
+        () => fetched.set(key, null));
+    }
+    return got && got !== "loading" ? got : null;
+  }
+
+  function timeAt(x) {
+    if (!layout) return null;
+    return Math.round(Math.max(0, Math.min(layout.t1, layout.t0 + (x - LEFT) * (layout.t1 - layout.t0) / layout.pw)));
+  }
+
+  canvas.addEventListener("click", e => {
+    const t = timeAt(e.offsetX);
+    if (t === null) return;
+    if (app.seek) { app.seek(t); return; }                 // a replay: go to that moment
+    const store = app.store;                               // live: the story's moment at or before t
+    let pick = null;
+    for (const ev of store.events) if (ev.t_ms <= t && typeof ev.i === "number") pick = ev;
+    if (pick) app.selectEvent(pick, true);
+  });
+  canvas.addEventListener("mousemove", e => {
+    const t = timeAt(e.offsetX);
+    if (t === null || !layout) return;
+    const pts = layout.points;
+    let best = pts[0];
+    for (const p of pts) if (p[0] <= t) best = p;
+    const lines = [`${seconds(t)}${app.seek ? " · click to go there" : " · click to select the story here"}`];
+    if (best) layout.brokers.forEach((b, i) => lines.push(`b${b}: LEO ${best[2][i]} · HW ${best[3][i]}`));
+    if (best) lines.push(`ISR size ${best[1]}`);
+    tooltip.textContent = lines.join("\n");
+    tooltip.hidden = false;
+    tooltip.style.left = Math.min(window.innerWidth - 300, e.clientX + 14) + "px";
+    tooltip.style.top = (e.clientY + 14) + "px";
+  });
+  canvas.addEventListener("mouseleave", () => { tooltip.hidden = true; });
+
+  /** Show the chart of partition `p` in `card` (moving it from the card it was in). */
+  function render(card, p, store, width, force) {
+    if (el.parentNode !== card) card.appendChild(el);
+    const s = seriesOf(p.key, store);
+    const now = store.clock ? store.clock.t_ms : 0;
+    const pts = s ? s.points : [];
+    const key = [p.key, width, pts.length, pts.length ? JSON.stringify(pts[pts.length - 1]) : "", s ? s.marks.length : 0, now].join("|");
+    if (!force && el.__drawn === key) return;
+    el.__drawn = key;
+    const { c } = fitCanvas(canvas, width, H);
+    if (canvas.style.width !== width + "px") canvas.style.width = width + "px";
+    c.clearRect(0, 0, width, H);
+    el.dataset.key = p.key;
+    if (!s || !pts.length) {
+      layout = null;
+      c.fillStyle = "#8b99ad"; c.font = "11px ui-sans-serif, sans-serif";
+      c.fillText(s === null && app.fetchSeries ? "loading the run's series…" : "no samples yet", LEFT, H / 2);
+      setText(legend, "");
+      return;
+    }
+    const t0 = 0, t1 = Math.max(1, s.end_ms || 0, pts[pts.length - 1][0], app.fetchSeries ? 0 : now);
+    let y1 = 1;
+    for (const q of pts) for (const v of q[2]) y1 = Math.max(y1, v);
+    const pw = width - LEFT - RIGHT, ph = H - TOP - BAND - BOTTOM;
+    const X = t => LEFT + (t - t0) * pw / (t1 - t0), Y = o => TOP + ph - o * ph / y1;
+    layout = { t0, t1, pw, points: pts, brokers: s.brokers };
+    // axes and labels
+    c.strokeStyle = "#2a3445"; c.lineWidth = 1;
+    c.strokeRect(LEFT + 0.5, TOP + 0.5, pw, ph);
+    c.fillStyle = "#8b99ad"; c.font = "10px ui-monospace, monospace"; c.textBaseline = "middle";
+    c.fillText(String(y1), 2, TOP + 4); c.fillText("0", 2, TOP + ph);
+    c.fillText("ISR", 2, TOP + ph + BAND / 2 + 1);
+    c.textBaseline = "top";
+    c.fillText(seconds(t0), LEFT, H - BOTTOM + 2);
+    const endLabel = seconds(t1);
+    c.fillText(endLabel, LEFT + pw - c.measureText(endLabel).width, H - BOTTOM + 2);
+    // ISR size: a step band under the plot
+    const rf = Math.max(1, s.brokers.length), bandTop = TOP + ph + 2, bandH = BAND - 4;
+    c.fillStyle = "rgba(63, 208, 160, .35)";
+    pts.forEach((q, i) => {
+      const next = i + 1 < pts.length ? pts[i + 1][0] : (app.fetchSeries ? q[0] : Math.max(q[0], now));
+      const hgt = bandH * q[1] / rf;
+      c.fillRect(X(q[0]), bandTop + bandH - hgt, Math.max(1, X(next) - X(q[0])), hgt);
+    });
+    // markers
+    let glyphX = -Infinity;
+    for (const [t, type] of s.marks) {
+      const [color, glyph] = MARKS[type] || ["#8b99ad", "·"];
+      const x = Math.round(X(t)) + 0.5;
+      const gx = Math.max(x - 3, glyphX + 8);            // marks close in time: glyphs side by side
+      glyphX = gx;
+      c.strokeStyle = color; c.globalAlpha = 0.55; c.setLineDash([2, 3]);
+      c.beginPath(); c.moveTo(x, TOP); c.lineTo(x, TOP + ph); c.stroke(); c.setLineDash([]);
+      c.globalAlpha = 1; c.fillStyle = color; c.fillText(glyph, gx, 0);
+    }
+    // HW (solid) and LEO (dashed) per replica, as steps: a value holds until the next sample
+    s.brokers.forEach((b, i) => {
+      for (const [field, dash, lw] of [[2, [4, 3], 1.2], [3, [], 1.8]]) {
+        c.strokeStyle = brokerColor(i); c.lineWidth = lw; c.setLineDash(dash);
+        c.beginPath();
+        pts.forEach((q, j) => {
+          const x = X(q[0]), y = Y(q[field][i]);
+          if (j === 0) c.moveTo(x, y);
+          else { c.lineTo(x, Y(pts[j - 1][field][i])); c.lineTo(x, y); }
+        });
+        c.stroke();
+      }
+    });
+    c.setLineDash([]);
+    if (app.fetchSeries || now > pts[pts.length - 1][0]) {    // where the picture is now
+      c.strokeStyle = "rgba(255,255,255,.7)"; c.lineWidth = 1;
+      c.beginPath(); c.moveTo(Math.round(X(Math.min(now, t1))) + 0.5, TOP); c.lineTo(Math.round(X(Math.min(now, t1))) + 0.5, TOP + ph + BAND); c.stroke();
+    }
+    const last = pts[pts.length - 1];
+    el.dataset.last = JSON.stringify({ t: last[0], isr: last[1], leo: Object.fromEntries(s.brokers.map((b, i) => [b, last[2][i]])),
+      hw: Object.fromEntries(s.brokers.map((b, i) => [b, last[3][i]])) });
+    el.dataset.layout = JSON.stringify({ left: LEFT, width: pw, t0, t1 });
+    if (legend.__key !== s.brokers.join()) {
+      legend.__key = s.brokers.join();
+      legend.replaceChildren(...s.brokers.map((b, i) => h("span", { style: { color: brokerColor(i) }, text: `b${b} ━ HW ┅ LEO` })),
+        h("span.dim", { text: "band: ISR size · F fault · E election · O offline · T truncation" }));
+    }
+  }
+
+  function detach() { if (el.parentNode) el.remove(); layout = null; el.__drawn = ""; }
+
+  return { render, detach, el };
+}
