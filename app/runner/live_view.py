@@ -22,6 +22,9 @@ from engine.view import broker_view, links_view, partition_view, zk_view
 LOG_TAIL = 12            # record ids per replica sent each frame (the detail view asks for more)
 LEDGER_SIZE = 30         # newest records in the ledger
 LOST_LIST = 100          # newest lost record ids listed
+LEDGER_PAGE = 50         # rows in one page of the ledger asked for by a viewer
+LEDGER_SCAN = 50000      # newest records a ledger query looks through (bounds its cost)
+INT_MAX = 2147483647     # Integer.MAX_VALUE, the producer's default retries since 2.1
 MESSAGES_PER_FRAME = 120
 
 
@@ -94,6 +97,7 @@ class RecordDigest:
         self.counts = {"acked": 0, "failed": 0, "unacknowledged": 0}
         self.errors = {}
         self.by_producer = {}
+        self.acks_sent = {}         # producer -> {acks label}: what its records really asked for
         self.acked_by_key = {}      # key -> [Record] in ack order
         self.checked = {}           # key -> how many of acked_by_key[key] were compared
         self.lost_by_key = {}       # key -> {record id} not in the leader's log at the last check
@@ -116,6 +120,8 @@ class RecordDigest:
             fresh = list(islice(reversed(records.values()), n - self.seen))
             fresh.reverse()
             self.seen = n
+            for record in fresh:
+                self.acks_sent.setdefault(record.producer, set()).add(record.acks)
             self.pending.extend(fresh)
         # a long outage can leave many records pending: rescan those at most every 8th frame
         if len(self.pending) < 4000 or frame_no >= self._pending_scan_at:
@@ -206,12 +212,55 @@ class RecordDigest:
 
     def ledger(self, limit=LEDGER_SIZE):
         lost = self._lost_parts()[4]
-        out = []
-        for r in islice(reversed(self.sim.records.values()), limit):
-            out.append([r.id, r.producer, r.topic, r.partition, r.acks, r.status, r.error, r.offset,
-                        r.sent_ms, r.acked_ms, bool(r.lost or r.id in lost)])
+        out = [_ledger_row(r, lost) for r in islice(reversed(self.sim.records.values()), limit)]
         out.reverse()
         return out
+
+    def ledger_page(self, status=None, producer=None, partition=None, error=None, page=0):
+        """One page (newest first) of the records that pass the filters, among the newest
+        LEDGER_SCAN records: ``status`` is acked, failed, pending, unacknowledged or lost;
+        ``partition`` is a "topic-N" key. Returns (rows, matched, scanned)."""
+        lost = self._lost_parts()[4]
+        rows, matched, scanned = [], 0, 0
+        first = page * LEDGER_PAGE
+        for r in islice(reversed(self.sim.records.values()), LEDGER_SCAN):
+            scanned += 1
+            is_lost = bool(r.lost or r.id in lost)
+            if status == "lost":
+                if not is_lost:
+                    continue
+            elif status is not None and r.status != status:
+                continue
+            if producer is not None and r.producer != producer:
+                continue
+            if error is not None and r.error != error:
+                continue
+            if partition is not None and (r.partition is None or f"{r.topic}-{r.partition}" != partition):
+                continue
+            if first <= matched < first + LEDGER_PAGE:
+                rows.append(_ledger_row(r, lost))
+            matched += 1
+        return rows, matched, scanned
+
+
+def _ledger_row(r, lost):
+    return [r.id, r.producer, r.topic, r.partition, r.acks, r.status, r.error, r.offset,
+            r.sent_ms, r.acked_ms, bool(r.lost or r.id in lost)]
+
+
+def producer_settings(client, acks_sent):
+    """What a producer really does: the acks its records were sent with (a console send picks
+    its own acks, so the config's acks alone would misreport it) and the settings that decide
+    whether a failed batch is retried, reordered or duplicated."""
+    config_acks = {-1: "all", 1: "1", 0: "0"}.get(getattr(client, "acks", None), "1")
+    sent = sorted(acks_sent or (), key=("all", "1", "0").index)
+    retries = getattr(client, "retries", None)
+    return {"acks": "/".join(sent) if sent else config_acks, "acks_config": config_acks,
+            "idempotence": bool(getattr(client, "idempotent", False)),
+            "retries": str(retries) if retries is not None else None,   # a string: no precision lost
+            "retries_max": retries == INT_MAX,
+            "max_in_flight": getattr(client, "max_in_flight", None),
+            "delivery_timeout_ms": getattr(client, "delivery_timeout_ms", None)}
 
 
 def _record_order(rid):
@@ -283,7 +332,16 @@ class LiveView:
         history = self.sim.history
         start, end = self.history_seen, len(history)
         self.history_seen = end
-        return start, history[start:end]
+        fresh = history[start:end]
+        if any(e["type"] == "fault" for e in fresh):
+            fresh = [self._with_origin(e) if e["type"] == "fault" else e for e in fresh]
+        return start, fresh
+
+    def _with_origin(self, event):
+        """A copy of a timeline operation's event saying who asked for it: a live command of a
+        viewer ("user") or the scenario's timeline ("scenario"); the page labels them apart."""
+        mine = any(c["at_ms"] == event["t_ms"] and c["op"] == event.get("op") for c in self.sim.commands[-200:])
+        return {**event, "origin": "user" if mine else "scenario"}
 
     def new_violations(self):
         v = self.sim.violations
@@ -314,7 +372,7 @@ class LiveView:
             spec = getattr(client, "spec", {}) or {}
             view["topic"] = spec.get("topic")
             if view["type"] == "producer":
-                view["acks"] = {-1: "all", 1: "1", 0: "0"}.get(getattr(client, "acks", None), "1")
+                view.update(producer_settings(client, self.digest.acks_sent.get(name)))
                 view["rate_per_s"] = spec.get("rate_per_s") or 0
             else:
                 view["isolation_level"] = client.config.get("isolation.level", "read_uncommitted") \
