@@ -56,6 +56,28 @@ def test_restart_at_max_speed_then_era_switch_leave_no_stale_value(page, server)
     assert page.locator("#alarms").is_hidden() or "run paused" not in page.inner_text("#alarms")
 
 
+def test_reconnect_redraws_from_the_full_frame(page, context, server):
+    """A viewer that lost its connection while another one crashed a broker: after the reconnect
+    the cards and the broker map say what the room says now."""
+    _app, base = server
+    open_page(page, base)
+    wait_store(page, "s.clock.t_ms > 300 && s.partitions.get('orders-0').leader === 1")
+    room = page.evaluate("() => window.isrlab.store.room")
+    page.evaluate("() => window.isrlab.socket.disconnect()")
+    other = context.new_page()
+    other.goto(f"{base}/r/{room}")
+    other.wait_for_function("(r) => window.isrlab.store.room === r && window.isrlab.store.brokers.size === 3", arg=room)
+    other.evaluate("() => window.isrlab.command({op: 'crash', broker: 0})")
+    other.wait_for_function("() => window.isrlab.store.brokers.get(0).state !== 'running'")
+    other.close()
+    assert page.evaluate("() => window.isrlab.store.brokers.get(0).state") == "running"    # not told yet
+    page.evaluate("() => window.isrlab.socket.connect()")
+    wait_store(page, "s.brokers.get(0).state !== 'running'", timeout=20000)
+    page.wait_for_timeout(300)
+    assert "DOWN" in page.locator("#nodes .node.broker[data-broker='0']").inner_text().upper()
+    assert cards_match_store(page) == []
+
+
 def test_producer_label_is_the_acks_it_sent_and_long_max_prints_as_kafka(page, server):
     _app, base = server
     open_page(page, base)

@@ -73,3 +73,27 @@ def test_copy_link_round_trip_lands_on_the_same_moment_and_partition(server, bro
     assert other.evaluate("() => window.isrlab.store.ui.selectedBroker") == 3
     assert other.locator(".pcard.hl[data-key='orders-0']").count() == 1
     assert page.errors == [] and other.errors == [], (page.errors, other.errors)
+
+
+def test_seek_back_and_fork_redraw_from_the_frame(server, browser, request):
+    """Seeking from the violation back to before the crash, then forking: each page's cards say
+    what its store says (leader, epoch, ISR), never what was drawn before."""
+    from tests.browser.test_truth import cards_match_store
+    app, base = server
+    rid = save_run(app.test_client(), {"scenario": library()[KIP101], "title": "seek"})
+    page = new_page(browser, request, "seek-fork")
+    page.goto(f"{base}/runs/{rid}")
+    replay_ready(page)
+    assert "epoch 2" in page.inner_text(".pcard[data-key='orders-0'] .facts")
+    page.evaluate("() => window.isrlab.seek(3000)")
+    page.wait_for_function("() => window.isrlab.replay.t === 3000 && !window.isrlab.replay.busy")
+    assert cards_match_store(page) == []
+    assert "epoch 0" in page.inner_text(".pcard[data-key='orders-0'] .facts")
+    page.click("#replay-fork")
+    page.click("#menu button[data-item='fork-keep']")
+    page.wait_for_url("**/r/*")
+    page.wait_for_function("() => window.isrlab && window.isrlab.store.clock && window.isrlab.store.room"
+                           " && window.isrlab.store.partitions.size")
+    page.evaluate("() => window.isrlab.control('pause')")
+    page.wait_for_function("() => !window.isrlab.store.clock.playing")
+    assert cards_match_store(page) == []
