@@ -99,6 +99,11 @@ def test_producer_label_is_the_acks_it_sent_and_long_max_prints_as_kafka(page, s
     text = cfg.inner_text()
     assert "9223372036854775807" in text and "9223372036854776000" not in text, text
     assert cfg.locator("input").input_value() == "9223372036854775807"
+    # "set now" on a topic config: the dialog shows the value in force once the frames carry it
+    topic_row = page.locator("#dlg-config .form", has_text="min.insync.replicas").first
+    topic_row.locator("input").fill("2")
+    topic_row.locator("button", has_text="set now").first.click()
+    expect(topic_row.locator(".cfg-now").first).to_have_text("in force: 2")
 
 
 def test_repeated_events_collapse_and_user_actions_are_not_faults(page, server):
