@@ -216,7 +216,8 @@ const timeline = getJSON(`/api/replay/${RID}/timeline`).then(reply => {
 
 // A link's moment, else the run's first violation (the reason it was saved, usually), else 0 s.
 const focus = { ...(data.focus || {}) };
-const hasMoment = focus.t_ms !== null && focus.t_ms !== undefined;
+// Embedded in the compare page, the parent drives the time axis: no jump of our own.
+const hasMoment = (focus.t_ms !== null && focus.t_ms !== undefined) || data.embed;
 (hasMoment ? Promise.resolve() : timeline).then(() => {
   const first = hasMoment ? null : story.firstViolation();
   if (first) {
