@@ -10,8 +10,9 @@ KIP101 = "kip101-scenario-1-v0.10"
 
 
 def load(page, scenario):
+    run = page.evaluate("() => window.isrlab.store.run")
     page.evaluate("(id) => window.isrlab.load({library: id}, true)", scenario)
-    wait_store(page, "s.clock.source && s.clock.source.name === arg && s.meta && s.clock.t_ms < 200", arg=scenario)
+    wait_store(page, "s.clock.source && s.clock.source.name === arg[0] && s.meta && s.run !== arg[1]", arg=[scenario, run])
 
 
 def cards_match_store(page):
@@ -36,19 +37,19 @@ def test_restart_at_max_speed_then_era_switch_leave_no_stale_value(page, server)
     load(page, KIP101)
     page.click(".tabs button[data-tab=clients]")
     page.evaluate("() => window.isrlab.setSpeed('max')")
-    wait_store(page, "s.clock.paused_reason === 'violation' && s.records && s.records.lost > 0", timeout=30000)
+    wait_store(page, "s.clock.paused_reason === 'violation' && s.records && s.records.lost > 0", timeout=60000)
     expect(page.locator("#tab-count-clients")).to_contain_text("lost")
     page.click(".tabs button[data-tab=timeline]")
     # restart while at maximum speed: the cards follow the new run, not the old values
     run = page.evaluate("() => window.isrlab.store.run")
     page.evaluate("() => window.isrlab.control('restart')")
-    wait_store(page, "s.run !== arg && s.clock.t_ms > 3000", arg=run, timeout=30000)
+    wait_store(page, "s.run !== arg && s.clock.t_ms > 3000", arg=run, timeout=60000)
     page.evaluate("() => window.isrlab.control('pause')")
     wait_store(page, "!s.clock.playing")
     assert cards_match_store(page) == []
     # era switch with the clients tab hidden: the "N lost" badge belongs to the old run
     page.select_option("#era-select", "2.6")
-    wait_store(page, "s.meta.kafka_version === '2.6' && s.records && s.records.lost === 0", timeout=30000)
+    wait_store(page, "s.meta.kafka_version === '2.6' && s.records && s.records.lost === 0", timeout=60000)
     page.wait_for_timeout(200)
     assert page.inner_text("#tab-count-clients").strip() == ""
     assert cards_match_store(page) == []
