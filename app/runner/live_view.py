@@ -4,9 +4,9 @@ This is ``engine.view.cluster_view`` cut into pieces that can be diffed one by o
 parts made incremental because the engine's versions walk every record on each call (fine for
 one result, too slow 30 times a second on a long run):
 
-* ``RecordDigest``: record outcomes counted as they settle, instead of ``records_summary``'s
-  pass over every record; it also notices acknowledged records (acks=1 as well as acks=all)
-  that are no longer in the current leader's log, i.e. lost so far.
+* ``RecordDigest`` (records.py): record outcomes counted as they settle, instead of
+  ``records_summary``'s pass over every record; it also notices acknowledged records (acks=1 as
+  well as acks=all) that are no longer in the current leader's log, i.e. lost so far.
 * ``MessageTap``: every message sent since the last frame, from the network's observer hook; the
   view's in-flight list only shows messages that happen to be on the wire at frame time, and with
   a 1 ms link that is almost never.
@@ -14,14 +14,12 @@ one result, too slow 30 times a second on a long run):
 Everything here reads the simulation and never changes it.
 """
 from collections import deque
-from itertools import islice
 
+from .records import LOSS_EVENTS, RecordDigest, producer_settings  # noqa: F401  (LOSS_EVENTS: room.py)
 from .refresh import PartitionRefresh
 from engine.view import broker_view, links_view, partition_view, zk_view
 
 LOG_TAIL = 12            # record ids per replica sent each frame (the detail view asks for more)
-LEDGER_SIZE = 30         # newest records in the ledger
-LOST_LIST = 100          # newest lost record ids listed
 MESSAGES_PER_FRAME = 120
 
 
@@ -77,146 +75,6 @@ def sample_messages(messages, limit=MESSAGES_PER_FRAME):
     ranked = sorted(range(len(messages)), key=lambda i: (_priority(messages[i]), i))[:limit]
     ranked.sort()
     return [messages[i] for i in ranked], len(messages) - limit
-
-
-# -- records -----------------------------------------------------------------------------------------
-LOSS_EVENTS = frozenset(("truncation", "become_leader", "leader_elected", "partition_offline"))
-
-
-class RecordDigest:
-    """Record outcomes by status, error and producer, updated from the records that settled since
-    the last call; plus acknowledged records that the current leader's log no longer holds."""
-
-    def __init__(self, sim):
-        self.sim = sim
-        self.seen = 0
-        self.pending = []
-        self.counts = {"acked": 0, "failed": 0, "unacknowledged": 0}
-        self.errors = {}
-        self.by_producer = {}
-        self.acked_by_key = {}      # key -> [Record] in ack order
-        self.checked = {}           # key -> how many of acked_by_key[key] were compared
-        self.lost_by_key = {}       # key -> {record id} not in the leader's log at the last check
-        self.lost_version = 0
-        self.finalized = False
-        self._pending_scan_at = 0
-        self._lost_cache = (None, 0, [], {}, set())
-
-    def _producer(self, name):
-        entry = self.by_producer.get(name)
-        if entry is None:
-            entry = self.by_producer[name] = {"acked": 0, "failed": 0, "unacknowledged": 0}
-        return entry
-
-    def update(self, frame_no, dirty_keys=()):
-        sim = self.sim
-        records = sim.records
-        n = len(records)
-        if n > self.seen:
-            fresh = list(islice(reversed(records.values()), n - self.seen))
-            fresh.reverse()
-            self.seen = n
-            self.pending.extend(fresh)
-        # a long outage can leave many records pending: rescan those at most every 8th frame
-        if len(self.pending) < 4000 or frame_no >= self._pending_scan_at:
-            self._pending_scan_at = frame_no + 8
-            still = []
-            for record in self.pending:
-                status = record.status
-                if status == "pending":
-                    still.append(record)
-                    continue
-                self.counts[status] = self.counts.get(status, 0) + 1
-                self._producer(record.producer)[status] += 1
-                if status == "failed" and record.error:
-                    self.errors[record.error] = self.errors.get(record.error, 0) + 1
-                elif status == "acked":
-                    key = sim.key(record.topic, record.partition)
-                    self.acked_by_key.setdefault(key, []).append(record)
-            self.pending = still
-        for key in dirty_keys:
-            self.checked[key] = 0
-        for key, acked in self.acked_by_key.items():
-            start = self.checked.get(key, 0)
-            if start < len(acked):
-                self._check(key, acked, start)
-
-    def _leader_log(self, key):
-        node = self.sim.zk_server.tree.nodes.get(self.sim.state_path(key))
-        if node is None:
-            return None
-        broker = self.sim.brokers.get(node.data["leader"])
-        if broker is None or not broker.running:
-            return None
-        part = broker.partitions.get(key)
-        return part.log if part is not None and part.is_leader else None
-
-    def _check(self, key, acked, start):
-        log = self._leader_log(key)
-        if log is None:
-            return  # offline: nothing to compare with yet (the end of the run decides)
-        before = self.lost_by_key.get(key, frozenset())
-        lost = set() if start == 0 else set(before)
-        for record in islice(acked, start, None):
-            entry = log.record_at(record.offset)
-            if entry is None or entry[1] != record.id:
-                lost.add(record.id)
-        if lost != before:
-            self.lost_version += 1
-        self.lost_by_key[key] = lost
-        self.checked[key] = len(acked)
-
-    def finalize(self):
-        """At the end of the run the engine has marked every lost record (acks=1 included)."""
-        if self.finalized:
-            return
-        self.update(1 << 60)
-        self.finalized = True
-        for key, acked in self.acked_by_key.items():
-            self.lost_by_key[key] = {r.id for r in acked if r.lost}
-        self.lost_version += 1
-
-    def lost_ids(self):
-        out = set(self.sim.invariants.reported_lost)
-        for ids in self.lost_by_key.values():
-            out |= ids
-        return out
-
-    def _lost_parts(self):
-        version = (self.lost_version, len(self.sim.invariants.reported_lost))
-        if self._lost_cache[0] != version:
-            lost = self.lost_ids()
-            per = {}
-            for rid in lost:
-                name = rid.rpartition("-")[0]
-                per[name] = per.get(name, 0) + 1
-            newest = sorted(lost, key=_record_order)[-LOST_LIST:]
-            self._lost_cache = (version, len(lost), newest, per, lost)
-        return self._lost_cache
-
-    def summary(self):
-        _v, count, newest, per, _ids = self._lost_parts()
-        by_producer = {}
-        for name, entry in self.by_producer.items():
-            by_producer[name] = {**entry, "lost": per.get(name, 0)}
-        return {**self.counts, "pending": len(self.pending), "total": self.seen,
-                "errors": dict(self.errors), "lost": count,
-                "lost_acks_all": len(self.sim.invariants.reported_lost),
-                "by_producer": by_producer, "lost_ids": newest}
-
-    def ledger(self, limit=LEDGER_SIZE):
-        lost = self._lost_parts()[4]
-        out = []
-        for r in islice(reversed(self.sim.records.values()), limit):
-            out.append([r.id, r.producer, r.topic, r.partition, r.acks, r.status, r.error, r.offset,
-                        r.sent_ms, r.acked_ms, bool(r.lost or r.id in lost)])
-        out.reverse()
-        return out
-
-
-def _record_order(rid):
-    name, _, n = rid.rpartition("-")
-    return (name, int(n) if n.isdigit() else 0)
 
 
 # -- partitions ----------------------------------------------------------------------------------------
@@ -283,7 +141,16 @@ class LiveView:
         history = self.sim.history
         start, end = self.history_seen, len(history)
         self.history_seen = end
-        return start, history[start:end]
+        fresh = history[start:end]
+        if any(e["type"] == "fault" for e in fresh):
+            fresh = [self._with_origin(e) if e["type"] == "fault" else e for e in fresh]
+        return start, fresh
+
+    def _with_origin(self, event):
+        """A copy of a timeline operation's event saying who asked for it: a live command of a
+        viewer ("user") or the scenario's timeline ("scenario"); the page labels them apart."""
+        mine = any(c["at_ms"] == event["t_ms"] and c["op"] == event.get("op") for c in self.sim.commands[-200:])
+        return {**event, "origin": "user" if mine else "scenario"}
 
     def new_violations(self):
         v = self.sim.violations
@@ -314,7 +181,7 @@ class LiveView:
             spec = getattr(client, "spec", {}) or {}
             view["topic"] = spec.get("topic")
             if view["type"] == "producer":
-                view["acks"] = {-1: "all", 1: "1", 0: "0"}.get(getattr(client, "acks", None), "1")
+                view.update(producer_settings(client, self.digest.acks_sent.get(name)))
                 view["rate_per_s"] = spec.get("rate_per_s") or 0
             else:
                 view["isolation_level"] = client.config.get("isolation.level", "read_uncommitted") \

@@ -359,3 +359,9 @@ class Room:
                 raise AppError("partition", f"{str(key)[:60]!r} is not a partition of this cluster",
                                ", ".join(keys[:20]) + (" ..." if len(keys) > 20 else ""))
             return partition_detail(sim, key)
+
+    def ledger(self, filters, page):
+        """A page of the record ledger under filters (see ``RecordDigest.ledger_page``)."""
+        with self.lock:
+            rows, matched, scanned = self.view.digest.ledger_page(page=page, **filters)
+            return {"rows": rows, "matched": matched, "scanned": scanned, "page": page}

@@ -12,6 +12,7 @@ replies through the acknowledgement: ``{"ok": true, ...}`` or ``{"ok": false, "e
 | command      | {op, ...}  (a timeline operation)         | apply it now (recorded for replay) |
 | reconfigure  | {kafka_version?, config?}                 | restart under another era/config, replaying commands |
 | inspect      | {partition}                               | one partition with its last 200 records per replica |
+| ledger       | {status?, producer?, partition?, error?, page?} | a page (50, newest first) of the record ledger |
 | resync       | {}                                        | next frame is a full one |
 | leave        | {}                                        | stop watching |
 """
@@ -148,6 +149,28 @@ def on_inspect(data):
     return {"partition": _current_room().inspect(data["partition"])}
 
 
+LEDGER_STATUSES = ("acked", "failed", "pending", "unacknowledged", "lost")
+
+
+@handler("ledger")
+def on_ledger(data):
+    data = _payload(data, ("status", "producer", "partition", "error", "page"))
+    filters = {}
+    for name in ("status", "producer", "partition", "error"):
+        value = data.get(name)
+        if value in (None, ""):
+            continue
+        if not isinstance(value, str) or len(value) > 200:
+            raise AppError(name, "is not a short string", "text of at most 200 characters")
+        filters[name] = value
+    if filters.get("status") not in (None, *LEDGER_STATUSES):
+        raise AppError("status", f"{filters['status'][:20]!r} is not a record status", ", ".join(LEDGER_STATUSES))
+    page = data.get("page", 0)
+    if isinstance(page, bool) or not isinstance(page, int) or not 0 <= page <= 10000:
+        raise AppError("page", "is not a page number", "0 to 10000")
+    return _current_room().ledger(filters, page)
+
+
 @handler("resync", limited=False)
 def on_resync(data):
     _payload(data, ())
@@ -180,7 +203,7 @@ def on_disconnect(*_args):
 
 
 EVENTS = {"join": on_join, "create": on_create, "load": on_load, "control": on_control,
-          "command": on_command, "reconfigure": on_reconfigure, "inspect": on_inspect,
+          "command": on_command, "reconfigure": on_reconfigure, "inspect": on_inspect, "ledger": on_ledger,
           "resync": on_resync, "leave": on_leave}
 
 

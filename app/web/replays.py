@@ -63,7 +63,8 @@ def replay_page_of(run, focus):
             "slug": run.get("slug"), "code": run.get("code"), "end_ms": run["end_ms"],
             "duration_ms": run["duration_ms"], "kafka_version": run["kafka_version"],
             "engine_version": run.get("engine_version"), "server_engine_version": ENGINE_VERSION,
-            "focus": focus, "embed": request.args.get("embed") == "1"}
+            "focus": focus, "embed": request.args.get("embed") == "1",
+            "scenario_name": (run.get("scenario") or {}).get("name")}
     text = json.dumps(data).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     main_js = url_for("static", filename="js/main.js")
     replacements = [

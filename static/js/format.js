@@ -37,3 +37,21 @@ export function errorText(err) {
   if (err.allowed) s += ` (allowed: ${err.allowed})`;
   return s;
 }
+
+// Kafka's "no limit" values. A JSON number above 2^53 arrives rounded (Long.MAX_VALUE reads as
+// 9223372036854776000), so anything that close to the top is printed the way Kafka prints it.
+const LONG_MAX = "9223372036854775807";
+const INT_MAX = 2147483647;
+
+/** A config value as Kafka prints it: Long.MAX_VALUE and Integer.MAX_VALUE exactly, named. */
+export function kafkaNumber(v) {
+  if (v === LONG_MAX || (typeof v === "number" && v >= 9.2233720368547e18)) return `${LONG_MAX} (Long.MAX_VALUE)`;
+  if (v === INT_MAX || v === String(INT_MAX)) return `${INT_MAX} (Integer.MAX_VALUE)`;
+  return v === null || v === undefined ? "unset" : String(v);
+}
+
+/** The digits alone, for an input field (no name attached). */
+export function kafkaDigits(v) {
+  if (v === LONG_MAX || (typeof v === "number" && v >= 9.2233720368547e18)) return LONG_MAX;
+  return v === null || v === undefined ? "" : String(v);
+}

@@ -1,4 +1,5 @@
 // The Kafka-native corner: kafka-topics.sh --describe and zookeeper-shell, computed from the state.
+import { kafkaDigits } from "./format.js";
 
 export function describeTopics(meta, partitions, { topic = null, underReplicated = false, unavailable = false } = {}) {
   const lines = [];
@@ -13,7 +14,7 @@ export function describeTopics(meta, partitions, { topic = null, underReplicated
     const filtered = parts.filter(p => (!underReplicated || p.isr.length < p.replicas.length)
                                        && (!unavailable || p.leader === -1 || p.offline));
     if (!underReplicated && !unavailable) {
-      const configs = Object.entries(t.config || {}).map(([k, v]) => `${k}=${v}`).join(",");
+      const configs = Object.entries(t.config || {}).map(([k, v]) => `${k}=${typeof v === "number" ? kafkaDigits(v) : v}`).join(",");   // Long.MAX_VALUE as Kafka prints it
       lines.push(`Topic: ${t.name}\tPartitionCount: ${t.partitions}\tReplicationFactor: ${t.replication_factor}\tConfigs: ${configs}`);
     }
     for (const p of filtered) {

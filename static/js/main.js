@@ -213,3 +213,4 @@ conn = connectSocket({
   onConnect: () => { setConn(true, "live"); joinOrCreate(); },
   onDisconnect: reason => setConn(false, "reconnecting…" + (reason ? "" : "")),
 });
+app.socket = conn.socket;     // the tests drop and restore the connection through it

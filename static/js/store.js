@@ -183,7 +183,7 @@ const CATEGORY = {
 export const CATEGORIES = [
   { id: "isr", label: "ISR" }, { id: "election", label: "leaders" }, { id: "log", label: "truncation" },
   { id: "hw", label: "HW moves" }, { id: "controller", label: "controller" }, { id: "broker", label: "brokers & ZK" },
-  { id: "client", label: "clients" }, { id: "fault", label: "faults" }, { id: "violation", label: "violations" },
+  { id: "client", label: "clients" }, { id: "fault", label: "actions & faults" }, { id: "violation", label: "violations" },
   { id: "other", label: "other" },
 ];
 

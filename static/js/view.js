@@ -80,12 +80,15 @@ export function createView(app, { adaptStrips = false, afterRender = null } = {}
     timed("alarms", () => alarms.render(store, changes));
     timed("tab", () => renderTab(store.ui.tab, changes, force && changes.flags.reset));
     if (store.ui.tab !== "timeline") timed("timeline", () => timeline.render(store, changes));   // keep the story flowing
+    if (store.ui.tab !== "clients") tabs.clients.renderCount(store);   // a hidden tab's badge still tells the truth
     if (afterRender) afterRender(store, changes);
   }
 
   // Frame budget: when frames take longer than ~22 ms (a big cluster on a big screen), the log
   // strips are redrawn every 2nd-4th update instead of every one; the rest stays at full rate.
   let frameEwma = 16.7, lastFrameAt = 0;
+  const SETTLE_MS = 250;
+  let lastRenderAt = 0, settled = true;
   function adapt(now) {
     if (lastFrameAt) frameEwma = 0.9 * frameEwma + 0.1 * Math.min(200, now - lastFrameAt);
     lastFrameAt = now;
@@ -102,6 +105,17 @@ export function createView(app, { adaptStrips = false, afterRender = null } = {}
       forceNext = false;
       try { renderAll(changes, force); } catch (e) { console.error(e); }
       perf.renders += 1;
+      lastRenderAt = now; settled = false;
+    } else if (!settled && now - lastRenderAt > SETTLE_MS) {
+      // Frames stopped (a pause, the end of a run at max speed): under the frame budget the last
+      // ones may have been drawn only in part, so the state that stays on screen is drawn once
+      // more, in full, from the store.
+      settled = true;
+      const every = perf.stripEvery;
+      perf.stripEvery = 1;
+      try { renderAll({ changed: new Set(), zk: new Map(), flags: { events: false, violations: false, meta: false, clock: true, records: false, reset: false } }, false); }
+      catch (e) { console.error(e); }
+      perf.stripEvery = every;
     }
     const t1 = performance.now();
     try { map.animate(store, now); } catch (e) { console.error(e); }   // messages in flight, countdowns

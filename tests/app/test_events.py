@@ -288,3 +288,25 @@ def test_unknown_events_and_extra_arguments_are_harmless(app, client, runner):
     assert err(client.emit("control", {"action": "pause"}, "extra", callback=True))["field"] == "payload"
     run_for(app, 0.1)
     assert room.sim.now_ms > 0
+
+
+def test_ledger_pages_filter_and_refuse_bad_input(app, client, runner):
+    """The ledger request: newest first, filtered by producer and status, pages of 50; the
+    console producer's view says the acks its records were sent with."""
+    room = runner.get(create(client))
+    run_for(app, 0.2)
+    client.emit("command", {"op": "produce", "topic": "orders", "count": 60, "acks": "all", "producer": "led"}, callback=True)
+    run_for(app, 1.0)
+    reply = client.emit("ledger", {"producer": "led"}, callback=True)
+    assert reply["ok"] and reply["matched"] == 60 and len(reply["rows"]) == 50
+    assert reply["rows"][0][0] == "led-59" and all(r[1] == "led" for r in reply["rows"])
+    older = client.emit("ledger", {"producer": "led", "page": 1}, callback=True)
+    assert [r[0] for r in older["rows"]][-1] == "led-0" and len(older["rows"]) == 10
+    assert client.emit("ledger", {"producer": "led", "status": "failed"}, callback=True)["matched"] == 0
+    with room.lock:
+        view = room.view.entities()["c:led"]
+    assert view["acks"] == "all" and view["idempotence"] in (True, False)
+    assert err(client.emit("ledger", {"status": "gone"}, callback=True))["field"] == "status"
+    assert err(client.emit("ledger", {"page": -1}, callback=True))["field"] == "page"
+    assert err(client.emit("ledger", {"producer": ["led"]}, callback=True))["field"] == "producer"
+    assert err(client.emit("ledger", {"colour": "red"}, callback=True))["field"] == "colour"

@@ -14,7 +14,8 @@ export function createAlarms(app) {
 
   function render(store, changes) {
     if (store.clock && pauseBox.checked !== store.clock.pause_on_violation) pauseBox.checked = store.clock.pause_on_violation;
-    if (!changes.flags.violations && !changes.flags.reset) return;
+    // "run paused" follows the clock, so the title is derived on every frame, not only on a new violation
+    if (!changes.flags.violations && !changes.flags.reset && !changes.flags.clock) return;
     const v = store.violations;
     if (changes.flags.reset && !v.length) dismissed = 0;
     if (!v.length || v.length <= dismissed) { bar.hidden = true; return; }

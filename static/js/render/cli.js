@@ -40,8 +40,11 @@ export function createCli(app) {
     else if (e.key === "ArrowDown") { hpos = Math.min(history.length, hpos + 1); input.value = history[hpos] || ""; e.preventDefault(); }
   });
 
+  // what was typed belongs to the run it was typed in: a new scenario or era starts a clean shell
+  let run = null;
   function render(store) {
     if (!store.meta) return;
+    if (store.run !== run) { if (run !== null) out.replaceChildren(); run = store.run; }
     setText(describe, describeTopics(store.meta, sortedPartitions(store)).join("\n"));
   }
   return { render, exec };

@@ -1,6 +1,19 @@
 // Producers and consumers: send records with chosen acks, start and stop consumers, and the
 // ledger of what happened to each record (acked, failed with the Kafka error, lost).
 import { h, clear, setText, reconcile } from "../dom.js";
+import { createLedger } from "./ledger.js";
+import { kafkaNumber } from "../format.js";
+
+/** A producer's effective settings as one line (what the engine's producer really does). */
+export function producerSettings(p) {
+  const parts = [`acks=${p.acks}`];
+  if (p.acks_config && p.acks_config !== p.acks) parts.push(`(config acks=${p.acks_config}; sends chose their own)`);
+  parts.push(`enable.idempotence=${p.idempotence ? "true" : "false"}`);
+  if (p.retries !== null && p.retries !== undefined) parts.push(`retries=${kafkaNumber(p.retries)}`);
+  if (p.max_in_flight) parts.push(`max.in.flight.requests.per.connection=${p.max_in_flight}`);
+  if (p.delivery_timeout_ms) parts.push(`delivery.timeout.ms=${p.delivery_timeout_ms}`);
+  return parts.join("  ");
+}
 
 export function createClients(app) {
   const panel = document.getElementById("panel-clients");
@@ -38,17 +51,16 @@ export function createClients(app) {
   const countsEl = h("div.counts");
   const producers = h("tbody");
   const consumers = h("tbody");
-  const ledger = h("tbody");
+  const ledger = createLedger(app);
   const lostEl = h("div.small");
   panel.append(
     h("h3", { text: "Send records" }), produceForm,
     h("h3", { text: "Outcomes" }), countsEl,
     h("h3", { text: "Producers" }),
-    h("table.grid", null, h("thead", null, h("tr", null, ...["producer", "topic", "acks (config)", "rate", "sent", "acked", "failed", "lost", ""].map(t => h("th", { text: t })))), producers),
+    h("table.grid", null, h("thead", null, h("tr", null, ...["producer", "topic", "acks (sent)", "rate", "sent", "acked", "failed", "lost", ""].map(t => h("th", { text: t })))), producers),
     h("h3", { text: "Consumers" }), consumeForm,
     h("table.grid", null, h("thead", null, h("tr", null, ...["consumer", "topic", "positions (lag = HW − position)", "read", ""].map(t => h("th", { text: t })))), consumers),
-    h("h3", { text: "Record ledger (newest)" }),
-    h("table.grid#ledger", null, h("thead", null, h("tr", null, ...["record", "partition@offset", "acks", "outcome", "sent", "acked"].map(t => h("th", { text: t })))), ledger),
+    h("h3", { text: "Record ledger" }), ledger.el,
     h("h3", { text: "Lost acknowledged records" }), lostEl);
 
   let topicsKey = "";
@@ -72,7 +84,15 @@ export function createClients(app) {
     partSel.value = keep;
   }
 
+  // the tab's badge follows every frame, shown or not: a new run (restart, era switch) clears it
+  function renderCount(store) {
+    const lost = store.records ? store.records.lost : 0;
+    setText(count, lost ? `${lost} lost` : "");
+    count.className = "count" + (lost ? " bad" : "");
+  }
+
   function render(store, changes) {
+    renderCount(store);
     if (!store.meta) return;
     if (changes.flags.meta || changes.flags.reset) fillTopics(store);
     const anyClient = Array.from(changes.changed).some(k => k.startsWith("c:"));
@@ -84,20 +104,22 @@ export function createClients(app) {
     const text = JSON.stringify([chips, errs, r.lost_acks_all]);
     if (countsEl.__text !== text) {
       countsEl.__text = text;
+      // replaceChildren prints a null as the text "null" ("LOST 0 null"): only elements go in
+      const extra = r.lost ? [h("span.chip.bad", { text: `acks=all lost ${r.lost_acks_all}`, title: "acked with acks=all and gone: a durability violation" })] : [];
       countsEl.replaceChildren(...chips.map(([l, n, k]) => h("span.chip" + (k ? "." + k : ""), { text: `${l} ${n || 0}` })),
-        ...errs.map(([l, n, k]) => h("span.chip." + k, { text: `${l} × ${n}`, title: "failed records by Kafka error" })),
-        r.lost ? h("span.chip.bad", { text: `acks=all lost ${r.lost_acks_all}`, title: "acked with acks=all and gone: a durability violation" }) : null);
+        ...errs.map(([l, n, k]) => h("span.chip." + k, { text: `${l} × ${n}`, title: "failed records by Kafka error" })), ...extra);
     }
-    setText(count, r.lost ? `${r.lost} lost` : "");
-    count.className = "count" + (r.lost ? " bad" : "");
     const prods = [], cons = [];
     for (const [name, c] of store.clients) (c.type === "producer" ? prods : cons).push({ name, ...c });
     reconcile(producers, prods, p => p.name, () => h("tr"), (tr, p) => {
       const s = r.by_producer[p.name] || {};
-      const cells = [p.name, p.topic || "–", p.acks, p.rate_per_s ? `${p.rate_per_s}/s` : "–", p.sent, s.acked || 0, s.failed || 0, s.lost || 0];
-      const key = JSON.stringify([cells, p.running]);
+      const cells = [p.name, p.topic || "–", p.acks + (p.acks_config && p.acks_config !== p.acks ? ` (config ${p.acks_config})` : ""), p.rate_per_s ? `${p.rate_per_s}/s` : "–", p.sent, s.acked || 0, s.failed || 0, s.lost || 0];
+      const settings = producerSettings(p);
+      const key = JSON.stringify([cells, p.running, settings]);
       if (tr.__k === key) return;
       tr.__k = key;
+      tr.title = settings;
+      tr.dataset.settings = settings;
       tr.replaceChildren(...cells.map(c => h("td", { text: String(c) })),
         h("td", null, p.running ? h("button.small", { type: "button", text: "stop", onclick: () => app.command({ op: "stop_client", client: p.name }, `stop ${p.name}`) }) : h("span.dim", { text: "stopped" })));
     });
@@ -115,20 +137,7 @@ export function createClients(app) {
         h("td", { text: pos + (c.error ? `  ${c.error}` : ""), style: { whiteSpace: "normal" } }), h("td", { text: String(c.read) }),
         h("td", null, c.running ? h("button.small", { type: "button", text: "stop", onclick: () => app.command({ op: "stop_client", client: c.name }, `stop ${c.name}`) }) : h("span.dim", { text: "stopped" })));
     });
-    const hl = store.ui.highlight.records;
-    const rows = (store.ledger || []).slice().reverse();
-    reconcile(ledger, rows, x => x[0], () => h("tr"), (tr, x) => {
-      const [id, , topic, partition, acks, status, error, offset, sent, acked, lost] = x;
-      const key = JSON.stringify(x) + hl.has(id);
-      if (tr.__k === key) return;
-      tr.__k = key;
-      tr.className = hl.has(id) ? "hl" : "";
-      const outcome = h("td", null, h("span.status." + status, { text: status === "failed" && error ? error : status, title: status }),
-        lost ? h("span.status.lost", { text: "LOST", title: "acknowledged, but not in the current leader's log" }) : null);
-      tr.replaceChildren(h("td", { text: id }), h("td", { text: `${topic}-${partition === null ? "?" : partition}@${offset === null ? "–" : offset}` }),
-        h("td", { text: acks }), outcome, h("td", { text: sent === null ? "–" : (sent / 1000).toFixed(3) }),
-        h("td", { text: acked === null ? "–" : (acked / 1000).toFixed(3) }));
-    });
+    ledger.render(store);
     const lost = r.lost_ids || [];
     const lostKey = lost.join(",");
     if (lostEl.__k !== lostKey) {
@@ -140,5 +149,5 @@ export function createClients(app) {
     }
   }
 
-  return { render };
+  return { render, renderCount };
 }

@@ -14,13 +14,23 @@ const LABEL = {
   session_expired: "session expired", zk_disconnected: "ZK disconnected", zk_reconnected: "ZK reconnected",
   zk_session_lost: "ZK session lost", produce_error: "produce error", produce_failed: "produce failed",
   consumer_error: "consumer error", consumer_reset: "consumer reset", consumer_truncation_detected: "consumer truncation",
-  fault: "fault", violation: "VIOLATION", events_skipped: "…",
+  violation: "VIOLATION", events_skipped: "…",
 };
+
+// operations that break something; the others (produce, consume, set_config...) are just actions
+const FAULT_OPS = new Set(["crash", "shutdown", "pause", "isolate", "cut", "partition", "slow", "expire_session"]);
+
+/** Who made a timeline operation happen: the viewer's own command, or the scenario's timeline
+ *  (a fault it injects, or a scripted action). */
+export function opOrigin(e) {
+  if (e.origin === "user") return "you did";
+  return FAULT_OPS.has(e.op) ? "fault injected" : "scenario timeline";
+}
 
 export function eventLabel(e) {
   if (e.type === "leader_elected" && e.kind) return `leader elected (${e.kind})`;
   if (e.type === "isr_change_notification" && e.stage) return `ISR notification ${e.stage}`;
-  if (e.type === "fault") return `fault: ${e.op || ""}`;
+  if (e.type === "fault") return `${opOrigin(e)}: ${e.op || ""}`;
   if (e.type === "violation") return `violation: ${e.invariant}`;
   return LABEL[e.type] || e.type;
 }
@@ -66,25 +76,56 @@ export function createTimeline(app) {
     return q.split(/\s+/).every(w => hay.includes(w));
   }
 
+  // A run of the same event (a producer's PRODUCE ERROR on every retry, same partition, same
+  // error) is one row with a count and the time span, not a flood of rows. Retries of two
+  // producers interleave, so a repeat may join a row a few rows up, but only across other
+  // repeats: an election or an ISR change between them keeps its place in the story.
+  const REPEATING = new Set(["produce_error", "produce_failed", "consumer_error", "isr_update_failed", "high_watermark"]);
+  const sameKey = e => `${e.type}|${eventLabel(e)}|${eventWhere(e)}`;
+  let recent = [];          // the last rows drawn: {key, type, el, n, first, times, t}
+
+  function group(e, key) {
+    for (let k = recent.length - 1; k >= 0 && k >= recent.length - 6; k--) {
+      const r = recent[k];
+      if (r.key === key) return r;
+      if (!REPEATING.has(e.type) || !REPEATING.has(r.type)) return null;
+    }
+    return null;
+  }
+
   function row(e) {
-    const t = (e.t_ms / 1000).toFixed(3);
-    const el = h("div.ev.c-" + categoryOf(e), { role: "listitem", dataset: { i: e.i },
-      onclick: () => app.selectEvent(e) },
-      h("div.evhead", null, h("span.t", { text: t + " s" }), h("span.type", { text: eventLabel(e) }), h("span.where", { text: eventWhere(e) })),
+    const key = sameKey(e);
+    const g = e.type === "violation" ? null : group(e, key);
+    if (g) {
+      g.n += 1;
+      setText(g.times, `×${g.n}`);
+      setText(g.t, `${(g.first / 1000).toFixed(3)}–${(e.t_ms / 1000).toFixed(3)} s`);
+      g.el.dataset.count = String(g.n);
+      rows.set(e.i, g.el);
+      return null;
+    }
+    const tEl = h("span.t", { text: (e.t_ms / 1000).toFixed(3) + " s" });
+    const times = h("span.times", { title: "repeated events, collapsed" });
+    const el = h("div.ev.c-" + categoryOf(e) + (e.type === "fault" ? ".o-" + opOrigin(e).split(" ")[0] : ""),
+      { role: "listitem", dataset: { i: e.i }, onclick: () => app.selectEvent(e) },
+      h("div.evhead", null, tEl, h("span.type", { text: eventLabel(e) }), h("span.where", { text: eventWhere(e) }), times),
       e.reason ? h("div.reason", { text: e.reason }) : null);
     rows.set(e.i, el);
+    recent.push({ key, type: e.type, el, n: 1, first: e.t_ms, times, t: tEl });
+    if (recent.length > 12) recent = recent.slice(-6);
     return el;
   }
+  const add = (frag, e) => { const el = row(e); if (el) frag.appendChild(el); };
 
   function render(store, changes) {
     if (store.run !== run) { run = store.run; rebuild = true; }
     if (!changes.flags.events && !rebuild) return;
     if (rebuild) {
-      clear(listEl); rows.clear();
+      clear(listEl); rows.clear(); recent = [];
       const shown = store.events.filter(matches);
       const tail = shown.slice(-MAX_ROWS);
       const frag = document.createDocumentFragment();
-      for (const e of tail) frag.appendChild(row(e));
+      for (const e of tail) add(frag, e);
       listEl.appendChild(frag);
       lastI = store.events.length ? store.events[store.events.length - 1].i : -1;
       rebuild = false;
@@ -92,11 +133,15 @@ export function createTimeline(app) {
       const frag = document.createDocumentFragment();
       for (const e of store.events) {
         if (e.i <= lastI) continue;
-        if (matches(e)) frag.appendChild(row(e));
+        if (matches(e)) add(frag, e);
       }
       if (store.events.length) lastI = Math.max(lastI, store.events[store.events.length - 1].i);
       listEl.appendChild(frag);
-      while (listEl.children.length > MAX_ROWS) { rows.delete(Number(listEl.firstChild.dataset.i)); listEl.firstChild.remove(); }
+      while (listEl.children.length > MAX_ROWS) {
+        const gone = listEl.firstChild;
+        for (const [i, el] of rows) if (el === gone) rows.delete(i);
+        gone.remove();
+      }
     }
     markSelected(store);
     setText(count, store.clock ? String(store.clock.history_len) : "");

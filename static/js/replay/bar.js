@@ -6,7 +6,8 @@ import { storyMarks } from "./marks.js";
 export const SPEEDS = [0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 300];
 const MARKED = ["leader_elected", "isr_shrink", "truncation", "broker_stopped", "fault", "partition_offline"];
 
-/** `page` gives what the buttons do: forkMenu(anchor), shareLink(), saveScenarioRun(). */
+/** `page` gives what the buttons do: forkMenu(anchor), shareLink(), saveScenarioRun(), step(dir)
+ *  (one visible event), and the narration strip to show under the bar. */
 export function createBar(data, cursor, page) {
   const R = cursor.R;
   const bar = document.getElementById("replay-bar");
@@ -22,21 +23,21 @@ export function createBar(data, cursor, page) {
   const button = (id, text, title, onclick, cls) => h("button", { type: "button", id, text, title, onclick, class: cls });
   bar.append(
     h("span.replay-badge", { text: data.saved ? "REPLAY" : "LINK", title: data.saved ? "a saved run" : "a run from a scenario link (not saved)" }),
-    h("span.replay-title", { id: "replay-title", text: data.title }),
+    h("span.replay-title", { id: "replay-title", text: data.title, title: data.title }),
     button("replay-start", "|◀", "Start (Home)", () => cursor.jump({ t: 0 })),
-    button("replay-back", "◀ step", "One event back (b, ←)", cursor.stepBack),
+    button("replay-back", "◀ step", "Back to the previous event the timeline shows (b, ←)", () => page.step(-1)),
     playBtn,
-    button("replay-forward", "step ▶", "One event forward (n, →)", cursor.stepForward),
+    button("replay-forward", "step ▶", "On to the next event the timeline shows (n, →)", () => page.step(1)),
     button("replay-end", "▶▶|", "End (End)", () => cursor.jump({ t: R.end })),
     speedSel,
     h("div.replay-track", null, marks, scrub),
     timeLabel,
     button("replay-fork", "Fork…", "Continue live from this moment (with other actions, or under another era)", e => page.forkMenu(e.currentTarget), "primary"),
-    button("replay-link", "Link", "Copy a link to this moment (with the selected partition/broker)", () => page.shareLink()),
+    button("replay-link", "Copy link", "Copy a link to this moment, with the highlighted partition and the selected broker", () => page.shareLink()),
     data.saved ? h("a.button.ghost", { id: "replay-compare", href: `/compare?a=${encodeURIComponent(String(data.run))}`, text: "Compare…" })
       : button("replay-save", "Save", "Save this run in the runs list", page.saveScenarioRun),
     h("a.button.ghost", { href: "/runs", text: "Runs" }),
-    status);
+    status, page.narration);
 
   function render() {
     if (document.activeElement !== scrub) scrub.value = String(R.t);
@@ -46,6 +47,7 @@ export function createBar(data, cursor, page) {
       : `event ${R.historyLen}` + (R.lastMs ? ` · ${R.lastMs.toFixed(0)} ms` : ""));
     bar.dataset.t = String(R.t);
     bar.dataset.playing = R.playing ? "1" : "0";
+    page.narrate();
   }
 
   function drawMarks(story, violations) {

@@ -14,9 +14,13 @@ import { toast } from "../ui/toast.js";
 import { openMenu, closeMenu, menuOpen } from "../ui/menu.js";
 import { openHelp, openInspect } from "../ui/dialogs.js";
 import { setText } from "../dom.js";
+import { createStory } from "./story.js";
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
 const RID = encodeURIComponent(String(data.run));
+// a run saved from analytics or a counterexample may have no title: its scenario's name is one
+data.title = data.title || data.scenario_name || `run ${data.run}`;
+document.title = `${data.title} — ISR Lab replay`;
 const store = createStore();
 
 // -- links, fork, save -----------------------------------------------------------------------------
@@ -40,8 +44,11 @@ async function shareLink() {
     url = `${location.origin}/l/${data.code}?${q}`;
   }
   R.lastLink = url;
-  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(url).then(() => toast("Link copied", url));
-  else toast("Link to this moment", url, "info", 12000);
+  document.getElementById("replay-bar").dataset.link = url;
+  // the link is always shown (a clipboard may be refused); copied too where the page may
+  if (navigator.clipboard && window.isSecureContext) {
+    navigator.clipboard.writeText(url).then(() => toast("Link copied", url, "info", 12000), () => toast("Link to this moment", url, "info", 12000));
+  } else toast("Link to this moment", url, "info", 12000);
   return url;
 }
 
@@ -94,7 +101,7 @@ const app = {
   async control(action) {
     if (action === "play") { cursor.play(); return true; }
     if (action === "pause") { cursor.pause(); return true; }
-    if (action === "step") { await cursor.stepForward(); return true; }
+    if (action === "step") { await story.step(1); return true; }
     if (action === "restart") { await cursor.jump({ t: 0 }); return true; }
     if (action === "pause_on_violation") return true;
     toast("Not in a replay", READ_ONLY);
@@ -162,14 +169,16 @@ const view = createView(app, { afterRender() {
 } });
 const cursor = createCursor(RID, data.end_ms, view, () => bar.render());
 const R = Object.assign(cursor.R, { story: [], violations: [], versions: [] });
-Object.assign(app, { replay: R, seek: cursor.seek, stepForward: cursor.stepForward, stepBack: cursor.stepBack,
+const story = createStory(R, store, cursor, view);
+const stepForward = () => story.step(1), stepBack = () => story.step(-1);
+Object.assign(app, { replay: R, seek: cursor.seek, stepForward, stepBack,
   play: cursor.play, pause: cursor.pause, fork, shareLink });
-const bar = createBar(data, cursor, { forkMenu, shareLink, saveScenarioRun });
+const bar = createBar(data, cursor, { forkMenu, shareLink, saveScenarioRun, step: story.step,
+  narration: story.strip, narrate: story.narrate });
 
 function onKey(e) {
   if (!pageKey(e, { rangeIsField: false })) return;
   if (menuOpen() && e.key !== "Escape") return;
-  const { stepForward, stepBack } = cursor;
   const keys = { " ": () => (R.playing ? cursor.pause() : cursor.play()), n: stepForward, ".": stepForward, ArrowRight: stepForward,
     b: stepBack, ",": stepBack, ArrowLeft: stepBack, Home: () => cursor.seek(0), End: () => cursor.seek(R.end),
     "?": () => openHelp(app), Escape: () => app.clearSelection(), v: () => app.jumpToViolation(),
@@ -200,18 +209,29 @@ view.start().then(eras => { R.versions = eras.versions; });
 if (data.engine_version && data.engine_version !== data.server_engine_version) {
   toast("Engine version differs", `made with engine ${data.engine_version}; this server runs ${data.server_engine_version}: the replay may differ`, "error", 12000);
 }
-getJSON(`/api/replay/${RID}/timeline`).then(reply => {
+const timeline = getJSON(`/api/replay/${RID}/timeline`).then(reply => {
   if (!reply.ok) return;
   R.story = reply.story;
   R.violations = reply.violations;
   bar.drawMarks(R.story, R.violations);
 });
 
-const focus = data.focus || {};
-cursor.move({ t: focus.t_ms === null || focus.t_ms === undefined ? 0 : focus.t_ms }).then(() => {
+// A link's moment, else the run's first violation (the reason it was saved, usually), else 0 s.
+const focus = { ...(data.focus || {}) };
+// Embedded in the compare page, the parent drives the time axis: no jump of our own.
+const hasMoment = (focus.t_ms !== null && focus.t_ms !== undefined) || data.embed;
+(hasMoment ? Promise.resolve() : timeline).then(() => {
+  const first = hasMoment ? null : story.firstViolation();
+  if (first) {
+    focus.t_ms = first[0];
+    if (!focus.partition && first[2] !== null && first[2] !== undefined) focus.partition = `${first[2]}-${first[3]}`;
+  }
+  return cursor.move({ t: focus.t_ms === null || focus.t_ms === undefined ? 0 : focus.t_ms });
+}).then(() => {
   if (focus.partition) view.highlightPartition(focus.partition, true);
   if (focus.broker !== null && focus.broker !== undefined) store.ui.selectedBroker = focus.broker;
   app.requestRender(true);
+  story.narrate();
   document.body.dataset.ready = "1";
 });
 bar.render();

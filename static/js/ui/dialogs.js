@@ -1,7 +1,7 @@
 // Dialogs: scenario picker (library, new cluster, import), config editor, help, partition inspector.
 import { h, clear } from "../dom.js";
 import { ACTIONS, keyLabel } from "../actions.js";
-import { errorText } from "../format.js";
+import { errorText, kafkaNumber, kafkaDigits } from "../format.js";
 import { epochColor } from "../palette.js";
 import { searchPanel } from "./search.js";
 
@@ -174,10 +174,10 @@ export async function openConfig(app) {
       input = h("select", null, ...["all", "1", "0"].map(o => h("option", { value: o, text: o })));
       input.value = String(current);
     } else {
-      input = h("input", { type: "number", value: current === null ? "" : current, min: spec.min === null ? undefined : spec.min });
+      input = h("input", { type: "number", value: kafkaDigits(current), min: spec.min === null ? undefined : spec.min });
     }
     const tr = h("tr", null, h("td.key", { text: key }), h("td.dim", { text: spec.scope + (spec.dynamic ? " (dynamic)" : "") }),
-      h("td.mono.dim", { text: def === null ? "unset" : String(def) }), h("td", null, input));
+      h("td.mono.dim", { text: kafkaNumber(def) }), h("td", null, input));
     input.addEventListener("change", () => {
       let val = input.value;
       if (spec.kind === "bool") val = val === "true";
@@ -193,16 +193,37 @@ export async function openConfig(app) {
     if (await app.reconfigure({ config: Object.fromEntries(edits) })) dlg.close();
   } });
   const live = h("div");
+  const shown = [];       // [topic, key, input, label]: redrawn from the frames while the dialog is open
+  const topicValue = (name, key) => {
+    const t = s.meta.topics.find(x => x.name === name);
+    return t && t.config[key] !== undefined ? t.config[key] : s.meta.config[key];
+  };
   for (const t of s.meta.topics) {
     const min = h("input", { type: "number", min: 1, value: t.config["min.insync.replicas"] ?? s.meta.config["min.insync.replicas"] });
     const unc = h("select", null, h("option", { value: "true", text: "true" }), h("option", { value: "false", text: "false" }));
     unc.value = String(t.config["unclean.leader.election.enable"] ?? s.meta.config["unclean.leader.election.enable"]);
+    const minNow = h("span.dim.small.cfg-now", { dataset: { topic: t.name, key: "min.insync.replicas" } });
+    const uncNow = h("span.dim.small.cfg-now", { dataset: { topic: t.name, key: "unclean.leader.election.enable" } });
+    shown.push([t.name, "min.insync.replicas", min, minNow], [t.name, "unclean.leader.election.enable", unc, uncNow]);
     live.append(h("div.form", null, h("b", { text: t.name }),
-      h("label", null, "min.insync.replicas", min),
+      h("label", null, "min.insync.replicas", min), minNow,
       h("button.small", { type: "button", text: "set now", onclick: () => app.command({ op: "set_config", topic: t.name, key: "min.insync.replicas", value: Number(min.value) }, `${t.name}: min.insync.replicas=${min.value}`) }),
-      h("label", null, "unclean.leader.election.enable", unc),
+      h("label", null, "unclean.leader.election.enable", unc), uncNow,
       h("button.small", { type: "button", text: "set now", onclick: () => app.command({ op: "set_config", topic: t.name, key: "unclean.leader.election.enable", value: unc.value === "true" }, `${t.name}: unclean.leader.election.enable=${unc.value}`) })));
   }
+  // the values in force come from the frames, not from what the dialog was opened with
+  const last = new Map();
+  const refresh = () => {
+    if (!dlg.open || !s.meta) { clearInterval(timer); return; }
+    for (const [name, key, input, label] of shown) {
+      const now = String(topicValue(name, key));
+      label.textContent = `in force: ${now}`;
+      if (last.get(label) !== now && document.activeElement !== input) input.value = now;
+      last.set(label, now);
+    }
+  };
+  clearInterval(dlg.__timer);
+  const timer = dlg.__timer = setInterval(refresh, 250);
   frame(dlg, `Config — kafka_version ${v}`, h("div", null,
     searchPanel(app, () => edits),
     h("h3", { text: "Topic configs (dynamic: applied to the running cluster, kafka-configs.sh --alter)" }), live,
