@@ -40,9 +40,9 @@ export function colour(t) {
   return `rgb(${c[0]},${c[1]},${c[2]})`;
 }
 
-// light cells carry dark text, dark ones light text (the page's text colour is light)
+// light cells carry dark text, dark ones (and empty ones) light text (the page's text is light)
 export function ink(t) {
-  return t === null || t < 0.6 ? "on-light" : "on-dark";
+  return t !== null && t < 0.6 ? "on-light" : "on-dark";
 }
 
 // tick positions and values of the legend
