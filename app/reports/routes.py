@@ -96,8 +96,42 @@ def replay_run(run_key):
 @bp.get("/analytics/api/sweeps")
 def api_sweeps():
     running = _ext().jobs.running()
-    return jsonify(ok=True, sweeps=repo.list_sweeps(_ext().engine), job=running.to_dict() if running else None,
-                   limits=_limits())
+    engine = _ext().engine
+    sweeps = repo.list_sweeps(engine)
+    analysed = _analysed_ids(engine)
+    for s in sweeps:                      # the page folds this into the sweep's one status
+        s["analysed"] = s["id"] in analysed
+    return jsonify(ok=True, sweeps=sweeps, job=running.to_dict() if running else None,
+                   limits=_limits(), axes=_axis_kinds(), profiles=sorted(spec.BUILTIN_PROFILES))
+
+
+def _analysed_ids(engine):
+    from sqlalchemy import select
+
+    from app.store.db import reading
+    from app.sweeps.tables import analytics_cells
+    with reading(engine) as conn:
+        return set(conn.execute(select(analytics_cells.c.sweep_id).distinct()).scalars())
+
+
+def _axis_kinds():
+    """The grid axes the sweep form offers, each with the kind of its values ("int", "bool",
+    "text" or the list of choices), so the form can type what is typed into it."""
+    from engine import eras
+    out = []
+    for axis in spec.allowed_axes():
+        if axis == "kafka_version":
+            kind = list(eras.VERSIONS)
+        elif axis == spec.FAULTS_AXIS:
+            kind = "text"
+        elif axis in spec.SCENARIO_AXES:
+            kind = "int"
+        else:
+            raw = eras.CONFIG[axis][0]
+            kind = ("int" if raw in ("int", "int?") else "bool" if raw == "bool" else ["0", "1", "all"]
+                    if raw == "acks" else raw.split(":", 1)[1].split("|"))
+        out.append([axis, kind])
+    return out
 
 
 @bp.post("/analytics/api/sweeps")

@@ -1,13 +1,21 @@
 """The analytics report in Chromium: the heat maps are drawn from the JSON, a click on a cell
 shows its numbers and its worst runs with a replay link, the view is in the URL (shareable), and
-a sweep document typed into the form is validated with the field named."""
+a sweep document typed into the form is validated with the field named. The colour scale is
+fixed (0 % is white, a few percent a light tint), each sweep has one status, the sweep form builds
+the sweep document from its fields, and the tables' headers sit over their numbers."""
+import json
 import logging
 import threading
 
 import pytest
 from werkzeug.serving import make_server
 
+from sqlalchemy import update
+
 from app import create_app, runner_of
+from app.reports.routes import WEB_LIMITS
+from app.sweeps import spec
+from app.sweeps.tables import analytics_cells
 from tests.reports.test_routes import stored as _stored  # noqa: F401  (the fixture, reused)
 
 
@@ -57,6 +65,7 @@ def test_heat_map_cell_click_and_shareable_view(page, base, stored):
 def test_the_form_names_the_wrong_field(page, base):
     page.goto(base + "/analytics")
     page.wait_for_selector("#sweeps-table tbody tr")
+    page.click("#tab-json")                                      # the raw document is the "Advanced" tab
     page.fill("#sweep-doc", '{"grid": {"acks": ["2"]}}')
     page.click("#sweep-form button[type=submit]")
     page.wait_for_function("() => document.querySelector('#form-message').textContent.length > 0")
@@ -66,3 +75,145 @@ def test_the_form_names_the_wrong_field(page, base):
     page.wait_for_timeout(300)
     # the two refusals are HTTP 400s, which Chromium logs to the console: expected here
     page.errors[:] = [e for e in page.errors if "status of 400" not in e]
+
+
+def _rgb(fill):
+    return tuple(int(x) for x in fill[fill.index("(") + 1:-1].split(","))
+
+
+def _set_p_loss(app, values):
+    engine = app.extensions["isrlab_analytics"].engine
+    with engine.begin() as conn:
+        for cell_id, p in values.items():
+            conn.execute(update(analytics_cells).where(analytics_cells.c.cell_id == cell_id).values(p_loss=p))
+
+
+def test_the_heat_map_has_a_fixed_labelled_scale(page, base, app):
+    # 6.9 % as the sweep's largest value: an autoscaled map painted it its deepest red
+    _set_p_loss(app, {0: 0.0, 1: 0.069, 2: 0.0, 3: 0.0})
+    page.goto(base + "/analytics/web?m1=p_loss")
+    page.wait_for_selector("#map-1 g.cell")
+    fill = lambda cell: _rgb(page.locator(f"#map-1 g.cell[data-cell='{cell}'] rect").get_attribute("fill"))  # noqa: E731
+    assert fill(0) == (255, 255, 255)                            # 0 % is white
+    light = fill(1)
+    top = _rgb(page.evaluate("() => import('/static/js/analytics/scale.js').then(m => m.colour(1))"))
+    assert light != top and min(light) > 200, light               # a light tint, far from the top colour
+    legend = page.locator("#map-1 .legend")
+    assert legend.get_attribute("data-scale") == "linear"
+    ticks = legend.locator("text.tick").all_text_contents()
+    assert ticks[0] == "0%" and ticks[-1] == "100%" and "50%" in ticks
+    title = page.locator("#map-1 g.cell[data-cell='1'] title").text_content()
+    assert "6.9%" in title and "95% Wilson interval 0%–90%" in title   # the interval on hover
+    page.select_option("#scale", "log")                          # the log option, kept in the link
+    page.wait_for_selector("#map-1 .legend[data-scale='log']")
+    assert "scale=log" in page.url and fill(0) == (255, 255, 255)
+    assert sum(fill(1)) < sum(light)                              # a few percent stands out on the log scale
+    assert page.locator("#map-1 .legend rect.zero").count() == 1
+
+
+def _fulfil_with(page, pattern, change):
+    """Answer `pattern` with the server's JSON as changed by `change(body)` (a job the test needs)."""
+    def handler(route):
+        response = route.fetch()
+        body = response.json()
+        change(body)
+        route.fulfill(response=response, json=body)
+    page.route(pattern, handler)
+
+
+def test_one_status_per_sweep(page, base, app):
+    from app.sweeps import repo
+    repo.set_status(app.extensions["isrlab_analytics"].engine, "web", "done")
+    job = {"kind": "analyze", "sweep_id": "web", "state": "running", "progress": None, "result": None,
+           "returncode": None, "started": 0, "ended": None, "errors": []}
+
+    def report(body):                   # stored "done", not analysed, and an analysis job running
+        body.update(analysed=False, job=job)
+        body["sweep"]["status"] = "done"
+    _fulfil_with(page, "**/analytics/api/sweeps/web", report)
+    page.goto(base + "/analytics/web")
+    page.wait_for_selector("#sweep-status[data-state]")
+    statuses = page.locator("#report-view .an-status")
+    assert statuses.count() == 1 and statuses.get_attribute("data-state") == "running"
+    assert page.locator("#report-view .an-pill").all_text_contents() == ["start spark and analyse…"]
+    assert page.locator("#report-view .an-bar").count() <= 1
+    assert page.locator("#not-analysed").is_hidden()
+    shown = page.locator("#report-view").inner_text().lower()
+    assert " done" not in shown.replace("analysed", "") and "not analysed" not in shown
+
+    # a sweep that is still starting Spark is listed with that one step, before it is stored
+    starting = {**job, "kind": "sweep", "sweep_id": "sw-new", "progress": {"stage": "starting Spark"}}
+    _fulfil_with(page, "**/analytics/api/sweeps", lambda body: body.update(job=starting))
+    page.goto(base + "/analytics")
+    page.wait_for_selector("#sweeps-table tr[data-sweep='sw-new'] .an-status")
+    for row in page.locator("#sweeps-table tbody tr").all():
+        assert row.locator(".an-status").count() == 1 and row.locator(".an-bar").count() <= 1
+    new = page.locator("#sweeps-table tr[data-sweep='sw-new']")
+    assert new.locator(".an-steps li.current").text_content() == "Start Spark"
+    assert new.locator(".an-steps li").all_text_contents() == ["Start Spark", "Simulate runs", "Analyse"]
+    web = page.locator("#sweeps-table tr[data-sweep='web'] .an-status")
+    assert web.get_attribute("data-state") == "done"              # it has its analysis (the fixture's rows)
+    page.unroute_all(behavior="ignoreErrors")
+    page.goto("about:blank")            # the page polls while a job runs: stop it before the server goes
+
+
+EXPECTED = {
+    "name": "era and unclean elections",
+    "grid": {"kafka_version": ["0.10", "2.6"], "unclean.leader.election.enable": [False, True],
+             "min.insync.replicas": [1, 2]},
+    "base": {"brokers": 4, "duration_ms": 90000, "topics": [{"name": "t", "partitions": 2, "replication_factor": 3}],
+             "clients": [{"name": "p1", "type": "producer", "topic": "t", "rate_per_s": 50}]},
+    "seeds": {"first": 7, "count": 5},
+    "faults": "none",
+}
+
+
+def test_the_sweep_form_builds_the_document(page, base):
+    page.goto(base + "/analytics")
+    page.wait_for_selector("#f-axes .an-axis")
+    page.fill("#f-name", EXPECTED["name"])
+    for field, value in (("#f-brokers", "4"), ("#f-partitions", "2"), ("#f-rf", "3"), ("#f-rate", "50"),
+                         ("#f-duration", "90"), ("#f-seeds", "5"), ("#f-first-seed", "7")):
+        page.fill(field, value)
+    page.select_option("#f-faults", "none")
+    rows = page.locator("#f-axes .an-axis")
+    rows.nth(1).locator(".axis-name").select_option("unclean.leader.election.enable")
+    rows.nth(1).locator(".axis-values").fill("false, true")
+    assert "8 cell(s) × 5 seed(s) = 40 runs" in page.inner_text("#f-summary")
+    page.click("#tab-json")                                       # the built document, as JSON
+    assert json.loads(page.input_value("#sweep-doc")) == EXPECTED
+    assert spec.validate(EXPECTED, WEB_LIMITS)["seeds"] == {"first": 7, "count": 5}
+    page.click("#tab-fields")
+    posted = []
+
+    def accept(route):                  # no Spark here: the request is the thing checked
+        posted.append(json.loads(route.request.post_data))
+        route.fulfill(status=202, json={"ok": True, "sweep_id": "sw-x", "report": "/analytics/sw-x"})
+    page.route("**/analytics/api/sweeps", lambda route: accept(route) if route.request.method == "POST"
+               else route.continue_())
+    page.click("#sweep-form button[type=submit]")
+    page.wait_for_selector("#form-message a")
+    assert posted == [EXPECTED]
+    # a value the axis cannot take is named before anything is sent
+    rows.nth(0).locator(".axis-values").fill("0.10, 9.9")
+    page.click("#sweep-form button[type=submit]")
+    assert page.inner_text("#form-message").startswith("grid.kafka_version[1]:") and len(posted) == 1
+
+
+def test_table_headers_sit_over_their_columns(page, base):
+    page.goto(base + "/analytics/web?cell=0")
+    page.wait_for_selector("#runs-table tbody tr")
+    for table in ("#runs-table", "#sweeps-table"):
+        if table == "#sweeps-table":
+            page.goto(base + "/analytics")
+            page.wait_for_selector("#sweeps-table tbody tr")
+        pairs = page.evaluate("""(sel) => {
+          const t = document.querySelector(sel);
+          const ths = [...t.querySelectorAll('thead th')];
+          const tds = [...t.querySelectorAll('tbody tr:first-child td')];
+          return ths.map((th, i) => [th.textContent, getComputedStyle(th).textAlign,
+                                     getComputedStyle(tds[i]).textAlign,
+                                     Math.round(th.getBoundingClientRect().right - tds[i].getBoundingClientRect().right)]);
+        }""", table)
+        for name, th_align, td_align, right in pairs:
+            assert th_align == td_align and right == 0, (table, name, th_align, td_align, right)

@@ -1,12 +1,13 @@
-// Heat maps and histograms of the analytics report: pure layout, then SVG rendering.
-// Text from the data goes into the page with textContent only.
+// Heat maps of the analytics report: pure layout, then SVG rendering on a fixed colour scale
+// (scale.js). Text from the data goes into the page with textContent only.
+import { colour, domain, ink, legendTicks, position } from "./scale.js";
 
 const NS = "http://www.w3.org/2000/svg";
 
 export const METRICS = {
   p_loss: { label: "Probability of losing an acknowledged record", fmt: "pct", max: 1, ci: ["p_loss_lo", "p_loss_hi"] },
-  offline_fraction: { label: "Unavailability: partition time offline", fmt: "pct" },
-  under_min_isr_fraction: { label: "Partition time under min ISR", fmt: "pct" },
+  offline_fraction: { label: "Unavailability: partition time offline", fmt: "pct", max: 1 },
+  under_min_isr_fraction: { label: "Partition time under min ISR", fmt: "pct", max: 1 },
   ner_rate: { label: "NOT_ENOUGH_REPLICAS answers per record sent", fmt: "pct" },
   lost_mean: { label: "Acknowledged records lost per run", fmt: "num" },
   violation_share: { label: "Runs breaking an invariant", fmt: "pct", max: 1,
@@ -36,17 +37,6 @@ export function format(v, fmt) {
 
 export function settingText(v) {
   return typeof v === "string" ? v : JSON.stringify(v);
-}
-
-// colour of t in [0, 1]: dark blue -> amber -> red
-const STOPS = [[23, 50, 74], [255, 181, 71], [255, 93, 108]];
-export function colour(t) {
-  if (t === null || t === undefined) return "#1a2230";
-  const x = Math.max(0, Math.min(1, t)) * (STOPS.length - 1);
-  const i = Math.min(STOPS.length - 2, Math.floor(x));
-  const f = x - i;
-  const c = STOPS[i].map((a, k) => Math.round(a + (STOPS[i + 1][k] - a) * f));
-  return `rgb(${c[0]},${c[1]},${c[2]})`;
 }
 
 // Layout: which cell sits at which row and column, given the axes shown and the filters.
@@ -83,17 +73,26 @@ function text(parent, x, y, content, cls, anchor = "middle") {
   return t;
 }
 
-export function renderHeatmap(svg, { xs, ys, grid }, metricKey, xAxis, yAxis, selected, onPick) {
+function cellTitle(cell, spec, v) {
+  let line = `${cell.label}: ${spec.label} ${format(v, spec.fmt)}`;
+  const m = cell.metrics;
+  if (spec.ci && m && m[spec.ci[0]] !== null && m[spec.ci[0]] !== undefined) {
+    line += ` — 95% Wilson interval ${format(m[spec.ci[0]], "pct")}–${format(m[spec.ci[1]], "pct")}` +
+      ` (${m.runs_lost} of ${m.runs} runs)`;
+  }
+  return line;
+}
+
+export function renderHeatmap(svg, { xs, ys, grid }, metricKey, xAxis, yAxis, selected, onPick, scale = "linear") {
   svg.replaceChildren();
   const spec = METRICS[metricKey];
   const cw = Math.max(90, Math.min(150, 560 / xs.length));
   const ch = 58;
   const left = 110, top = 44;
-  const width = left + cw * xs.length + 10;
-  const height = top + ch * ys.length + (spec.ci ? 50 : 34);
+  const width = Math.max(left + cw * xs.length + 10, left + 340);
+  const height = top + ch * ys.length + (spec.ci ? 64 : 48);
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  const values = grid.flat().filter(Boolean).map((c) => metricValue(metricKey, c.metrics)).filter((v) => v !== null);
-  const max = spec.max ?? Math.max(...values, 0);
+  svg.dataset.scale = scale;
   if (xAxis) text(svg, left + (cw * xs.length) / 2, 12, xAxis, "axis-title");
   if (yAxis) text(svg, 8, top - 14, yAxis, "axis-title", "start");
   xs.forEach((v, i) => text(svg, left + i * cw + cw / 2, top - 12, xAxis ? settingText(v) : "", "axis"));
@@ -101,12 +100,12 @@ export function renderHeatmap(svg, { xs, ys, grid }, metricKey, xAxis, yAxis, se
   grid.forEach((row, j) => row.forEach((cell, i) => {
     if (!cell) return;
     const v = metricValue(metricKey, cell.metrics);
-    const g = el("g", { class: "cell" + (selected === cell.cell_id ? " selected" : ""), tabindex: "0",
-      "data-cell": cell.cell_id, role: "button" }, svg);
+    const t = position(v, spec, scale);
+    const g = el("g", { class: `cell ${ink(t)}` + (selected === cell.cell_id ? " selected" : ""), tabindex: "0",
+      "data-cell": cell.cell_id, "data-value": v ?? "", role: "button" }, svg);
     const title = el("title", {}, g);
-    title.textContent = `${cell.label}: ${spec.label} ${format(v, spec.fmt)}`;
-    el("rect", { x: left + i * cw, y: top + j * ch, width: cw, height: ch, rx: 4,
-      fill: colour(v === null ? null : max > 0 ? v / max : 0) }, g);
+    title.textContent = cellTitle(cell, spec, v);
+    el("rect", { x: left + i * cw, y: top + j * ch, width: cw, height: ch, rx: 4, fill: colour(t) }, g);
     text(g, left + i * cw + cw / 2, top + j * ch + ch / 2 - 8, format(v, spec.fmt), "value");
     const m = cell.metrics;
     const sub = !m ? `${cell.runs_stored} runs stored` : metricKey === "p_loss" ? `${m.runs_lost}/${m.runs} runs`
@@ -120,47 +119,32 @@ export function renderHeatmap(svg, { xs, ys, grid }, metricKey, xAxis, yAxis, se
     g.addEventListener("click", () => onPick(cell.cell_id));
     g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") onPick(cell.cell_id); });
   }));
-  const legend = el("g", { class: "legend" }, svg);
-  const ly = top + ch * ys.length + 14;
-  for (let k = 0; k <= 20; k++) {
-    el("rect", { x: left + k * 8, y: ly, width: 8, height: 8, fill: colour(k / 20) }, legend);
-  }
-  text(legend, left - 4, ly + 4, format(0, spec.fmt), "", "end");
-  text(legend, left + 172, ly + 4, format(max, spec.fmt), "", "start");
-  if (spec.ci) text(legend, left, ly + 22, "bar in a cell: 95% Wilson score interval of the probability", "", "start");
+  legend(svg, spec, scale, left, top + ch * ys.length + 16);
 }
 
-export function renderHistogram(svg, buckets) {
-  svg.replaceChildren();
-  const w = 320, h = 140, pad = 22;
-  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
-  if (!buckets || !buckets.length) {
-    text(svg, w / 2, h / 2, "no samples");
-    return;
+// the scale under the map: a white "0" swatch, the gradient with labelled ticks, the scale's kind
+function legend(svg, spec, scale, x, y) {
+  const g = el("g", { class: "legend", "data-scale": scale }, svg);
+  const id = `${svg.id || "map"}-ramp`;
+  const grad = el("linearGradient", { id, x1: "0", x2: "1", y1: "0", y2: "0" }, el("defs", {}, g));
+  for (let k = 0; k <= 10; k++) el("stop", { offset: `${k * 10}%`, "stop-color": colour(k / 10) }, grad);
+  // on the log scale 0 has no place on the ramp: it gets its own white swatch in front
+  const log = scale === "log";
+  const w = 220, x0 = log ? x + 34 : x;
+  if (log) {
+    el("rect", { class: "zero", x, y, width: 16, height: 10, fill: colour(0) }, g);
+    text(g, x + 8, y + 20, format(0, spec.fmt), "tick");
   }
-  // log-spaced bins over the bucket values, so ms and tens of seconds fit one chart
-  const lo = Math.max(1, buckets[0][0]), hi = Math.max(lo + 1, buckets[buckets.length - 1][0]);
-  const bins = 24;
-  const counts = new Array(bins).fill(0);
-  const pos = (v) => Math.min(bins - 1, Math.floor(((Math.log(Math.max(v, 1)) - Math.log(lo)) / (Math.log(hi) - Math.log(lo) || 1)) * bins));
-  let total = 0;
-  for (const [b, c] of buckets) { counts[pos(b)] += c; total += c; }
-  const peak = Math.max(...counts);
-  const bw = (w - 2 * pad) / bins;
-  counts.forEach((c, i) => {
-    if (!c) return;
-    const bh = ((h - 2 * pad) * c) / peak;
-    const bar = el("rect", { class: "bar", x: pad + i * bw + 1, y: h - pad - bh, width: bw - 2, height: bh }, svg);
-    const t = el("title", {}, bar);
-    t.textContent = `${c} sample(s)`;
-  });
-  let acc = 0, median = buckets[0][0];
-  for (const [b, c] of buckets) { acc += c; if (acc >= total / 2) { median = b; break; } }
-  const mx = pad + (pos(median) + 0.5) * bw;
-  el("line", { class: "p50", x1: mx, x2: mx, y1: pad - 6, y2: h - pad }, svg);
-  const right = mx > w / 2;
-  text(svg, right ? mx - 4 : mx + 4, pad - 10, `median ${format(median, "ms")}`, "", right ? "end" : "start");
-  text(svg, pad, h - 8, format(lo, "ms"), "", "start");
-  text(svg, w - pad, h - 8, format(hi, "ms"), "", "end");
-  text(svg, right ? pad : w - pad, pad - 10, `${total} samples`, "", right ? "start" : "end");
+  el("rect", { class: "ramp", x: x0, y, width: w, height: 10, fill: `url(#${id})` }, g);
+  for (const { v, t } of legendTicks(spec, scale)) {
+    el("line", { x1: x0 + t * w, x2: x0 + t * w, y1: y + 10, y2: y + 13 }, g);
+    const over = spec.fmt === "pct" && v === domain(spec).max && metricCanExceed(spec) ? "≥" : "";
+    text(g, x0 + t * w, y + 20, over + format(v, spec.fmt), "tick");
+  }
+  text(g, x0 + w + 14, y + 5, log ? "log scale" : "linear scale", "kind", "start");
+  if (spec.ci) text(g, 8, y + 36, "bar in a cell: 95% Wilson score interval; hover a cell for its numbers", "", "start");
+}
+
+function metricCanExceed(spec) {
+  return !spec.max;          // shares of runs stop at 100 %; rates such as NOT_ENOUGH_REPLICAS do not
 }

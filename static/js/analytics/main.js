@@ -1,142 +1,12 @@
-// The analytics pages: the sweep list with a form to start one, and one sweep's report.
-// State lives in the URL (?m1=&m2=&x=&y=&cell=&f.<axis>=), so every view can be shared by link.
-import { METRICS, format, layout, renderHeatmap, renderHistogram, settingText } from "./heatmap.js";
+// The analytics pages: the sweep list (index.js) and one sweep's report (here).
+// State lives in the URL (?m1=&m2=&x=&y=&scale=&cell=&f.<axis>=), so every view can be shared by link.
+import { METRICS, format, layout, renderHeatmap, settingText } from "./heatmap.js";
+import { renderHistogram } from "./histogram.js";
+import { index } from "./index.js";
+import { showStatus, sweepStatus } from "./status.js";
+import { $, getJSON, link, td } from "./util.js";
 
-const $ = (sel) => document.querySelector(sel);
 const sweepId = document.body.dataset.sweepId;
-
-const EXAMPLE = {
-  name: "min ISR and truncation era",
-  grid: { kafka_version: ["0.10", "2.6"], acks: ["1", "all"], "min.insync.replicas": [1, 2] },
-  base: {
-    brokers: 3, duration_ms: 60000,
-    topics: [{ name: "t", partitions: 3, replication_factor: 3 }],
-    clients: [{ name: "p1", type: "producer", topic: "t", rate_per_s: 100 }],
-  },
-  seeds: 25,
-  faults: "default",
-};
-
-async function getJSON(url, options) {
-  const res = await fetch(url, options);
-  const body = await res.json().catch(() => ({ ok: false, error: { message: res.statusText } }));
-  return { status: res.status, body };
-}
-
-function td(tr, content, cls) {
-  const cell = document.createElement("td");
-  if (content instanceof Node) cell.appendChild(content); else cell.textContent = content ?? "";
-  if (cls) cell.className = cls;
-  tr.appendChild(cell);
-  return cell;
-}
-
-function link(href, label, cls) {
-  const a = document.createElement("a");
-  a.href = href;
-  a.textContent = label;
-  if (cls) a.className = cls;
-  return a;
-}
-
-function showJob(box, job, stored) {
-  if (!job) { box.hidden = true; return; }
-  box.hidden = false;
-  const p = job.progress;
-  const done = p ? p.done : stored?.runs_done ?? 0;
-  const total = p ? p.total : stored?.runs_total ?? 0;
-  box.querySelector(".an-bar-fill").style.width = total ? `${(100 * done) / total}%` : "0%";
-  let line = `${job.kind} ${job.sweep_id}: ${job.state}`;
-  if (total) line += ` — ${done}/${total} runs`;
-  else if (p && p.stage) line += ` — ${p.stage}…`;
-  if (p && p.rate_per_s) line += `, ${p.rate_per_s.toFixed(1)} runs/s`;
-  if (p && p.eta_s !== null && p.eta_s !== undefined && done < total) line += `, ${Math.ceil(p.eta_s)} s left`;
-  if (job.errors && job.errors.length && job.state === "failed") line += ` — ${job.errors[job.errors.length - 1]}`;
-  box.querySelector(".an-job-text").textContent = line;
-}
-
-// -- the index -----------------------------------------------------------------------------------------------
-async function index() {
-  $("#index-view").hidden = false;
-  $("#sweep-doc").value = JSON.stringify(EXAMPLE, null, 2);
-  $("#sweep-form").addEventListener("submit", startSweep);
-  await refreshIndex();
-  loadQuestions();
-}
-
-async function refreshIndex() {
-  const { body } = await getJSON("/analytics/api/sweeps");
-  const tbody = $("#sweeps-table tbody");
-  tbody.replaceChildren();
-  for (const s of body.sweeps || []) {
-    const tr = document.createElement("tr");
-    const name = document.createElement("span");
-    name.appendChild(link(`/analytics/${encodeURIComponent(s.id)}`, s.name));
-    const id = document.createElement("div");
-    id.className = "dim small";
-    id.textContent = `${s.id} · ${s.cells} cells`;
-    name.appendChild(id);
-    td(tr, name);
-    td(tr, `${s.runs_done}/${s.runs_total}`, "num");
-    td(tr, s.status + (s.message ? `: ${s.message}` : ""));
-    td(tr, link(`/analytics/${encodeURIComponent(s.id)}`, "report →"));
-    tbody.appendChild(tr);
-  }
-  $("#no-sweeps").hidden = (body.sweeps || []).length > 0;
-  showJob($("#job"), body.job);
-  if (body.job) setTimeout(refreshIndex, 1500);
-}
-
-async function startSweep(event) {
-  event.preventDefault();
-  const msg = $("#form-message");
-  msg.className = "small";
-  let doc;
-  try {
-    doc = JSON.parse($("#sweep-doc").value);
-  } catch (e) {
-    msg.className = "small error";
-    msg.textContent = `Not valid JSON: ${e.message}`;
-    return;
-  }
-  const { status, body } = await getJSON("/analytics/api/sweeps", {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(doc),
-  });
-  if (status !== 202) {
-    msg.className = "small error";
-    const e = body.error || {};
-    msg.textContent = `${e.field ? e.field + ": " : ""}${e.message || "failed"}${e.allowed ? ` (allowed: ${e.allowed})` : ""}`;
-    return;
-  }
-  msg.textContent = "Started: ";
-  msg.appendChild(link(body.report, `open the report of ${body.sweep_id}`));
-  refreshIndex();
-}
-
-async function loadQuestions() {
-  const { body } = await getJSON("/analytics/api/questions");
-  const qs = body.questions || [];
-  if (!qs.length) return;
-  const box = $("#questions");
-  box.replaceChildren();
-  for (const q of qs) {
-    const p = document.createElement("p");
-    const b = document.createElement("b");
-    b.textContent = q.label;
-    p.appendChild(b);
-    const line = document.createElement("div");
-    line.textContent = `${q.broken} of ${q.runs} stored runs break it (${q.broken_before} as stored)` +
-      (q.exact !== null ? `; ${q.exact} replays verified exact` : "") + (q.errors ? `; ${q.errors} errors` : "");
-    p.appendChild(line);
-    for (const g of q.groups.slice(0, 12)) {
-      const row = document.createElement("div");
-      row.className = "dim";
-      row.textContent = `${g.group_key}: ${g.broken}/${g.runs} (${format(g.p_broken, "pct")}, 95% ${format(g.p_broken_lo, "pct")}–${format(g.p_broken_hi, "pct")})`;
-      p.appendChild(row);
-    }
-    box.appendChild(p);
-  }
-}
 
 // -- one sweep's report -------------------------------------------------------------------------------------
 const params = new URLSearchParams(location.search);
@@ -148,6 +18,7 @@ function state() {
     m2: params.get("m2") in METRICS ? params.get("m2") : "offline_fraction",
     x: params.get("x"), y: params.get("y"),
     cell: params.has("cell") ? Number(params.get("cell")) : null,
+    scale: params.get("scale") === "log" ? "log" : "linear",
   };
 }
 
@@ -170,18 +41,19 @@ function options(select, items, current) {
 async function loadReport() {
   const { status, body } = await getJSON(`/analytics/api/sweeps/${encodeURIComponent(sweepId)}`);
   if (status !== 200) {
-    $("#report-status").textContent = body.error?.message || "not found";
+    $("#report-facts").textContent = body.error?.message || "not found";
     return;
   }
   report = body;
   $("#page-title").textContent = `${body.sweep.name} — ${body.sweep.id}`;
   document.querySelectorAll(".sweep-id").forEach((n) => { n.textContent = body.sweep.id; });
   const s = body.sweep;
-  $("#report-status").textContent = `${s.runs_done}/${s.runs_total} runs · ${s.cells} cells · ${body.seeds.count} seeds each · ${s.status}`;
-  $("#not-analysed").hidden = body.analysed;
-  $("#analyze-button").hidden = s.status === "running";
-  showJob($("#report-job"), body.job && body.job.state === "running" ? body.job : null, s);
-  if (s.status === "running" || (body.job && body.job.state === "running")) setTimeout(loadReport, 2000);
+  $("#report-facts").textContent = `${s.runs_total} runs · ${s.cells} cells · ${body.seeds.count} seeds each`;
+  const shown = sweepStatus(s, body.analysed, body.job);
+  showStatus($("#sweep-status"), shown);
+  $("#not-analysed").hidden = shown.state !== "not-analysed";
+  $("#analyze-button").hidden = shown.state === "running";
+  if (shown.state === "running") setTimeout(loadReport, 2000);
   draw();
 }
 
@@ -217,8 +89,9 @@ function draw() {
   options($("#metric-1"), metricItems, st.m1);
   options($("#metric-2"), metricItems, st.m2);
   const pick = (cellId) => { setParam("cell", cellId); draw(); };
-  renderHeatmap($("#map-1"), grid, st.m1, x, y, st.cell, pick);
-  renderHeatmap($("#map-2"), grid, st.m2, x, y, st.cell, pick);
+  $("#scale").value = st.scale;
+  renderHeatmap($("#map-1"), grid, st.m1, x, y, st.cell, pick, st.scale);
+  renderHeatmap($("#map-2"), grid, st.m2, x, y, st.cell, pick, st.scale);
   const cell = report.cells.find((c) => c.cell_id === st.cell);
   if (cell) showCell(cell); else $("#cell-view").hidden = true;
 }
@@ -293,14 +166,15 @@ function wireReport() {
   $("#axis-y").addEventListener("change", (e) => { setParam("y", e.target.value); draw(); });
   $("#metric-1").addEventListener("change", (e) => { setParam("m1", e.target.value); draw(); });
   $("#metric-2").addEventListener("change", (e) => { setParam("m2", e.target.value); draw(); });
+  $("#scale").addEventListener("change", (e) => { setParam("scale", e.target.value === "log" ? "log" : ""); draw(); });
   $("#share-button").addEventListener("click", async () => {
     try { await navigator.clipboard.writeText(location.href); $("#share-button").textContent = "Link copied"; }
     catch { window.prompt("Link to this view:", location.href); }
   });
   $("#analyze-button").addEventListener("click", async () => {
     const { status, body } = await getJSON(`/analytics/api/sweeps/${encodeURIComponent(sweepId)}/analyze`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
-    $("#report-status").textContent = status === 202 ? "analysis started…" : body.error?.message || "failed";
-    if (status === 202) setTimeout(loadReport, 2000);
+    if (status === 202) loadReport();
+    else $("#report-facts").textContent = body.error?.message || "failed";
   });
   loadReport();
 }

@@ -1,0 +1,211 @@
+// The sweeps page: the list of sweeps (one status each), questions asked of every stored run and
+// the form that starts a sweep. Text from the server goes into the page with textContent only.
+import { format } from "./heatmap.js";
+import { EXAMPLE, FormError, buildDocument, fieldsOf } from "./form.js";
+import { showStatus, sweepStatus } from "./status.js";
+import { $, getJSON, link, td } from "./util.js";
+
+let kinds = {};            // axis -> kind of its values ("int", "bool", "text" or choices)
+let axisNames = [];
+let mode = "fields";       // which tab the form submits: "fields" or "json"
+
+const FIELDS = { name: "#f-name", brokers: "#f-brokers", partitions: "#f-partitions", rf: "#f-rf", rate: "#f-rate",
+  duration_s: "#f-duration", seeds: "#f-seeds", first_seed: "#f-first-seed", faults: "#f-faults" };
+
+function kindHint(kind) {
+  if (Array.isArray(kind)) return kind.join(", ");
+  return kind === "int" ? "integers, e.g. 1, 2" : kind === "bool" ? "true, false" : "names, e.g. default, none";
+}
+
+function axisRow(name = "", values = "") {
+  const row = document.createElement("div");
+  row.className = "an-axis";
+  const sel = document.createElement("select");
+  sel.className = "axis-name";
+  sel.setAttribute("aria-label", "axis");
+  for (const n of ["", ...axisNames]) {
+    const o = document.createElement("option");
+    o.value = n;
+    o.textContent = n || "— axis —";
+    sel.appendChild(o);
+  }
+  sel.value = name;
+  const input = document.createElement("input");
+  input.type = "text";
+  input.className = "axis-values";
+  input.setAttribute("aria-label", "values, comma-separated");
+  input.value = values;
+  const hint = () => { input.placeholder = sel.value ? kindHint(kinds[sel.value]) : "values, comma-separated"; };
+  sel.addEventListener("change", () => { hint(); summary(); });
+  input.addEventListener("input", summary);
+  hint();
+  const remove = document.createElement("button");
+  remove.type = "button";
+  remove.className = "ghost small";
+  remove.textContent = "remove";
+  remove.addEventListener("click", () => { row.remove(); summary(); });
+  row.append(sel, input, remove);
+  return row;
+}
+
+function readFields() {
+  const f = Object.fromEntries(Object.entries(FIELDS).map(([k, sel]) => [k, $(sel).value]));
+  f.axes = [...document.querySelectorAll("#f-axes .an-axis")].map((r) =>
+    [r.querySelector(".axis-name").value, r.querySelector(".axis-values").value]);
+  return f;
+}
+
+function fillFields(f) {
+  for (const [k, sel] of Object.entries(FIELDS)) $(sel).value = f[k];
+  $("#f-axes").replaceChildren(...f.axes.map(([n, v]) => axisRow(n, v)));
+  summary();
+}
+
+// "8 cells × 25 seeds = 200 runs" under the fields, or what is wrong with them
+function summary() {
+  const out = $("#f-summary");
+  try {
+    const doc = buildDocument(readFields(), kinds);
+    const cells = Object.values(doc.grid).reduce((n, vals) => n * vals.length, 1);
+    const seeds = typeof doc.seeds === "object" ? doc.seeds.count : doc.seeds;
+    out.className = "small dim";
+    out.textContent = `${cells} cell(s) × ${seeds} seed(s) = ${cells * seeds} runs`;
+  } catch (e) {
+    out.className = "small error";
+    out.textContent = e.message;
+  }
+}
+
+function setMode(next) {
+  const msg = $("#form-message");
+  msg.textContent = "";
+  if (next === "json" && mode === "fields") {
+    try { $("#sweep-doc").value = JSON.stringify(buildDocument(readFields(), kinds), null, 2); }
+    catch (e) { if (!(e instanceof FormError)) throw e; }       // keep the last JSON; the summary says why
+  } else if (next === "fields" && mode === "json") {
+    let f = null;
+    try { f = fieldsOf(JSON.parse($("#sweep-doc").value)); } catch { f = null; }
+    if (!f) {
+      msg.className = "small error";
+      msg.textContent = "This document has parts the form cannot show: edit it here.";
+      return;
+    }
+    fillFields(f);
+  }
+  mode = next;
+  $("#fields-view").hidden = mode !== "fields";
+  $("#json-view").hidden = mode !== "json";
+  $("#tab-fields").setAttribute("aria-selected", String(mode === "fields"));
+  $("#tab-json").setAttribute("aria-selected", String(mode === "json"));
+}
+
+function wireForm(body) {
+  kinds = Object.fromEntries(body.axes || []);
+  axisNames = (body.axes || []).map(([n]) => n);
+  const faults = $("#f-faults");
+  for (const p of body.profiles || ["default", "none"]) {
+    const o = document.createElement("option");
+    o.value = p;
+    o.textContent = p;
+    faults.appendChild(o);
+  }
+  fillFields(fieldsOf(EXAMPLE));
+  $("#sweep-doc").value = JSON.stringify(EXAMPLE, null, 2);
+  $("#f-add-axis").addEventListener("click", () => { $("#f-axes").appendChild(axisRow()); });
+  $("#fields-view").addEventListener("input", summary);
+  $("#tab-fields").addEventListener("click", () => setMode("fields"));
+  $("#tab-json").addEventListener("click", () => setMode("json"));
+  $("#sweep-form").addEventListener("submit", startSweep);
+}
+
+export async function index() {
+  $("#index-view").hidden = false;
+  const { body } = await getJSON("/analytics/api/sweeps");
+  wireForm(body);
+  drawSweeps(body);
+  loadQuestions();
+}
+
+async function refreshIndex() {
+  const { body } = await getJSON("/analytics/api/sweeps");
+  drawSweeps(body);
+}
+
+function drawSweeps(body) {
+  const tbody = $("#sweeps-table tbody");
+  tbody.replaceChildren();
+  const sweeps = [...(body.sweeps || [])];
+  const job = body.job;
+  // a sweep whose job is still starting Spark is not stored yet: it gets a row all the same
+  if (job && !sweeps.some((s) => s.id === job.sweep_id)) sweeps.unshift({ id: job.sweep_id, name: job.sweep_id, pending: true });
+  for (const s of sweeps) {
+    const tr = document.createElement("tr");
+    tr.dataset.sweep = s.id;
+    const name = document.createElement("span");
+    name.appendChild(s.pending ? document.createTextNode(s.name) : link(`/analytics/${encodeURIComponent(s.id)}`, s.name));
+    const id = document.createElement("div");
+    id.className = "dim small";
+    id.textContent = s.pending ? s.id : `${s.id} · ${s.cells} cells`;
+    name.appendChild(id);
+    td(tr, name);
+    td(tr, s.pending ? "–" : `${s.runs_done}/${s.runs_total}`, "num");
+    const box = document.createElement("div");
+    showStatus(box, sweepStatus(s.pending ? null : s, s.analysed, job && job.sweep_id === s.id ? job : null));
+    td(tr, box, "status");
+    td(tr, s.pending ? "" : link(`/analytics/${encodeURIComponent(s.id)}`, "report →"));
+    tbody.appendChild(tr);
+  }
+  $("#no-sweeps").hidden = sweeps.length > 0;
+  if (job) setTimeout(refreshIndex, 1500);
+}
+
+async function startSweep(event) {
+  event.preventDefault();
+  const msg = $("#form-message");
+  msg.className = "small";
+  let doc;
+  try {
+    doc = mode === "json" ? JSON.parse($("#sweep-doc").value) : buildDocument(readFields(), kinds);
+  } catch (e) {
+    msg.className = "small error";
+    msg.textContent = e instanceof FormError ? e.message : `Not valid JSON: ${e.message}`;
+    return;
+  }
+  const { status, body } = await getJSON("/analytics/api/sweeps", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(doc),
+  });
+  if (status !== 202) {
+    msg.className = "small error";
+    const e = body.error || {};
+    msg.textContent = `${e.field ? e.field + ": " : ""}${e.message || "failed"}${e.allowed ? ` (allowed: ${e.allowed})` : ""}`;
+    return;
+  }
+  msg.textContent = "Started: ";
+  msg.appendChild(link(body.report, `open the report of ${body.sweep_id}`));
+  refreshIndex();
+}
+
+async function loadQuestions() {
+  const { body } = await getJSON("/analytics/api/questions");
+  const qs = body.questions || [];
+  if (!qs.length) return;
+  const box = $("#questions");
+  box.replaceChildren();
+  for (const q of qs) {
+    const p = document.createElement("p");
+    const b = document.createElement("b");
+    b.textContent = q.label;
+    p.appendChild(b);
+    const line = document.createElement("div");
+    line.textContent = `${q.broken} of ${q.runs} stored runs break it (${q.broken_before} as stored)` +
+      (q.exact !== null ? `; ${q.exact} replays verified exact` : "") + (q.errors ? `; ${q.errors} errors` : "");
+    p.appendChild(line);
+    for (const g of q.groups.slice(0, 12)) {
+      const row = document.createElement("div");
+      row.className = "dim";
+      row.textContent = `${g.group_key}: ${g.broken}/${g.runs} (${format(g.p_broken, "pct")}, 95% ${format(g.p_broken_lo, "pct")}–${format(g.p_broken_hi, "pct")})`;
+      p.appendChild(row);
+    }
+    box.appendChild(p);
+  }
+}

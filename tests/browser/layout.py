@@ -1,0 +1,102 @@
+"""Layout checks by bounding boxes, for any page: no two visible sibling regions overlap, and
+nothing is clipped horizontally (the page does not scroll sideways, no region reaches past the
+viewport, no box that hides its overflow has content wider than itself).
+
+Why boxes rather than pixels: a screenshot diff says *that* something moved, the boxes say
+*which* two regions collide, which is what a layout fix needs."""
+
+SIZES = [(1024, 768), (1366, 768), (1920, 1080)]
+
+# Runs in the page: every argument is a CSS selector of a container whose visible, in-flow
+# children must not overlap each other; plus every element matched by `clip` is checked for
+# hidden horizontal overflow. Returns a list of human-readable problems.
+_JS = r"""
+([containers, clipSelectors, tolerance]) => {
+  const problems = [];
+  const name = (el) => {
+    let s = el.tagName.toLowerCase();
+    if (el.id) s += '#' + el.id;
+    const cls = [...el.classList].slice(0, 2);
+    if (cls.length) s += '.' + cls.join('.');
+    return s;
+  };
+  const visible = (el) => {
+    const cs = getComputedStyle(el);
+    if (cs.display === 'none' || cs.visibility === 'hidden' || el.hidden) return false;
+    if (cs.position === 'absolute' || cs.position === 'fixed') return false;   // overlays by design
+    const r = el.getBoundingClientRect();
+    return r.width > 0.5 && r.height > 0.5;
+  };
+  const vw = document.documentElement.clientWidth;
+  const doc = document.scrollingElement || document.documentElement;
+  if (doc.scrollWidth > vw + tolerance) problems.push(`the page scrolls sideways: ${doc.scrollWidth} > ${vw}`);
+  for (const sel of containers) {
+    for (const box of document.querySelectorAll(sel)) {
+      if (!visible(box)) continue;
+      const kids = [...box.children].filter(visible);
+      const rects = kids.map((k) => k.getBoundingClientRect());
+      for (let i = 0; i < kids.length; i++) {
+        const a = rects[i];
+        if (a.right > vw + tolerance) problems.push(`${name(kids[i])} in ${sel} reaches past the viewport (${Math.round(a.right)} > ${vw})`);
+        for (let j = i + 1; j < kids.length; j++) {
+          const b = rects[j];
+          const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+          const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+          if (w > tolerance && h > tolerance)
+            problems.push(`${name(kids[i])} and ${name(kids[j])} in ${sel} overlap by ${Math.round(w)}x${Math.round(h)} px`);
+        }
+      }
+    }
+  }
+  for (const sel of clipSelectors) {
+    for (const el of document.querySelectorAll(sel)) {
+      if (!visible(el)) continue;
+      const ox = getComputedStyle(el).overflowX;
+      // scrolling boxes show their overflow on demand; hidden/clip boxes cut it off for good
+      if ((ox === 'hidden' || ox === 'clip') && el.scrollWidth > el.clientWidth + tolerance)
+        problems.push(`${name(el)} clips its content: ${el.scrollWidth} > ${el.clientWidth}`);
+      const r = el.getBoundingClientRect();
+      if (r.right > vw + tolerance || r.left < -tolerance)
+        problems.push(`${name(el)} is cut by the viewport (${Math.round(r.left)}..${Math.round(r.right)} of ${vw})`);
+      // text drawn in an SVG past its viewBox is cut off without any overflow to measure
+      for (const svg of el.querySelectorAll('svg[viewBox]')) {
+        const vb = svg.viewBox.baseVal;
+        for (const t of svg.querySelectorAll('text')) {
+          if (!t.textContent) continue;
+          const b = t.getBBox();
+          if (b.x < vb.x - tolerance || b.x + b.width > vb.x + vb.width + tolerance)
+            problems.push(`text "${t.textContent.slice(0, 40)}" runs out of ${name(svg)} (${Math.round(b.x)}..${Math.round(b.x + b.width)} of ${vb.width})`);
+        }
+      }
+    }
+  }
+  return problems;
+}
+"""
+
+
+def layout_problems(page, containers, clip=(), tolerance=1):
+    """Problems found on the page as drawn now (an empty list when the layout is sound)."""
+    return page.evaluate(_JS, [list(containers), list(clip), tolerance])
+
+
+def check_sizes(page, url, containers, clip=(), ready=None, shots=None, name="page", frames=None):
+    """Open `url` at each of SIZES, wait for `ready` (a callable of the page), save a screenshot
+    under `shots` and return {size: problems} for the sizes with problems. `frames`, a pair
+    (containers, clip), checks every child frame too (the compare page's panes)."""
+    found = {}
+    for w, h in SIZES:
+        page.set_viewport_size({"width": w, "height": h})
+        page.goto(url)
+        if ready:
+            ready(page)
+        page.wait_for_timeout(250)          # let resize observers and grid reflow settle
+        if shots is not None:
+            shots.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(shots / f"{name}-{w}x{h}.png"))
+        problems = layout_problems(page, containers, clip)
+        for frame in page.frames[1:] if frames else ():
+            problems += [f"in {frame.url.split('?')[0]}: {p}" for p in layout_problems(frame, *frames)]
+        if problems:
+            found[f"{w}x{h}"] = problems
+    return found

@@ -1,0 +1,122 @@
+"""Every page at 1024x768, 1366x768 and 1920x1080: no two visible sibling regions overlap and
+nothing is clipped horizontally (checked by bounding boxes, tests/browser/layout.py), with a
+screenshot of each page at each size in test-artifacts/layout/."""
+import logging
+import threading
+
+import pytest
+from sqlalchemy import insert
+from werkzeug.serving import make_server
+
+from app import create_app, runner_of
+from app.sweeps import repo, spec
+from app.sweeps.tables import analytics_cells
+from engine.scenarios import library
+from engine.simulation import ENGINE_VERSION
+
+from tests.browser.conftest import ARTIFACTS, browser, watch  # noqa: F401  (the fixture, reused)
+from tests.browser.layout import check_sizes
+from tests.replay.test_browser import save_run
+
+SHOTS = ARTIFACTS / "layout"
+SWEEP = {"id": "layout", "name": "min ISR and truncation era",
+         "grid": {"kafka_version": ["0.10", "2.6"], "acks": ["1", "all"], "min.insync.replicas": [1, 2]}, "seeds": 4}
+
+# the regions whose children must not overlap, and the boxes that must not clip (per page)
+TOP = ["body", "#topbar"]
+LIVE = TOP + ["#layout", "#main", "#cluster .panel-head", "#partitions .panel-head", "#side .tabs", ".replay-bar",
+              "#partition-list"]
+LIVE_CLIP = ["#topbar", "#story", ".panel", "#side", ".replay-bar"]
+RUNS = TOP + [".runs-main", "#filters"]
+COMPARE = TOP + ["#compare-form", ".compare-panes"]
+ANALYTICS = TOP + [".an-columns", ".an-toolbar", ".an-maps", "#cell-view", ".an-charts", ".an-facts", "#sweep-form",
+                   ".an-form-grid"]
+ANALYTICS_CLIP = ["#topbar", ".an-panel", ".an-map", ".an-toolbar"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    folder = tmp_path_factory.mktemp("layout")
+    app = create_app({"SECRET_KEY": "layout", "DATABASE_URL": f"sqlite:///{folder}/runs.db",
+                      "INSTANCE_PATH": str(folder), "COMMANDS_PER_S": 50.0, "COMMAND_BURST": 150})
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    client = app.test_client()
+    run_id = save_run(client, {"scenario": library()["kip101-scenario-1-v2.6"]})
+    engine = app.extensions["isrlab_analytics"].engine
+    sweep = spec.validate(SWEEP)
+    cells = spec.cells(sweep)
+    repo.register(engine, sweep, cells, ENGINE_VERSION)
+    repo.set_status(engine, "layout", "done")
+    with engine.begin() as conn:
+        conn.execute(insert(analytics_cells), [
+            {"sweep_id": "layout", "cell_id": c["cell_id"], "runs": 4, "runs_invalid": 0, "runs_error": 0,
+             "runs_lost": c["cell_id"] % 3, "p_loss": (c["cell_id"] % 3) / 4, "p_loss_lo": 0.0, "p_loss_hi": 0.8,
+             "runs_lost_acks_all": 0, "runs_violation": 0, "detect_samples": 1, "failover_samples": 1,
+             "nonconverged": 0} for c in cells])
+    yield f"http://127.0.0.1:{srv.server_port}", run_id
+    srv.shutdown()
+    runner_of(app).stop()
+    app.extensions["isrlab_runs"].close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768})
+    ctx.set_default_timeout(20000)
+    p = watch(ctx.new_page())
+    yield p
+    ctx.close()
+
+
+def _live_ready(page):
+    page.wait_for_function("() => window.isrlab && window.isrlab.store.clock && window.isrlab.store.meta"
+                           " && document.querySelector('.pcard')")
+
+
+def _replay_ready(page):
+    page.wait_for_function("() => document.body.dataset.ready === '1' && document.querySelector('.pcard')")
+
+
+def _assert_sound(found):
+    assert found == {}, "\n".join(f"{size}: {p}" for size, problems in found.items() for p in problems)
+
+
+def test_live_page(page, server):
+    base, _ = server
+    _assert_sound(check_sizes(page, base + "/", LIVE, LIVE_CLIP, _live_ready, SHOTS, "live"))
+
+
+def test_replay_page(page, server):
+    base, run_id = server
+    _assert_sound(check_sizes(page, base + f"/runs/{run_id}", LIVE, LIVE_CLIP, _replay_ready, SHOTS, "replay"))
+
+
+def test_runs_page(page, server):
+    base, _ = server
+    ready = lambda p: p.wait_for_selector("#runs tbody tr")  # noqa: E731
+    _assert_sound(check_sizes(page, base + "/runs", RUNS, ["#topbar", ".runs-main", "#filters"], ready, SHOTS, "runs"))
+
+
+def test_compare_page(page, server):
+    base, run_id = server
+
+    def ready(p):
+        p.wait_for_selector("#divergence")
+        for frame in ("#pane-a", "#pane-b"):
+            p.frame_locator(frame).locator(".pcard").first.wait_for()
+    found = check_sizes(page, base + f"/compare?a={run_id}&era=0.10", COMPARE,
+                        ["#topbar", "#compare-form", ".compare-result", ".compare-axis"], ready, SHOTS, "compare",
+                        frames=(LIVE, LIVE_CLIP))
+    _assert_sound(found)
+
+
+def test_analytics_pages(page, server):
+    base, _ = server
+    found = check_sizes(page, base + "/analytics", ANALYTICS, ANALYTICS_CLIP,
+                        lambda p: p.wait_for_selector("#sweeps-table tbody tr"), SHOTS, "analytics-index")
+    found.update({f"report {k}": v for k, v in check_sizes(
+        page, base + "/analytics/layout?cell=0", ANALYTICS, ANALYTICS_CLIP,
+        lambda p: p.wait_for_selector("#cell-facts .fact"), SHOTS, "analytics-report").items()})
+    _assert_sound(found)
