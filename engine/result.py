@@ -1,6 +1,22 @@
 """The run result document (docs/scenario-format.md §5) and the live view of the cluster."""
 
 
+import hashlib
+import json
+
+_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+def history_digest(events):
+    """SHA-256 over a run's history, one compact JSON text per event and a newline: how the store,
+    the seek index and the Spark workers check that a replay is the run that was saved."""
+    h = hashlib.sha256()
+    for e in events:
+        h.update(_compact(e).encode())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
 def build_result(sim):
     tree = sim.zk_server.tree
     controller = tree.nodes.get("/controller")

@@ -23,20 +23,13 @@ from engine import eras
 from engine.scenario import ScenarioError
 from engine.search import check_property
 from engine.simulation import Simulation
+from engine.result import history_digest
 
 RESULT_FIELDS = ("source", "ref", "sweep_id", "cell_id", "kafka_version", "status", "broken", "broken_before",
                  "lost", "violations", "digest_match", "detail")
 LOCAL_PROPERTIES = ("converges", "max_unclean_elections")
-_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
-def history_digest(events):
-    import hashlib
-    h = hashlib.sha256()
-    for e in events:
-        h.update(_json(e).encode())
-        h.update(b"\n")
-    return h.hexdigest()
 
 
 def _set_key(doc, key, value):

@@ -31,6 +31,7 @@ import time
 import zlib
 
 from engine.simulation import ENGINE_VERSION, Simulation
+from engine.result import history_digest
 
 from .snapshots import SnapshotReader, SnapshotWriter, independent_copy
 
@@ -45,13 +46,6 @@ class SeekIndexError(Exception):
     """A seek index that cannot be used (bad signature, wrong engine version, damaged)."""
 
 
-def history_digest(events):
-    """SHA-256 over the events as the store saves them (one JSON text per event)."""
-    h = hashlib.sha256()
-    for e in events:
-        h.update(_json(e).encode())
-        h.update(b"\n")
-    return h.hexdigest()
 
 
 def history_digest_of_texts(texts):

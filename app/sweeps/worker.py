@@ -9,7 +9,7 @@ order of ``RUN_FIELDS`` with two nested lists: the compact replication events
 (``EVENT_FIELDS``) and a produce-latency histogram (``(bucket_ms, count)``). Only what the
 analysis needs comes back, not the result document: a 60 s run has ~4000 history events, mostly
 high-watermark moves; ~60-100 of them are kept. ``history_sha256`` (the same digest as
-``app.replay.seek.history_digest``) pins the whole history, so a re-simulation can prove it
+``engine.result.history_digest``) pins the whole history, so a re-simulation can prove it
 reproduced the run exactly without the store holding every event.
 """
 import copy
@@ -23,6 +23,7 @@ from engine.cli import tune_gc
 from engine.faults import fault_timeline
 from engine.scenario import ScenarioError
 from engine.simulation import ENGINE_VERSION, Simulation
+from engine.result import history_digest
 
 #: history event types kept for analysis (the rest — HW moves, become_follower, ZK client
 #: chatter — are pinned by the digest only)
@@ -51,13 +52,6 @@ EVENT_FIELDS = ("seq", "t_ms", "type", "topic", "partition", "broker", "leader",
 _json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
-def history_digest(events):
-    """SHA-256 over the events, one compact JSON text per event (as app.replay.seek.history_digest)."""
-    h = hashlib.sha256()
-    for e in events:
-        h.update(_json(e).encode())
-        h.update(b"\n")
-    return h.hexdigest()
 
 
 def run_scenario(cell, profile, seed):

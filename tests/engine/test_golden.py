@@ -11,7 +11,6 @@ The library has no notion of "eras a scenario can be switched to", so each scena
 its own era plus each era of ``engine.eras.VERSIONS`` whose switched document still validates
 (``kafka_version`` replaced, nothing else touched).
 """
-import hashlib
 import json
 import os
 import sys
@@ -19,20 +18,12 @@ import sys
 from engine import eras
 from engine.scenario import ScenarioError, load
 from engine.scenarios import library
-from engine.simulation import Simulation
+
+from .test_determinism import trace_hash
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden_digests.json")
 
 
-def trace_hash(scenario):
-    """sha256 of every traced event then the result (same recipe as test_determinism)."""
-    digest = hashlib.sha256()
-
-    def trace(event):
-        digest.update(json.dumps(event, sort_keys=True).encode())
-    result = Simulation(scenario, trace=trace).run()
-    digest.update(json.dumps(result, sort_keys=True, default=str).encode())
-    return digest.hexdigest()
 
 
 def cases():

@@ -1,8 +1,8 @@
 // Heat maps of the analytics report: pure layout, then SVG rendering on a fixed colour scale
 // (scale.js). Text from the data goes into the page with textContent only.
 import { colour, domain, ink, legendTicks, position } from "./scale.js";
+import { svgEl as el, svgText as text } from "./util.js";
 
-const NS = "http://www.w3.org/2000/svg";
 
 export const METRICS = {
   p_loss: { label: "Probability of losing an acknowledged record", fmt: "pct", max: 1, ci: ["p_loss_lo", "p_loss_hi"] },
@@ -60,18 +60,6 @@ export function layout(cells, axes, xAxis, yAxis, filters) {
   return { xs, ys, grid };
 }
 
-function el(name, attrs = {}, parent = null) {
-  const node = document.createElementNS(NS, name);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (parent) parent.appendChild(node);
-  return node;
-}
-
-function text(parent, x, y, content, cls, anchor = "middle") {
-  const t = el("text", { x, y, class: cls || "", "text-anchor": anchor, "dominant-baseline": "middle" }, parent);
-  t.textContent = content;
-  return t;
-}
 
 function cellTitle(cell, spec, v) {
   let line = `${cell.label}: ${spec.label} ${format(v, spec.fmt)}`;

@@ -1,21 +1,9 @@
 // The distributions of one cell (detection, failover, offline periods, latency) as histograms.
 // Text from the data goes into the page with textContent only.
 import { format } from "./heatmap.js";
+import { svgEl as el, svgText as text } from "./util.js";
 
-const NS = "http://www.w3.org/2000/svg";
 
-function el(name, attrs = {}, parent = null) {
-  const node = document.createElementNS(NS, name);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (parent) parent.appendChild(node);
-  return node;
-}
-
-function text(parent, x, y, content, cls, anchor = "middle") {
-  const t = el("text", { x, y, class: cls || "", "text-anchor": anchor, "dominant-baseline": "middle" }, parent);
-  t.textContent = content;
-  return t;
-}
 
 export function renderHistogram(svg, buckets) {
   svg.replaceChildren();

@@ -22,3 +22,20 @@ export function link(href, label, cls) {
   if (cls) a.className = cls;
   return a;
 }
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** An SVG element with attributes, appended to ``parent`` when given. */
+export function svgEl(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(SVG_NS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+/** SVG text centred on (x, y) by default; the content goes in as textContent. */
+export function svgText(parent, x, y, content, cls, anchor = "middle") {
+  const t = svgEl("text", { x, y, class: cls || "", "text-anchor": anchor, "dominant-baseline": "middle" }, parent);
+  t.textContent = content;
+  return t;
+}

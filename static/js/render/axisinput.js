@@ -51,21 +51,19 @@ export function wireAxis(app, card, canvas, opts) {
   });
 }
 
-/** The ledger (render/clients.js) lists records by id: clicking one that has an offset shows it
+/** The ledger (render/ledger.js) lists records by id: clicking one that has an offset shows it
  *  on its partition's axis (`focusRecord(key, offset, id)`), the way to find a lost record. */
 export function wireLedger(app, focusRecord) {
   // delegated: the ledger's table is built after the partitions (and may be rebuilt)
   document.addEventListener("click", e => {
     const tr = e.target instanceof Element ? e.target.closest("#ledger tbody tr") : null;
-    const id = tr && tr.firstChild ? tr.firstChild.textContent : null;
-    const rec = id && (app.store.ledger || []).find(x => x[0] === id);
-    if (!rec || rec[7] === null) return;
-    const key = `${rec[2]}-${rec[3]}`;
+    if (!tr || !tr.dataset.partition || tr.dataset.offset === "") return;
+    const id = tr.dataset.record, key = tr.dataset.partition;
     const hl = emptyHighlight();
     hl.active = true;
     hl.partitions.add(key);
     hl.records.add(id);
     app.store.ui.highlight = hl;
-    focusRecord(key, rec[7], id);
+    focusRecord(key, Number(tr.dataset.offset), id);
   });
 }

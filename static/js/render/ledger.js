@@ -84,6 +84,11 @@ export function createLedger(app) {
       if (tr.__k === key) return;
       tr.__k = key;
       tr.className = hl.has(id) ? "hl" : "";
+      // where the record sits, for the click that shows it on its partition's axis (axisinput.js):
+      // rows of a filtered page come from the server and are not in the frame's ledger
+      tr.dataset.record = id;
+      tr.dataset.partition = part === null ? "" : `${topic}-${part}`;
+      tr.dataset.offset = offset === null ? "" : String(offset);
       // a lost record was acknowledged first: say both, and never print an absent error
       const outcome = h("td", null, h("span.status." + st, { text: st === "failed" && err ? err : st, title: st }),
         lost ? h("span.status.lost", { text: "LOST", title: "acknowledged, but not in the current leader's log" }) : null);
