@@ -55,7 +55,9 @@ def test_a_crashed_follower_is_drawn_short_by_what_it_misses(page, server):
     _app, base = server
     open_page(page, base)
     pick_library(page, "broker-failure-clean-election")
-    wait_store(page, "s.partitions.has('orders-0') && s.partitions.get('orders-0').leader === 1 && s.clock.t_ms > 500")
+    # crash the follower once it holds some records, so there is a log for it to keep showing
+    wait_store(page, "s.partitions.has('orders-0') && s.partitions.get('orders-0').leader === 1 && "
+               "s.partitions.get('orders-0').replica_state.find(x => x.broker === 2).leo >= 20", timeout=40000)
     page.evaluate("() => window.isrlab.command({op: 'crash', broker: 2})")
     page.evaluate("() => window.isrlab.setSpeed(10)")
     wait_store(page, "(() => { const r = s.partitions.get('orders-0').replica_state;"
