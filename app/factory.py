@@ -47,7 +47,7 @@ def create_app(config=None):
         "runner": runner,
         "limiter": RateLimiter(settings["COMMANDS_PER_S"], settings["COMMAND_BURST"]),
         "jobs": JobPool(settings["JOB_WORKERS"], settings["JOB_QUEUE"], settings["JOB_TIME_LIMIT_S"],
-                        settings["JOB_MEMORY_LIMIT_BYTES"]),
+                        settings["JOB_MEMORY_LIMIT_BYTES"], yield_ratio=settings["JOB_YIELD"]),
         "quotas": Quotas(settings["QUOTA_PER_CLIENT"], settings["QUOTA_WINDOW_S"], settings["QUOTA_GLOBAL"]),
     }
     init_web(app)                       # pages and HTTP resources (app/web/), the store and replays

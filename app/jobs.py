@@ -45,7 +45,7 @@ class JobStopped(Exception):
 
 
 class Job:
-    def __init__(self, kind, owner, time_limit_s, lane, memory_limit_bytes=0, rss=rss_bytes):
+    def __init__(self, kind, owner, time_limit_s, lane, memory_limit_bytes=0, rss=rss_bytes, yield_ratio=0.0):
         self.id = secrets.token_urlsafe(9)
         self.kind, self.owner, self.lane = kind, owner, lane
         self.state = "queued"
@@ -59,6 +59,8 @@ class Job:
         self.memory_limit_bytes = memory_limit_bytes
         self._rss = rss
         self._memory_seen = 0       # the resident memory that stopped the job (0: it did not)
+        self.yield_ratio = yield_ratio
+        self._slice_started = None
         self._deadline = None
         self._cancel = threading.Event()
         self._done = threading.Event()
@@ -66,7 +68,8 @@ class Job:
     # -- for the work itself ------------------------------------------------------------------------
     def stopped(self):
         """True once the job is cancelled, past its time limit or the server past its memory
-        limit (checked between slices)."""
+        limit (checked between slices, from the job's own thread)."""
+        self._give_way()
         if self._cancel.is_set() or self._memory_seen:
             return True
         if self._deadline is not None and time.monotonic() > self._deadline:
@@ -77,6 +80,16 @@ class Job:
                 self._memory_seen = used
                 return True
         return False
+
+    def _give_way(self):
+        """Jobs share one interpreter (and its GIL) with the live rooms: between slices a job sleeps
+        ``yield_ratio`` times as long as it just computed, so a heavy save or import takes longer
+        in the background instead of slowing every room's frames and every request."""
+        now = time.perf_counter()
+        if self.yield_ratio and self._slice_started is not None and self._deadline is not None:
+            time.sleep(min(0.5, (now - self._slice_started) * self.yield_ratio))
+            now = time.perf_counter()
+        self._slice_started = now
 
     def check(self):
         if self.stopped():
@@ -114,8 +127,10 @@ class Job:
 class JobPool:
     """Fixed workers per lane, bounded queues, time limits, cancellation."""
 
-    def __init__(self, workers=2, queue_limit=8, time_limit_s=120.0, memory_limit_bytes=0, rss=rss_bytes):
+    def __init__(self, workers=2, queue_limit=8, time_limit_s=120.0, memory_limit_bytes=0, rss=rss_bytes,
+                 yield_ratio=0.0):
         self.time_limit_s = time_limit_s
+        self.yield_ratio = yield_ratio
         self.memory_limit_bytes = memory_limit_bytes
         self._rss = rss
         self.queue_limit = queue_limit
@@ -137,7 +152,8 @@ class JobPool:
     def submit(self, kind, work, owner=None, estimated_events=0, time_limit_s=None):
         """Queue ``work(job)``; refuse with 429 when its lane's queue is full."""
         lane = "large" if estimated_events >= LARGE_JOB_EVENTS else "small"
-        job = Job(kind, owner, time_limit_s or self.time_limit_s, lane, self.memory_limit_bytes, self._rss)
+        job = Job(kind, owner, time_limit_s or self.time_limit_s, lane, self.memory_limit_bytes, self._rss,
+                  self.yield_ratio)
         with self._lock:
             self._forget_old()
             queue = self._queues[lane]

@@ -7,6 +7,7 @@ done (with the report), cancelled or error (with a message) — is read by polli
 that is still queued never runs; a running one stops at its next progress report (between
 batches of runs). Finished jobs are kept for an hour, at most ``MAX_KEPT``.
 """
+import collections
 import secrets
 import threading
 import time
@@ -28,7 +29,9 @@ class SearchJobs:
         self._run_job = run_job            # callable(params, progress) -> report
         self._jobs = {}
         self._lock = threading.Lock()
-        self._slot = threading.Semaphore(1)
+        self._queue = collections.deque()  # (job, params) waiting; one worker thread runs them in turn
+        self._wake = threading.Condition(self._lock)
+        self._worker = None
 
     def start(self, params):
         job_id = secrets.token_urlsafe(9)
@@ -37,34 +40,43 @@ class SearchJobs:
         with self._lock:
             self._prune()
             waiting = sum(1 for j in self._jobs.values() if j["state"] == "queued")
-            if waiting >= MAX_WAITING:              # each waiting search holds a thread: bound them
+            if waiting >= MAX_WAITING:
                 raise UserError("search", f"{waiting} searches are already waiting for the one running",
                                 "try again when one has finished", status=429).with_retry_after(30)
             self._jobs[job_id] = job
-        threading.Thread(target=self._work, args=(job, params), daemon=True,
-                         name=f"search-{job_id}").start()
+            self._queue.append((job, params))
+            if self._worker is None:
+                self._worker = threading.Thread(target=self._loop, daemon=True, name="isrlab-search")
+                self._worker.start()
+            self._wake.notify()
         return self.view(job_id)
 
-    def _work(self, job, params):
-        with self._slot:
-            if job["cancel"].is_set():
-                return
-            job["state"] = "running"
+    def _loop(self):
+        while True:
+            with self._lock:
+                while not self._queue:
+                    self._wake.wait()
+                job, params = self._queue.popleft()
+            if not job["cancel"].is_set():
+                self._work(job, params)
 
-            def progress(update):
-                if job["cancel"].is_set():
-                    raise Cancelled()
-                job["progress"] = dict(job["progress"] or {}, **update)
-            try:
-                job["report"] = self._run_job(params, progress)
-                progress({"stage": "done"})
-                job["state"] = "done"
-            except Cancelled:
-                job["state"] = "cancelled"
-            except Exception as exc:  # noqa: BLE001 - reported to the user, the server goes on
-                job["error"] = f"{type(exc).__name__}: {exc}"
-                job["state"] = "error"
-                traceback.print_exc()
+    def _work(self, job, params):
+        job["state"] = "running"
+
+        def progress(update):
+            if job["cancel"].is_set():
+                raise Cancelled()
+            job["progress"] = dict(job["progress"] or {}, **update)
+        try:
+            job["report"] = self._run_job(params, progress)
+            progress({"stage": "done"})
+            job["state"] = "done"
+        except Cancelled:
+            job["state"] = "cancelled"
+        except Exception as exc:  # noqa: BLE001 - reported to the user, the server goes on
+            job["error"] = f"{type(exc).__name__}: {exc}"
+            job["state"] = "error"
+            traceback.print_exc()
 
     def cancel(self, job_id):
         """Cancel a queued or running search; returns its view, or None when there is no such job."""
