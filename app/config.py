@@ -16,7 +16,7 @@ an explicit mapping over it, so tests pass what they need without touching the e
 | ISRLAB_BUDGET_EVENTS_*         | work budgets in simulated events: LIVE, SAVE, LINK, FORK, SEARCH_RUN, SWEEP_RUN | see BUDGETS |
 | ISRLAB_JOB_WORKERS / ISRLAB_JOB_QUEUE | background job workers / queued jobs at most (saves, imports, links, forks) | 2 / 8 |
 | ISRLAB_JOB_MEMORY_LIMIT_MB     | a background job stops (with an error saying so) when the server's resident memory passes this | 1200 |
-| ISRLAB_JOB_YIELD               | a background job sleeps this many times what each slice of simulation cost, leaving the interpreter to live rooms | 1.0 |
+| ISRLAB_JOB_YIELD               | a background job sleeps this many times what each slice of simulation cost, leaving the interpreter to live rooms | 2.0 |
 | ISRLAB_JOB_ANSWER_WITHIN_S     | seconds a request waits for its job before answering 202 with the job's URL | 0.8 |
 | ISRLAB_REPLAY_CACHE_MB         | seek indexes kept in memory (least recently used go first) | 400 |
 | ISRLAB_QUOTA_PER_CLIENT / ISRLAB_QUOTA_WINDOW_S | costly actions (rooms, forks, saves, imports, links, searches) one client may start per window | 30 / 600 |
@@ -85,7 +85,7 @@ DEFAULTS = {
     "JOB_WORKERS": 2,
     "JOB_QUEUE": 8,
     "JOB_ANSWER_WITHIN_S": 0.8,
-    "JOB_YIELD": 1.0,                 # a job sleeps this many times what each slice computed (GIL for rooms)
+    "JOB_YIELD": 2.0,                 # a job sleeps this many times what each slice computed (GIL for rooms)
     "JOB_MEMORY_LIMIT_BYTES": 1200 * 2 ** 20,  # a job finding the server's RSS past this stops       # a request waits this long for its job; slower jobs are answered 202
     "QUOTA_PER_CLIENT": 30,           # costly actions one address may start per window
     "QUOTA_WINDOW_S": 600.0,

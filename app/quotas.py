@@ -22,26 +22,36 @@ class Quotas:
         while queue and now - queue[0][0] >= self.window_s:
             queue.popleft()
 
+    def check(self, address):
+        """Refuse (429) an address already at its limit, without counting anything: called before a
+        costly request's body is even read, so a client hammering past its quota costs little."""
+        now = self.clock()
+        with self._lock:
+            self._refuse_if_over(address, now)
+
     def charge(self, address, kind):
         """Count one ``kind`` action of ``address`` or refuse it (429, naming the limit)."""
         now = self.clock()
         with self._lock:
-            mine = self._by_client[address or "?"]
-            self._expire(mine, now)
-            self._expire(self._all, now)
-            if len(mine) >= self.per_client:
-                kinds = collections.Counter(k for _t, k in mine)
-                wait = self.window_s - (now - mine[0][0])
-                raise UserError("quota", f"this address started {len(mine)} costly actions in the last "
-                                f"{self.window_s:g} s ({', '.join(f'{n} {k}' for k, n in kinds.most_common())})",
-                                f"{self.per_client} per {self.window_s:g} s per address; try again in "
-                                f"{int(wait) + 1} s", status=429).with_retry_after(wait + 1)
-            if len(self._all) >= self.global_cap:
-                wait = self.window_s - (now - self._all[0][0])
-                raise UserError("quota", f"this server started {len(self._all)} costly actions in the last "
-                                f"{self.window_s:g} s", f"{self.global_cap} per {self.window_s:g} s in all; try "
-                                f"again in {int(wait) + 1} s", status=429).with_retry_after(wait + 1)
+            mine = self._refuse_if_over(address, now)
             mine.append((now, kind))
             self._all.append((now, kind))
-            if not mine:
-                del self._by_client[address]
+
+    def _refuse_if_over(self, address, now):
+        """The address's recent actions (the lock held), or UserError 429 past a limit."""
+        mine = self._by_client[address or "?"]
+        self._expire(mine, now)
+        self._expire(self._all, now)
+        if len(mine) >= self.per_client:
+            kinds = collections.Counter(k for _t, k in mine)
+            wait = self.window_s - (now - mine[0][0])
+            raise UserError("quota", f"this address started {len(mine)} costly actions in the last "
+                            f"{self.window_s:g} s ({', '.join(f'{n} {k}' for k, n in kinds.most_common())})",
+                            f"{self.per_client} per {self.window_s:g} s per address; try again in "
+                            f"{int(wait) + 1} s", status=429).with_retry_after(wait + 1)
+        if len(self._all) >= self.global_cap:
+            wait = self.window_s - (now - self._all[0][0])
+            raise UserError("quota", f"this server started {len(self._all)} costly actions in the last "
+                            f"{self.window_s:g} s", f"{self.global_cap} per {self.window_s:g} s in all; try "
+                            f"again in {int(wait) + 1} s", status=429).with_retry_after(wait + 1)
+        return mine

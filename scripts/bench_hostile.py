@@ -143,8 +143,10 @@ def main():
 
     def health():
         started = time.perf_counter()
-        count(session.get(base + "/healthz", timeout=10))
+        reply = count(session.get(base + "/healthz", timeout=10))
         results["health_ms"].append((time.perf_counter() - started) * 1000)
+        if reply.ok:                                       # the runner's own counters, over time
+            results.setdefault("stats", []).append((time.monotonic(), reply.json().get("stats", {})))
         time.sleep(0.05)
 
     def sample():
@@ -187,6 +189,13 @@ def main():
     except subprocess.TimeoutExpired:
         proc.kill()
     refused = sum(n for code, n in STATUS.items() if code in (413, 429))
+    stats = [(t, st) for t, st in results.get("stats", []) if t >= deadline - args.seconds + 5]
+    if len(stats) >= 2:
+        (t0, a), (t1, b) = stats[0], stats[-1]
+        rate = lambda k: (b.get(k, 0) - a.get(k, 0)) / max(t1 - t0, 1e-9)     # noqa: E731
+        print(f"server runner: {rate('ticks'):.1f} ticks/s, {rate('late_ticks'):.1f} late ticks/s, "
+              f"{rate('frames'):.1f} frames built/s, {rate('frames_deferred'):.1f} frames deferred/s "
+              f"(a small room sends one frame per tick; fewer frames seen than ticks = the client read slowly)")
     print(f"small room: {fps:.1f} frames/s (aim >= 20)")
     print(f"/healthz: p50 {statistics.median(health):.0f} ms, p99 {p99:.0f} ms (aim < 200), {len(health)} probes")
     print(f"server worker: peak RSS {results['rss'] / 2 ** 20:.0f} MB (aim < 1536), peak threads "

@@ -57,6 +57,9 @@ class Runner:
         self._stopping = threading.Event()
         self.stats = {"ticks": 0, "frames": 0, "sends": 0, "tick_ms_max": 0.0, "late_ticks": 0}
         self._last_cleanup = 0.0
+        # the share of TICK_BUDGET simulations may use now: shrinks while ticks run late (a busy
+        # machine or interpreter), grows back when they keep time — see run_forever
+        self.pace = 1.0
 
     # -- rooms -------------------------------------------------------------------------------------------
     def scenario_for(self, library_name=None, scenario=None):
@@ -185,7 +188,7 @@ class Runner:
         with self.lock:
             rooms = list(self.rooms.values())
         playing = sum(1 for r in rooms if r.playing) or 1
-        slice_s = max(0.002, period * self.settings["TICK_BUDGET"] / playing)
+        slice_s = max(0.002, period * self.settings["TICK_BUDGET"] * self.pace / playing)
         # frames are fair too (app/runner/fairness.py): cheap rooms send every frame, expensive
         # ones split what is left and send less often, never slowing their neighbours
         shares = frame_shares({r.id: r.frame_cost_s for r in rooms if r.viewers},
@@ -257,6 +260,7 @@ class Runner:
                 log.exception("runner tick failed")
             spent = self.clock() - started
             self.stats["tick_ms_max"] = max(self.stats["tick_ms_max"] * 0.999, spent * 1000)
+            self.pace = next_pace(self.pace, spent, period)
             next_at += period
             delay = next_at - self.clock()
             if delay < 0:
@@ -270,6 +274,15 @@ class Runner:
         thread, self._thread = self._thread, None
         if thread is not None and hasattr(thread, "join"):
             thread.join(timeout=2)
+
+
+def next_pace(pace, spent_s, period_s):
+    """Frames first: when a tick takes longer than the frame period, the rooms' simulation slices
+    shrink (rooms at maximum speed run slower, and say so) so that every room still gets its
+    frames on time; when ticks fit again, the slices grow back."""
+    if spent_s > period_s:
+        return max(0.1, pace * 0.8)
+    return min(1.0, pace * 1.05)
 
 
 def _start_thread(fn):

@@ -122,6 +122,7 @@ class LiveView:
         self.history_seen = len(sim.history)
         self.violations_seen = 0
         self.refresh = PartitionRefresh()
+        self._zk_version, self._zk_entities = None, {}
 
     def meta(self):
         sim = self.sim
@@ -173,9 +174,7 @@ class LiveView:
         drawn = self.refresh.entities(sim, keys, dirty_keys or (), partition_entity)
         for key, entity in drawn.items():
             out["p:" + key] = entity
-        for node in zk_view(sim):
-            path = node.pop("path")
-            out["z:" + path] = node
+        out.update(self._znodes(sim))
         for name, client in sim.clients.items():
             view = client.view()
             spec = getattr(client, "spec", {}) or {}
@@ -194,6 +193,17 @@ class LiveView:
         out["records"] = self.digest.summary()
         out["ledger"] = self.digest.ledger()
         return out
+
+    def _znodes(self, sim):
+        """The znode entities, rebuilt only when ZooKeeper committed a transaction since the last
+        frame (every change to the tree takes a new zxid): a large cluster has hundreds of znodes
+        that rarely change between two frames."""
+        tree = sim.zk_server.tree
+        version = (id(tree), tree.zxid)
+        if self._zk_version != version:
+            self._zk_version = version
+            self._zk_entities = {"z:" + node.pop("path"): node for node in zk_view(sim)}
+        return self._zk_entities
 
     def messages(self):
         kept, skipped = sample_messages(self.tap.drain())

@@ -2,6 +2,7 @@
 state-changing requests, JSON bodies read with their bounds, the proxy headers only when trusted,
 and the security headers of every reply. A refusal is the usual JSON error naming the header."""
 import logging
+import re
 
 from flask import current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
@@ -33,6 +34,10 @@ def socket_origins(settings):
     return allowed
 
 
+# the POSTs that start costly work and count against the client's quota (app/quotas.py)
+COSTLY = re.compile(r"^/api/(runs|runs/import|replay/[^/]+/fork|search|links|rooms)$")
+
+
 def check_request():
     refusal = host_refusal(request, current_app.config["ALLOWED_HOSTS"] or ["127.0.0.1", "localhost", "::1"])
     if refusal is None:
@@ -40,6 +45,9 @@ def check_request():
     if refusal is not None:
         status = 400 if refusal[0] == "Host" else 403
         return jsonify(error_reply(Refused(*refusal, status=status))), status
+    if request.method == "POST" and COSTLY.match(request.path):
+        # a client already past its quota is refused before its body is read or validated
+        current_app.extensions["isrlab"]["quotas"].check(request.remote_addr)
     if request.is_json and request.content_length:
         request.get_json(cache=True)          # bounded parse now: a refusal names the field
     return None

@@ -194,3 +194,19 @@ def test_a_fork_counts_against_the_client_quota_and_its_room_cap(tmp_path):
     finally:
         runner_of(application).stop()
         application.extensions["isrlab_runs"].close()
+
+
+def test_a_client_past_its_quota_is_refused_before_its_body_is_read(tmp_path):
+    application = create_app({"RUNNER_AUTOSTART": False, "INSTANCE_PATH": str(tmp_path),
+                              "DATABASE_URL": f"sqlite:///{tmp_path}/runs.db", "QUOTA_PER_CLIENT": 1})
+    http = application.test_client()
+    try:
+        assert http.post("/api/runs", json={"scenario": library()["isr-expansion"]}).status_code == 201
+        # past the quota even a body that is not JSON at all is answered 429 (and not 400): the
+        # quota is checked before anything of the request is parsed
+        refused = http.post("/api/runs", data="{not json", content_type="application/json")
+        assert refused.status_code == 429 and refused.json["error"]["field"] == "quota"
+        assert http.get("/api/runs").status_code == 200        # reading is not a costly action
+    finally:
+        runner_of(application).stop()
+        application.extensions["isrlab_runs"].close()

@@ -365,3 +365,15 @@ def test_frame_shares_are_max_min_fair():
     assert shares["big1"] == shares["big2"] == pytest.approx((0.008 - 0.001) / 2)
     assert frame_shares({"alone": 0.005}, 0.008) == {"alone": None}
     assert frame_shares({"alone": 0.050}, 0.008) == {"alone": 0.008}
+
+
+def test_late_ticks_shrink_the_simulation_slices_and_fitting_ones_grow_them_back():
+    from app.runner.core import next_pace
+    pace = 1.0
+    for _ in range(5):
+        pace = next_pace(pace, spent_s=0.050, period_s=1 / 30)
+    assert pace == pytest.approx(0.8 ** 5)
+    assert next_pace(0.1, 0.5, 1 / 30) == 0.1                 # never below a tenth
+    for _ in range(100):
+        pace = next_pace(pace, spent_s=0.010, period_s=1 / 30)
+    assert pace == 1.0
