@@ -44,21 +44,19 @@ import json
 import re
 
 from engine import eras
-from engine.faults import DEFAULT_PROFILE, KINDS, normalise_profile
 from engine.scenario import ScenarioError, load
 from engine.scenarios import library
 
+from .fields import SweepError, _int, _short  # noqa: F401  (SweepError: the sweep error, imported from here)
+from .profiles import (BUILTIN_PROFILES, DEFAULT_END_FRACTION, DEFAULT_START_MS, FAULTS_AXIS,  # noqa: F401
+                       PROFILE_NAME, _phase, _profiles)
 from .worker import loadable, run_scenario  # noqa: F401  (run_scenario: one definition, shipped to executors)
 
 SWEEP_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
-PROFILE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
 TOP_LEVEL = ("id", "name", "description", "base", "grid", "seeds", "faults", "fault_profiles",
              "fault_phase")
 SCENARIO_AXES = ("kafka_version", "brokers", "duration_ms", "replication_factor", "partitions",
                  "rate_per_s", "latency_ms", "jitter_ms")
-FAULTS_AXIS = "faults"
-BUILTIN_PROFILES = {"default": dict(DEFAULT_PROFILE),
-                    "none": {k: (0.0, lo, hi) for k, (_r, lo, hi) in DEFAULT_PROFILE.items()}}
 DEFAULT_BASE = {
     "name": "sweep base: 3 brokers, 3 partitions at RF 3, 100 records/s",
     "brokers": 3,
@@ -68,27 +66,10 @@ DEFAULT_BASE = {
 }
 LIMITS = {"max_cells": 4096, "max_values": 64, "max_seeds": 1_000_000, "max_runs": 2_000_000,
           "max_duration_ms": 3_600_000}
-DEFAULT_START_MS = 1000
-DEFAULT_END_FRACTION = 0.6
-
-
-class SweepError(ScenarioError):
-    """A sweep document's bad field: the scenario errors' shape (field, message, allowed)."""
 
 
 def canonical(doc):
     return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _short(value):
-    return json.dumps(value)[:60]
-
-
-def _int(value, field, lo, hi):
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise SweepError(field, f"{_short(value)} is not an integer from {lo} to {hi}",
-                         f"an integer from {lo} to {hi}")
-    return value
 
 
 # -- the document ----------------------------------------------------------------------------------
@@ -235,83 +216,6 @@ def _seeds(value, limits):
                          'a count, or {"first": integer, "count": integer}')
     return {"first": _int(value.get("first", 0), "seeds.first", 0, 2 ** 53),
             "count": _int(value["count"], "seeds.count", 1, limits["max_seeds"])}
-
-
-def _profile(value, field):
-    if not isinstance(value, dict):
-        raise SweepError(field, f"{_short(value)} is not a fault profile",
-                         '{"from": "default"|"none", kind: [rate per minute, min ms, max ms]}')
-    start = value.get("from", "default")
-    if start not in ("default", "none"):
-        raise SweepError(f"{field}.from", f"{_short(start)} is not a starting profile", '"default" or "none"')
-    out = {}
-    for kind, spec in value.items():
-        if kind == "from":
-            continue
-        if kind not in KINDS:
-            raise SweepError(f"{field}.{kind}", "unknown fault kind", ", ".join(KINDS))
-        if isinstance(spec, dict):
-            if set(spec) - {"rate_per_min", "min_ms", "max_ms"}:
-                raise SweepError(f"{field}.{kind}", "unknown field", "rate_per_min, min_ms, max_ms")
-            default = BUILTIN_PROFILES[start][kind]
-            spec = [spec.get("rate_per_min", default[0]), spec.get("min_ms", default[1]),
-                    spec.get("max_ms", default[2])]
-        if not isinstance(spec, list) or len(spec) != 3:
-            raise SweepError(f"{field}.{kind}", f"{_short(spec)} is not [rate, min ms, max ms]",
-                             "[rate per simulated minute, min duration ms, max duration ms]")
-        rate, lo, hi = spec
-        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1000:
-            raise SweepError(f"{field}.{kind}", f"rate {_short(rate)} is out of range", "a number from 0 to 1000")
-        _int(lo, f"{field}.{kind}", 0, 10 ** 8)
-        _int(hi, f"{field}.{kind}", lo, 10 ** 8)
-        out[kind] = (float(rate), lo, hi)
-    try:
-        full = normalise_profile({**BUILTIN_PROFILES[start], **out})
-    except ValueError as exc:
-        raise SweepError(field, str(exc), None) from None
-    return {k: list(full[k]) for k in KINDS}
-
-
-def _profiles(doc, grid):
-    defined = doc.get("fault_profiles", {})
-    if not isinstance(defined, dict):
-        raise SweepError("fault_profiles", f"{_short(defined)} is not an object", "name -> fault profile")
-    profiles = {name: {k: list(v) for k, v in prof.items()} for name, prof in BUILTIN_PROFILES.items()}
-    for name, value in defined.items():
-        if not PROFILE_NAME.match(name) or name in BUILTIN_PROFILES:
-            raise SweepError(f"fault_profiles.{name}", "is not a usable profile name",
-                             "1-40 characters A-Z a-z 0-9 _ . -, not default or none")
-        profiles[name] = _profile(value, f"fault_profiles.{name}")
-    axis = dict(grid).get(FAULTS_AXIS)
-    given = doc.get("faults")
-    if axis is not None and given is not None:
-        raise SweepError("faults", "the profile is given both here and as a grid axis", "one of the two")
-    if isinstance(given, dict):
-        profiles["sweep"] = _profile(given, "faults")
-        given = "sweep"
-    default_name = "default" if given is None else given
-    used = list(axis) if axis is not None else [default_name]
-    for i, name in enumerate(used):
-        if name not in profiles:
-            field = f"grid.faults[{i}]" if axis is not None else "faults"
-            raise SweepError(field, f"{_short(name)} is not a fault profile",
-                             ", ".join(sorted(profiles)))
-    return {name: profiles[name] for name in used}, default_name if axis is None else None
-
-
-def _phase(value):
-    if not isinstance(value, dict) or set(value) - {"start_ms", "end_ms", "end_fraction"}:
-        raise SweepError("fault_phase", f"{_short(value)} is not a fault phase",
-                         '{"start_ms": integer, "end_ms": integer} or {"end_fraction": number}')
-    start = _int(value.get("start_ms", DEFAULT_START_MS), "fault_phase.start_ms", 0, 10 ** 9)
-    end = value.get("end_ms")
-    if end is not None:
-        end = _int(end, "fault_phase.end_ms", start + 1, 10 ** 9)
-    fraction = value.get("end_fraction", DEFAULT_END_FRACTION)
-    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction < 1:
-        raise SweepError("fault_phase.end_fraction", f"{_short(fraction)} is out of range",
-                         "a number between 0 and 1 (exclusive)")
-    return {"start_ms": start, "end_ms": end, "end_fraction": float(fraction)}
 
 
 # -- cells ------------------------------------------------------------------------------------------

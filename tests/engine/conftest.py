@@ -4,6 +4,7 @@ import pytest
 
 from engine.scenarios import library
 from engine.simulation import Simulation
+from engine.zookeeper import ZooKeeper
 
 
 @functools.lru_cache(maxsize=None)
@@ -19,3 +20,12 @@ def run_library():
 def events(result, type_, **match):
     return [e for e in result["history"]
             if e["type"] == type_ and all(e.get(k) == v for k, v in match.items())]
+
+
+@pytest.fixture
+def zk():
+    """A fresh simulated ZooKeeper whose watch notifications collect in ``zk.events``."""
+    events = []
+    tree = ZooKeeper(now=lambda: 0, notify=lambda sid, kind, path: events.append((sid, kind, path)))
+    tree.events = events
+    return tree

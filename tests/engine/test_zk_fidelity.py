@@ -8,15 +8,7 @@ import pytest
 
 from engine.scenarios import library
 from engine.zktrace import record
-from engine.zookeeper import CHILD, DELETED, ZooKeeper
-
-
-@pytest.fixture
-def zk():
-    events = []
-    tree = ZooKeeper(now=lambda: 0, notify=lambda sid, kind, path: events.append((sid, kind, path)))
-    tree.events = events
-    return tree
+from engine.zookeeper import CHILD, DELETED
 
 
 def test_sequential_suffix_counts_child_creations_not_deletions(zk):

@@ -3,15 +3,7 @@ import pytest
 
 from engine.zookeeper import (CHANGED, CHILD, CREATED, DELETED, BadVersionError,
                               NoChildrenForEphemeralsError, NodeExistsError, NoNodeError,
-                              NotEmptyError, SessionExpiredError, ZooKeeper)
-
-
-@pytest.fixture
-def zk():
-    events = []
-    tree = ZooKeeper(now=lambda: 0, notify=lambda sid, kind, path: events.append((sid, kind, path)))
-    tree.events = events
-    return tree
+                              NotEmptyError, SessionExpiredError)
 
 
 def test_create_get_set_with_versions(zk):
