@@ -14,7 +14,7 @@ from .control_requests import ControlRequests
 from .controller import Controller
 from .fetcher import ReplicaFollower
 from .leader import ReplicaLeader
-from .messages import (CONTROLLED_SHUTDOWN, DISCONNECTED, FETCH, LEADER_AND_ISR, LIST_OFFSETS,
+from .messages import (ALTER_ISR, CONTROLLED_SHUTDOWN, DISCONNECTED, FETCH, LEADER_AND_ISR, LIST_OFFSETS,
                        METADATA, OFFSETS_FOR_LEADER_EPOCH, PRODUCE, STOP_REPLICA,
                        UPDATE_METADATA, ZK_RESPONSE, ZK_WATCH)
 from .network import Node
@@ -40,6 +40,8 @@ class Broker(ControlRequests, ReplicaManagerTasks, ReplicaLeader, ReplicaFollowe
             FETCH: self.on_fetch, OFFSETS_FOR_LEADER_EPOCH: self.on_offsets_for_leader_epoch,
             PRODUCE: self.on_produce, METADATA: self.on_metadata, LIST_OFFSETS: self.on_list_offsets,
         }
+        if self.era.alter_isr:
+            self.handlers[ALTER_ISR] = self.on_alter_isr
         self.lag_max_ms = self.config["replica.lag.time.max.ms"]
         self._reset_memory()
 
@@ -63,6 +65,11 @@ class Broker(ControlRequests, ReplicaManagerTasks, ReplicaLeader, ReplicaFollowe
         self.zk.on_connected = self._on_zk_session
         self.controller = Controller(self)
         self.shutdown_attempts = 0
+        if self.era.alter_isr:  # the AlterIsr manager (docs/model.md §17.3)
+            self.alter_isr_unsent = {}     # key -> the partition's queued (or in-flight) item
+            self.alter_isr_in_flight = False
+            self.alter_isr_tick_at = None
+            self.alter_isr_started_ms = self.scheduler.now_ms
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, _=None):
@@ -151,7 +158,10 @@ class Broker(ControlRequests, ReplicaManagerTasks, ReplicaLeader, ReplicaFollowe
         # KafkaScheduler tasks start with delay 0 at broker start (§2.1): phase is start-relative.
         period = self.lag_max_ms // self.era.isr_expiration_divisor
         self.set_timer(0, self._isr_expiration_task, period)
-        self.set_timer(0, self._isr_change_propagation_task)
+        if self.era.alter_isr:
+            self.alter_isr_started_ms = self.scheduler.now_ms  # "send-alter-isr" phase (2.7)
+        else:
+            self.set_timer(0, self._isr_change_propagation_task)
         self.set_timer(self.config["sim.os.dirty.writeback.interval.ms"], self._writeback_task)
         if self.config["log.flush.interval.ms"]:
             self.set_timer(self.config["log.flush.interval.ms"], self._flush_task)

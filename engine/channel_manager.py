@@ -14,9 +14,12 @@ class ControllerChannelManager:
     def _partition_state(self, key):
         st = self.states[key]
         topic, part = self.sim.split_key(key)
-        return {"key": key, "topic": topic, "partition": part, "controller_epoch": st["controller_epoch"],
-                "leader": st["leader"], "leader_epoch": st["leader_epoch"], "isr": list(st["isr"]),
-                "zk_version": st["zk_version"], "replicas": list(self.assignments[key])}
+        out = {"key": key, "topic": topic, "partition": part, "controller_epoch": st["controller_epoch"],
+               "leader": st["leader"], "leader_epoch": st["leader_epoch"], "isr": list(st["isr"]),
+               "zk_version": st["zk_version"], "replicas": list(self.assignments[key])}
+        if st.get("leader_recovery_state"):  # KIP-704 (LeaderAndIsr v6), docs/model.md §17.6
+            out["leader_recovery_state"] = st["leader_recovery_state"]
+        return out
 
     def _send_leader_and_isr(self, keys, only_to):
         """LeaderAndIsr to the live replicas of each partition, then UpdateMetadata to all."""

@@ -80,6 +80,11 @@ class ControlRequests:
             self.remove_fetcher_partition(key)
         self.reply(env, {"error": None})
 
+    def on_alter_isr(self, env):
+        """KafkaApis.handleAlterIsrRequest: only the active controller answers (docs/model.md §17.7)."""
+        if not self.not_serving(env):
+            self.controller.on_alter_isr(env)
+
     def _on_controlled_shutdown(self, env):
         self.controller.on_controlled_shutdown(env)
 

@@ -17,6 +17,7 @@ This module keeps the election through /controller, the event queue and failover
 handlers), ``partition_state_machine`` (state writes and elections) and ``channel_manager``
 (control requests). The class stays defined here: snapshots pickle it by this module path.
 """
+from .alter_isr_controller import AlterIsrController
 from .channel_manager import CHANNEL_RETRY_BACKOFF_MS, ControllerChannelManager  # noqa: F401
 from .controller_events import ControllerEvents
 from .partition_state_machine import PartitionStateMachine
@@ -24,7 +25,7 @@ from .partition_state_machine import PartitionStateMachine
 AUTO_REBALANCE_FIRST_DELAY_MS = 5000
 
 
-class Controller(ControllerChannelManager, ControllerEvents, PartitionStateMachine):
+class Controller(ControllerChannelManager, ControllerEvents, PartitionStateMachine, AlterIsrController):
     def __init__(self, broker):
         self.broker = broker
         self.sim = broker.sim
@@ -142,6 +143,9 @@ class Controller(ControllerChannelManager, ControllerEvents, PartitionStateMachi
             return
         self.active = False
         self.sim.emit("controller_resigned", broker=self.node_id, epoch=self.epoch, reason=reason)
+        for name, env in self.queue:
+            if name == "alter_isr":  # processAlterIsr when no longer active (docs/model.md §17.7)
+                self.broker.reply(env, {"error": "NOT_CONTROLLER", "partitions": {}})
         epoch = self.epoch
         self._reset()
         self.epoch = epoch
@@ -256,8 +260,11 @@ class Controller(ControllerChannelManager, ControllerEvents, PartitionStateMachi
     @staticmethod
     def _state_from(res):
         data = res["data"]
-        return {"leader": data["leader"], "leader_epoch": data["leader_epoch"], "isr": list(data["isr"]),
-                "controller_epoch": data["controller_epoch"], "zk_version": res["stat"]["version"]}
+        state = {"leader": data["leader"], "leader_epoch": data["leader_epoch"], "isr": list(data["isr"]),
+                 "controller_epoch": data["controller_epoch"], "zk_version": res["stat"]["version"]}
+        if data.get("leader_recovery_state"):  # KIP-704, 3.3+ only (docs/model.md §17.6)
+            state["leader_recovery_state"] = data["leader_recovery_state"]
+        return state
 
     def view(self):
         return {"active": self.active, "epoch": self.epoch,

@@ -5,7 +5,7 @@ where Kafka's behaviour changed. Each flag names the KIP or JIRA that introduced
 """
 from dataclasses import dataclass
 
-VERSIONS = ("0.10", "1.1", "2.0", "2.4", "2.6")
+VERSIONS = ("0.10", "1.1", "2.0", "2.4", "2.6", "2.7", "3.0", "3.3", "3.7")
 LONG_MAX = 9223372036854775807
 INT_MAX = 2147483647
 
@@ -49,6 +49,27 @@ class Era:
     #: Client defaults that changed across eras (§12 client table).
     producer_retries: int
     delivery_timeout: bool
+    # -- ZooKeeper-mode AlterIsr / AlterPartition eras (docs/model.md §17) ----------------------
+    #: KIP-497 (2.7): the leader asks the controller (AlterIsr) instead of writing ZooKeeper;
+    #: pending ISR states, maximal ISR; no /isr_change_notification.
+    alter_isr: bool = False
+    #: The request's name: "AlterIsr" (2.7-3.1), "AlterPartition" (3.2+).
+    alter_isr_api: str = "AlterIsr"
+    #: 2.7.x AlterIsrManagerImpl sends from a 50 ms fixed-rate task; 2.8+ sends at once (0).
+    alter_isr_send_tick_ms: int = 0
+    #: KAFKA-12686 (2.7-2.8): makeLeader/makeFollower clearPending the queued item, even in flight.
+    clear_pending_bug: bool = False
+    #: KAFKA-13091 fixed (3.1): the HW is recomputed (and delayed produces completed) on commit.
+    hw_on_commit: bool = False
+    #: KAFKA-14140 / KIP-841 in ZK mode (3.3): controller INELIGIBLE_REPLICA check, leader
+    #: proposes only followers alive in its metadata cache; KAFKA-14154 strict validation.
+    kip841: bool = False
+    #: KIP-704 (3.2, ZK IBP >= 3.2-IV0): unclean elections write leader_recovery_state 1.
+    leader_recovery: bool = False
+    #: KAFKA-14010 fixed (3.2.1/3.3): a partition-level "retry" answer is re-queued.
+    partition_retry: bool = False
+    #: KAFKA-15583 (3.7): the HW does not move while committed ISR < min(min.insync.replicas, RF).
+    hw_min_isr_gate: bool = False
 
     @property
     def isr_expiration_divisor(self):
@@ -76,12 +97,23 @@ _KIP320 = {**_KIP279, "epoch_entry_on_become_leader": True, "kip320_fencing": Tr
 _KIP537 = {**_KIP320, "isr_double_checked_locking": True,
            "not_leader_error_name": "NOT_LEADER_OR_FOLLOWER"}
 
+_ALTER_ISR_27 = {**_KIP537, "alter_isr": True, "alter_isr_send_tick_ms": 50,
+                 "clear_pending_bug": True}
+_ALTER_ISR_30 = {**_ALTER_ISR_27, "alter_isr_send_tick_ms": 0, "clear_pending_bug": False}
+_ALTER_PARTITION_33 = {**_ALTER_ISR_30, "alter_isr_api": "AlterPartition", "hw_on_commit": True,
+                       "kip841": True, "leader_recovery": True, "partition_retry": True}
+_ALTER_PARTITION_37 = {**_ALTER_PARTITION_33, "hw_min_isr_gate": True}
+
 ERAS = {
     "0.10": Era("0.10", **_OLD),  # 0.10.2: KAFKA-4485 lag rule, truncate to HW
     "1.1": Era("1.1", **_KIP101),
     "2.0": Era("2.0", **_KIP279),
     "2.4": Era("2.4", **_KIP320),
     "2.6": Era("2.6", **_KIP537),  # KIP-537 defaults live in CONFIG below
+    "2.7": Era("2.7", **_ALTER_ISR_27),        # rules of 2.7.2 (docs/model.md §17)
+    "3.0": Era("3.0", **_ALTER_ISR_30),        # rules of 3.0.2
+    "3.3": Era("3.3", **_ALTER_PARTITION_33),  # rules of 3.3.2
+    "3.7": Era("3.7", **_ALTER_PARTITION_37),  # rules of 3.7.x
 }
 
 
@@ -99,7 +131,7 @@ def _from(first, value, before=None):
 # kinds: "int", "bool", "enum:<a>|<b>", "acks"; scope: broker, topic (also broker), producer,
 # consumer, client (producer and consumer), sim
 CONFIG = {
-    "replica.lag.time.max.ms": ("int", "broker", {**_all(10000), "2.6": 30000}, 1),
+    "replica.lag.time.max.ms": ("int", "broker", _from("2.6", 30000, 10000), 1),
     "min.insync.replicas": ("int", "topic", _all(1), 1),
     "unclean.leader.election.enable": ("bool", "topic", {**_all(False), "0.10": True}, None),
     "replica.fetch.wait.max.ms": ("int", "broker", _all(500), 0),
@@ -110,7 +142,7 @@ CONFIG = {
     "replica.socket.timeout.ms": ("int", "broker", _all(30000), 1),
     "replica.high.watermark.checkpoint.interval.ms": ("int", "broker", _all(5000), 1),
     "num.replica.fetchers": ("int", "broker", _all(1), 1),
-    "zookeeper.session.timeout.ms": ("int", "broker", {**_all(6000), "2.6": 18000}, 300),
+    "zookeeper.session.timeout.ms": ("int", "broker", _from("2.6", 18000, 6000), 300),
     "auto.leader.rebalance.enable": ("bool", "broker", _all(True), None),
     "leader.imbalance.check.interval.seconds": ("int", "broker", _all(300), 1),
     "leader.imbalance.per.broker.percentage": ("int", "broker", _all(10), 0),
@@ -121,14 +153,17 @@ CONFIG = {
     "log.flush.interval.messages": ("int", "topic", _all(LONG_MAX), 1),
     "log.flush.interval.ms": ("int?", "topic", _all(None), 1),
     # producer
-    "acks": ("acks", "producer", _all("1"), None),
+    # KIP-679 (3.0): acks=all and idempotence by default (effective from 3.0.1, KAFKA-13598)
+    "acks": ("acks", "producer", _from("3.0", "all", "1"), None),
     "retries": ("int", "producer", {v: ERAS[v].producer_retries for v in VERSIONS}, 0),
     "delivery.timeout.ms": ("int", "producer", _from("2.4", 120000), 1),
     "request.timeout.ms": ("int", "client", _all(30000), 1),
     "linger.ms": ("int", "producer", _all(0), 0),
     "max.in.flight.requests.per.connection": ("int", "producer", _all(5), 1),
     "retry.backoff.ms": ("int", "client", _all(100), 0),
-    "enable.idempotence": ("bool", "producer", _from("1.1", False), None),
+    "enable.idempotence": ("bool", "producer",
+                           {**_from("1.1", False), **{v: True for v in VERSIONS[VERSIONS.index("3.0"):]}},
+                           None),
     "metadata.max.age.ms": ("int", "client", _all(300000), 1),
     # consumer
     "auto.offset.reset": ("enum:latest|earliest|none", "consumer", _all("latest"), None),

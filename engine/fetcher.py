@@ -70,6 +70,8 @@ class ReplicaFollower:
         part.isr = []
         part.remotes = {}
         part.isr_write_in_flight = False
+        if self.era.alter_isr:
+            self.alter_isr_reset(part, st.get("leader_recovery_state", 0))  # docs/model.md §17.4
         if was_leader:
             self.complete_all_delayed(part.key)
         restart = old_leader != leader or self.era.refetch_on_epoch_bump

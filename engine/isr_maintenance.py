@@ -2,15 +2,18 @@
 a conditional ZooKeeper write of the partition state (§2.3), and the high watermark that follows
 the ISR (§5.1). Every rule it applies is a pure function of ``partition.py``.
 """
+from .alter_isr import AlterIsrManager
 from .partition import (can_join_isr, candidate_high_watermark, expand_reason, is_out_of_sync,
-                        out_of_sync_reason, partition_state_json)
+                        maximal_isr, out_of_sync_reason, partition_state_json)
 
 
-class IsrMaintenance:
+class IsrMaintenance(AlterIsrManager):
     """Mixin of ``Broker`` (through ``ReplicaLeader``): ISR shrink and expansion, and the high watermark."""
 
     # -- ISR shrink (§2) ------------------------------------------------------------------------
     def maybe_shrink_isr(self, part):
+        if self.era.alter_isr:
+            return self.alter_isr_shrink(part)  # docs/model.md §17.2
         if part.isr_write_in_flight or len(part.isr) <= 1:
             return
         now = self.scheduler.now_ms
@@ -25,6 +28,8 @@ class IsrMaintenance:
 
     # -- ISR expansion (§3) -----------------------------------------------------------------------
     def maybe_expand_isr(self, part, rid, remote):
+        if self.era.alter_isr:
+            return self.alter_isr_expand(part, rid, remote)  # docs/model.md §17.2
         if part.isr_write_in_flight or rid not in part.replicas:
             return
         hw = part.log.hw
@@ -85,7 +90,9 @@ class IsrMaintenance:
     # -- high watermark (§5.1) ----------------------------------------------------------------------
     def maybe_increment_hw(self, part, cause):
         log = part.log
-        candidate = candidate_high_watermark(self.node_id, log.leo, part.isr, part.remotes,
+        if self.era.hw_min_isr_gate and len(part.isr) < self.effective_min_isr(part):
+            return False  # KAFKA-15583 (3.7): no HW move while under min ISR (docs/model.md §17.5)
+        candidate = candidate_high_watermark(self.node_id, log.leo, maximal_isr(part), part.remotes,
                                              self.scheduler.now_ms, self.lag_max_ms)
         old = log.hw
         if candidate <= old:
@@ -95,3 +102,8 @@ class IsrMaintenance:
         self._complete_produces(part.key)
         self._complete_consumer_fetches(part.key)
         return True
+
+    def effective_min_isr(self, part):
+        """min.insync.replicas; from 3.7 capped at the replication factor (docs/model.md §17.5)."""
+        min_isr = self.sim.topic_config(part.topic, "min.insync.replicas")
+        return min(min_isr, len(part.replicas)) if self.era.hw_min_isr_gate else min_isr

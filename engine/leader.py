@@ -35,6 +35,8 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
         part.isr = list(st["isr"])
         part.replicas = list(st["replicas"])
         part.isr_update_failed = False
+        if self.era.alter_isr:
+            self.alter_isr_reset(part, 0)  # KIP-704: the leader marks itself RECOVERED (§17.6)
         self.remove_fetcher_partition(part.key)
         log = part.log
         if self.era.epoch_entry_on_become_leader:
@@ -77,7 +79,7 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
             if part is None or not part.is_leader:
                 results[key] = {"error": "NOT_LEADER_OR_FOLLOWER", "base_offset": -1}
                 continue
-            min_isr = self.sim.topic_config(part.topic, "min.insync.replicas")
+            min_isr = self.effective_min_isr(part)  # admission: the committed ISR (§17.2)
             if acks == -1 and len(part.isr) < min_isr:
                 results[key] = {"error": "NOT_ENOUGH_REPLICAS", "base_offset": -1}
                 self.sim.emit("produce_error", topic=part.topic, partition=part.index,

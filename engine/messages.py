@@ -16,6 +16,10 @@ UPDATE_METADATA = "UpdateMetadata"  # {controller_id, controller_epoch, partitio
 STOP_REPLICA = "StopReplica"    # {controller_id, controller_epoch, partitions: [[topic, p]], delete}
 # broker -> controller
 CONTROLLED_SHUTDOWN = "ControlledShutdown"  # {broker, broker_epoch}
+#: KIP-497 (2.7+; "AlterPartition" from 3.2, same api key): {api, broker, broker_epoch,
+#: partitions: [{key, topic, partition, leader_epoch, new_isr, zk_version, leader_recovery_state}]}
+#: -> {error, partitions: {key: {error, leader, leader_epoch, isr, zk_version}}} (docs/model.md §17)
+ALTER_ISR = "AlterIsr"
 
 # replication and clients
 FETCH = "Fetch"  # {replica_id, max_wait_ms, min_bytes, partitions: {tp: {fetch_offset, log_start_offset, current_leader_epoch}}}

@@ -124,7 +124,7 @@ class Partition:
     __slots__ = ("topic", "index", "key", "replicas", "log", "leader_id", "leader_epoch",
                  "controller_epoch", "zk_version", "isr", "remotes", "epoch_start_offset",
                  "isr_write_in_flight", "is_leader", "term_start_hw", "isr_update_failed",
-                 "reconciled")
+                 "reconciled", "pending", "recovery_state")
 
     def __init__(self, topic, index, key, replicas, log):
         self.topic = topic
@@ -144,6 +144,9 @@ class Partition:
         self.term_start_hw = 0
         self.isr_update_failed = False  # a conditional ISR write failed; until next LeaderAndIsr
         self.reconciled = False  # acting in the current epoch: leader, or follower done truncating
+        # AlterIsr eras only (docs/model.md §17.2): the proposal awaiting the controller, or None
+        self.pending = None
+        self.recovery_state = 0  # KIP-704: 0 RECOVERED, 1 RECOVERING (3.3+, docs/model.md §17.6)
 
     def view(self):
         return {"leader": self.leader_id, "leader_epoch": self.leader_epoch, "isr": list(self.isr),
@@ -152,7 +155,28 @@ class Partition:
                 "remotes": {str(r): rem.to_dict() for r, rem in self.remotes.items()}}
 
 
-def partition_state_json(leader, leader_epoch, isr, controller_epoch):
-    """The JSON of /brokers/topics/<t>/partitions/<p>/state (ZkData TopicPartitionStateZNode)."""
-    return {"controller_epoch": controller_epoch, "leader": leader, "version": 1,
+def maximal_isr(part):
+    """docs/model.md §17.2: the committed ISR plus a newcomer whose expansion is pending; a
+    pending shrink still counts the leaving replica (Partition.maximalIsr, 2.7+). Without
+    AlterIsr (``pending`` always None) it is the ISR."""
+    pending = getattr(part, "pending", None)
+    if pending is not None and pending["kind"] == "isr_expand":
+        return list(pending["new_isr"])
+    return part.isr
+
+
+def isr_state(part):
+    """``isr_state`` of docs/scenario-format.md §4.1: committed, maximal and the pending kind."""
+    pending = part.pending
+    return {"committed": list(part.isr), "maximal": list(maximal_isr(part)),
+            "pending": None if pending is None else pending["kind"][4:]}
+
+
+def partition_state_json(leader, leader_epoch, isr, controller_epoch, recovery_state=0):
+    """The JSON of /brokers/topics/<t>/partitions/<p>/state (ZkData TopicPartitionStateZNode).
+    KIP-704 (3.2+): ``leader_recovery_state`` is written only when RECOVERING (docs/model.md §17.6)."""
+    data = {"controller_epoch": controller_epoch, "leader": leader, "version": 1,
             "leader_epoch": leader_epoch, "isr": list(isr)}
+    if recovery_state:
+        data["leader_recovery_state"] = recovery_state
+    return data

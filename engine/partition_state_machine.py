@@ -44,8 +44,9 @@ class PartitionStateMachine:
         if not plans:
             return self._finish_update(op)
         writes = []
-        for key, state, (leader, isr, _kind, _reason) in plans:
-            data = partition_state_json(leader, state["leader_epoch"] + 1, isr, self.epoch)
+        for key, state, (leader, isr, kind, _reason) in plans:
+            data = partition_state_json(leader, state["leader_epoch"] + 1, isr, self.epoch,
+                                        self._recovery_state(state, kind))
             path = self.sim.state_path(key)
             if self.era.controller_writes_fenced:
                 writes.append(["multi", {"ops": [["check", "/controller_epoch", self.epoch_zk_version],
@@ -86,6 +87,9 @@ class PartitionStateMachine:
         epoch = old["leader_epoch"] + 1
         self.states[key] = {"leader": leader, "leader_epoch": epoch, "isr": list(isr),
                             "controller_epoch": self.epoch, "zk_version": version}
+        recovery = self._recovery_state(old, kind)
+        if recovery:
+            self.states[key]["leader_recovery_state"] = recovery
         topic, part = self.sim.split_key(key)
         common = {"topic": topic, "partition": part, "leader_epoch": epoch, "zk_version": version}
         if kind == "remove_replica":
@@ -107,6 +111,13 @@ class PartitionStateMachine:
         self.sim.emit("leader_elected", broker=self.node_id, leader=leader, kind=kind,
                       previous_leader=old["leader"], isr_before=old["isr"], isr=list(isr),
                       reason=reason, **common)
+
+    def _recovery_state(self, old, kind):
+        """KIP-704 (3.2+, docs/model.md §17.6): an unclean election marks the partition RECOVERING
+        (1); every other controller decision keeps the previous state."""
+        if not self.era.leader_recovery:
+            return 0
+        return 1 if kind == "unclean" else old.get("leader_recovery_state", 0)
 
     # -- decisions -------------------------------------------------------------------------------------
     def _electable(self):

@@ -2,6 +2,7 @@
 until the ISR has the records or the request times out; a fetch with nothing to return waits in
 DelayedFetch for data or for ``max_wait_ms``. (``DelayedOp`` itself stays in ``engine.leader``.)
 """
+from .partition import maximal_isr
 
 
 class Purgatory:
@@ -18,15 +19,16 @@ class Purgatory:
                 status[1], status[2] = "NOT_LEADER_OR_FOLLOWER", False
                 continue
             if part.log.hw >= status[0]:
-                min_isr = self.sim.topic_config(part.topic, "min.insync.replicas")
-                if len(part.isr) < min_isr:
+                min_isr = self.effective_min_isr(part)
+                isr = maximal_isr(part)  # AlterIsr eras: the maximal ISR (docs/model.md §17.2)
+                if len(isr) < min_isr:
                     status[1] = "NOT_ENOUGH_REPLICAS_AFTER_APPEND"
                     self.sim.emit("produce_error", topic=part.topic, partition=part.index,
                                   broker=self.node_id, error="NOT_ENOUGH_REPLICAS_AFTER_APPEND",
                                   producer=op.env.body["producer"],
                                   records=op.env.body["partitions"][key]["ids"],
                                   reason=f"HW {part.log.hw} reached the batch end {status[0]} but ISR "
-                                         f"{part.isr} has {len(part.isr)} < min.insync.replicas "
+                                         f"{isr} has {len(isr)} < min.insync.replicas "
                                          f"{min_isr}; the data is written and committed anyway")
                 status[2] = False
             else:

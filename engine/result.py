@@ -4,6 +4,8 @@
 import hashlib
 import json
 
+from .partition import isr_state
+
 _compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
@@ -83,7 +85,19 @@ def partition_result(sim, key, with_logs):
             entry["log"] = [{"offset": log.log_start_offset + i, "epoch": e, "id": rid}
                             for i, (e, rid) in enumerate(log.records)]
         out["replica_state"][str(b)] = entry
+    if sim.era.alter_isr:
+        out["isr_state"] = isr_state_of(sim, key, leader_broker, out["isr"])
     return out
+
+
+def isr_state_of(sim, key, leader_broker, committed):
+    """docs/scenario-format.md §4.1: the leader's committed / maximal ISR and its pending change;
+    with no live leader, the ISR of the state znode and nothing pending."""
+    part = leader_broker.partitions.get(key) if leader_broker is not None and leader_broker.running \
+        else None
+    if part is None or not part.is_leader:
+        return {"committed": list(committed), "maximal": list(committed), "pending": None}
+    return isr_state(part)
 
 
 def zk_dump(sim):
