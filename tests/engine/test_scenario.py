@@ -36,7 +36,7 @@ def test_load_is_idempotent_for_a_producer_on_the_era_default_acks():
 
 
 @pytest.mark.parametrize("doc, field", [
-    ({"kafka_version": "3.0"}, "kafka_version"),
+    ({"kafka_version": "3.1"}, "kafka_version"),
     ({"brokers": 0}, "brokers"),
     ({"brokers": [1, 1]}, "brokers"),
     ({"seed": "x"}, "seed"),
@@ -91,5 +91,5 @@ def test_kafka_round_robin_assignment_with_start_index_0():
 
 def test_error_lists_what_is_allowed():
     err = error_of({"kafka_version": "9"})
-    assert err.allowed == '"0.10", "1.1", "2.0", "2.4", "2.6"'
+    assert err.allowed == '"0.10", "1.1", "2.0", "2.4", "2.6", "2.7", "3.0", "3.3", "3.7"'
     assert err.to_dict()["field"] == "kafka_version"
