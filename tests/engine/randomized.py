@@ -1,7 +1,7 @@
 """Random scenarios for the randomized tests (their own RNG; the engine only sees the result)."""
 import random
 
-from engine.eras import VERSIONS
+from engine.eras import VERSIONS, default
 from engine.faults import fault_timeline
 from engine.scenario import load
 
@@ -35,7 +35,7 @@ def random_scenario(seed, duration_ms=None, era=None):
                for k in ("crash_process", "crash_power", "pause", "partition", "cut", "isolate_zk",
                          "expire_session", "slow")}
     session = scenario["config"].get("zookeeper.session.timeout.ms",
-                                     18000 if version == "2.6" else 6000)
+                                     default(version, "zookeeper.session.timeout.ms"))
     scenario["timeline"] = fault_timeline(scenario, profile, seed, start_ms=500,
                                           fault_end_ms=duration // 2, session_timeout_ms=session)
     return load(scenario)
