@@ -227,7 +227,7 @@ def test_reconfigure_changes_the_era_and_replays_commands(app, client, runner):
     assert room.sim.scenario["kafka_version"] == "0.10" and room.sim.config["zookeeper.session.timeout.ms"] == 6000
     reply = client.emit("reconfigure", {"config": {"replica.lag.time.max.ms": 5000}}, callback=True)
     assert reply["ok"] and room.sim.config["replica.lag.time.max.ms"] == 5000
-    assert err(client.emit("reconfigure", {"kafka_version": "3.0"}, callback=True))["field"] == "kafka_version"
+    assert err(client.emit("reconfigure", {"kafka_version": "3.1"}, callback=True))["field"] == "kafka_version"
     assert err(client.emit("reconfigure", {"config": {"no.such.key": 1}}, callback=True))["field"] == "config.no.such.key"
     assert err(client.emit("reconfigure", {"config": "x"}, callback=True))["field"] == "config"
     assert err(client.emit("reconfigure", {}, callback=True))["field"] == "payload"
