@@ -7,6 +7,7 @@ epochs plus its newest records, ISR membership and how close each follower is to
 It never changes the simulation; the same simulation state always gives the same view.
 """
 from .partition import NEVER_MS
+from .result import isr_state_of
 
 LOG_TAIL = 40
 
@@ -92,11 +93,16 @@ def partition_view(sim, key, log_tail):
                                 "ms_behind": None if caught == NEVER_MS else now - caught,
                                 "lag_max_ms": lag_max, "leader_view_leo": remote.leo}
         out.append(entry)
-    return {"key": key, "topic": topic, "partition": index, "replicas": replicas,
+    view = {"key": key, "topic": topic, "partition": index, "replicas": replicas,
             "leader": state["leader"], "leader_epoch": state["leader_epoch"], "isr": list(state["isr"]),
             "zk_version": node.version if node else -1,
             "offline": state["leader"] == -1 or leader_part is None,
             "replica_state": out}
+    if sim.era.alter_isr:  # scenario-format §4.1 (docs/model.md §17.9)
+        view["isr_state"] = isr_state_of(sim, key, leader_broker, state["isr"])
+        if state.get("leader_recovery_state"):
+            view["leader_recovery_state"] = state["leader_recovery_state"]
+    return view
 
 
 def epoch_runs(log):
