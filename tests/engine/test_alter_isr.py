@@ -222,3 +222,39 @@ def test_kip_704_an_unclean_election_marks_the_partition_recovering_until_the_fi
     sim.advance_to(unclean["t_ms"] + 1)
     assert sim.zk_server.tree.nodes[STATE].data["leader"] == 1
     assert "leader_recovery_state" not in sim.zk_server.tree.nodes[STATE].data
+
+
+def test_a_zookeeper_badversion_is_invalid_update_version_and_the_leader_gives_up():
+    # An out-of-band write of the state znode (an operator, an old-IBP broker) moves its
+    # zkVersion to 1 behind the controller's back. The shrink carries zkVersion 0: the
+    # controller's conditional write fails (2.7: no pre-check; 3.3: its cache still says 0) and
+    # the leader stays pending until a LeaderAndIsr — here, for the rest of the run.
+    for version in ("2.7", "3.3"):
+        sim = Simulation(cluster(version, [ISOLATE_3]))
+        sim.advance_to(2500)
+        tree = sim.zk_server.tree
+        tree.set(STATE, dict(tree.nodes[STATE].data), -1)
+        r = sim.run()
+        [answer] = alter(r, "answered")
+        assert answer["error"] == "INVALID_UPDATE_VERSION" and answer["partition_epoch"] == 0
+        assert r["partitions"]["t-0"]["isr"] == [1, 2, 3]
+        assert r["partitions"]["t-0"]["isr_state"] == {"committed": [1, 2, 3],
+                                                       "maximal": [1, 2, 3], "pending": "shrink"}
+        assert not events(r, "isr_shrink")
+
+
+def test_not_controller_makes_the_channel_resend_the_same_request_to_the_new_controller():
+    # Broker 0 loses its ZooKeeper session (and the controllership) while the shrink is on the
+    # slow link; it answers NOT_CONTROLLER, and the same request goes to the new controller
+    # after the 50 ms reconnect backoff.
+    timeline = [SLOW_TO_CONTROLLER, ISOLATE_3, {"at_ms": 3500, "op": "expire_session", "broker": 0}]
+    for version in ("2.7", "3.3"):
+        r = Simulation(cluster(version, timeline)).run()
+        [sent] = alter(r, "sent")
+        first, second = alter(r, "answered")
+        assert first["error"] == "NOT_CONTROLLER" and second["error"] is None
+        assert second["t_ms"] - first["t_ms"] < 100
+        assert (sent["proposed_isr"], sent["partition_epoch"]) == \
+            (second["proposed_isr"], second["partition_epoch"]) == ([1, 2], 0)
+        [new] = [e for e in events(r, "controller_elected") if e["broker"] != 0]
+        assert r["zk"][STATE]["data"]["controller_epoch"] == new["epoch"]
