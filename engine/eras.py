@@ -5,7 +5,7 @@ where Kafka's behaviour changed. Each flag names the KIP or JIRA that introduced
 """
 from dataclasses import dataclass
 
-VERSIONS = ("0.10", "1.1", "2.0", "2.4", "2.6", "2.7", "3.0", "3.3", "3.7")
+VERSIONS = ("0.10", "1.1", "2.0", "2.0.1", "2.4", "2.6", "2.7", "3.0", "3.3", "3.7")
 LONG_MAX = 9223372036854775807
 INT_MAX = 2147483647
 
@@ -19,15 +19,18 @@ class Era:
     truncation: str
     #: Record batches carry the leader epoch and brokers keep a leader-epoch cache (KIP-101, 0.11).
     epoch_cache: bool
-    #: KAFKA-7415 (2.1): a new leader writes (epoch, LEO) into its cache at election time.
+    #: KAFKA-7415 (2.1, backported to 2.0.1): a new leader writes (epoch, LEO) into its cache at
+    #: election time.
     epoch_entry_on_become_leader: bool
     #: KIP-320 (2.1): fetches carry current_leader_epoch; FENCED/UNKNOWN_LEADER_EPOCH.
     kip320_fencing: bool
     #: KAFKA-7152 (2.1): a replica whose LEO equals the leader's LEO is never out of sync.
     out_of_sync_needs_leo_behind: bool
-    #: KAFKA-7128 (2.1): to join the ISR a follower must also reach the leader-epoch start offset.
+    #: KAFKA-7128 (2.1, and 2.0.1): to join the ISR a follower must also reach the leader-epoch
+    #: start offset.
     expand_needs_epoch_start_offset: bool
-    #: 2.1+: every accepted LeaderAndIsr restarts the fetcher; <= 2.0 only a new leader id does (§8.1).
+    #: KAFKA-7164 (2.1, and 2.0.1): every accepted LeaderAndIsr restarts the fetcher; up to 2.0.0
+    #: only a new leader id does (§8.1).
     refetch_on_epoch_bump: bool
     #: <= 2.0: OFFSET_OUT_OF_RANGE with a shorter leader log and unclean election disabled halts
     #: the broker ("Exiting because log truncation is not allowed") (§7).
@@ -87,7 +90,10 @@ _OLD = dict(truncation="hw", epoch_cache=False, epoch_entry_on_become_leader=Fal
             producer_retries=0, delivery_timeout=False)
 _KIP101 = {**_OLD, "truncation": "kip101", "epoch_cache": True,
            "controller_keeps_last_isr_member": True, "idempotence": True}
-_KIP279 = {**_KIP101, "truncation": "kip279"}
+_KIP279 = {**_KIP101, "truncation": "kip279"}  # 2.0.0 exactly
+# 2.0.1: three 2.1 fixes backported to the 2.0 branch (KAFKA-7128, KAFKA-7164, KAFKA-7415)
+_KIP279_FIXED = {**_KIP279, "expand_needs_epoch_start_offset": True, "refetch_on_epoch_bump": True,
+                 "epoch_entry_on_become_leader": True}
 _KIP320 = {**_KIP279, "epoch_entry_on_become_leader": True, "kip320_fencing": True,
            "out_of_sync_needs_leo_behind": True, "expand_needs_epoch_start_offset": True,
            "refetch_on_epoch_bump": True, "halt_on_unclean_truncation": False,
@@ -107,7 +113,8 @@ _ALTER_PARTITION_37 = {**_ALTER_PARTITION_33, "hw_min_isr_gate": True}
 ERAS = {
     "0.10": Era("0.10", **_OLD),  # 0.10.2: KAFKA-4485 lag rule, truncate to HW
     "1.1": Era("1.1", **_KIP101),
-    "2.0": Era("2.0", **_KIP279),
+    "2.0": Era("2.0", **_KIP279),  # 2.0.0: none of the 2.0.1 fixes below
+    "2.0.1": Era("2.0.1", **_KIP279_FIXED),
     "2.4": Era("2.4", **_KIP320),
     "2.6": Era("2.6", **_KIP537),  # KIP-537 defaults live in CONFIG below
     "2.7": Era("2.7", **_ALTER_ISR_27),        # rules of 2.7.2 (docs/model.md §17)

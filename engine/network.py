@@ -7,11 +7,14 @@ as a set of blocked directed pairs, so "heal one link" and "heal all" are exact.
 Delivery is FIFO per directed link (Kafka talks over TCP): a jittered message never overtakes an
 earlier one. A message whose link is blocked when it is sent or when it would arrive does not get
 through while the cut lasts; since every connection is TCP, the sender's kernel keeps
-retransmitting it, so when the link heals the held messages arrive, in order, one link latency
-later (TCP's retransmission backoff is not modelled) — unless the sender's machine lost power
+retransmitting it with exponential backoff, so when the link heals the held messages arrive, in
+order, one link latency after the first retransmission at or after the heal (``engine/tcp.py``:
+200 ms doubling up to 120 s; nothing after tcp_retries2) — unless the sender's machine lost power
 meanwhile (its kernel state is gone), or the receiving process is a new one (a request then meets
-a reset; anything else is discarded). A request whose sender already gave up on it is still
-processed, as in Kafka; its late answer is ignored.
+a reset; anything else is discarded). A sender that gives up on a request at its timeout closes
+the connection (Kafka's NetworkClient): the kernel still retransmits what it held, as an orphan,
+for tcp_orphan_retries; a request that gets through is processed, as in Kafka, and its late
+answer is ignored.
 A request to a node whose *process* is down (machine up) is answered with a synthesised
 ``NETWORK_EXCEPTION`` (connection refused), one round trip later; a powered-off or cut node
 simply never answers and the sender's request timeout fires — unless the powered-off machine
@@ -23,10 +26,10 @@ timeout (an idle half-open connection is not noticed).
 from collections import deque
 
 from .messages import CONNECTION_RESET, DISCONNECTED, Envelope, response_type
+from .tcp import TcpHolds
 
 
-
-class Network:
+class Network(TcpHolds):
     def __init__(self, scheduler, rng, latency_ms=1, jitter_ms=0):
         self.scheduler = scheduler
         self.rng = rng
@@ -87,43 +90,6 @@ class Network:
             if pair in self.held and pair not in self.blocked:
                 self._release(pair)
 
-    # -- what a cut holds back (TCP retransmission) ----------------------------------------
-    def _hold(self, env):
-        source, target = self.nodes.get(env.source), self.nodes.get(env.target)
-        self.held.setdefault((env.source, env.target), []).append(
-            (env, getattr(source, "power_cycles", 0), getattr(target, "incarnation", 0)))
-        self.dropped += 1
-        if self.observer:
-            self.observer("hold", env)
-
-    def _release(self, pair):
-        now = self.scheduler.now_ms
-        latency = self.link_latency.get(pair, self.latency_ms)
-        for entry in self.held.pop(pair):
-            env = entry[0]
-            deliver = now + latency
-            if self.jitter_ms or self.link_latency:
-                deliver = max(deliver, self._last_delivery.get(pair, 0))
-                self._last_delivery[pair] = deliver
-            env.deliver_at_ms = deliver
-            self.in_flight[env.id] = env
-            self.scheduler.schedule_at(deliver, self._deliver_held, entry)
-
-    def _deliver_held(self, entry):
-        env, power_cycles, incarnation = entry
-        source, target = self.nodes.get(env.source), self.nodes.get(env.target)
-        if source is None or target is None or getattr(source, "power_cycles", 0) != power_cycles \
-                or source.net_state == "silent":
-            self.in_flight.pop(env.id, None)   # the sending machine went down: nothing retransmits
-            return
-        if getattr(target, "incarnation", 0) != incarnation and target.net_state != "silent":
-            self.in_flight.pop(env.id, None)   # a new process knows nothing of this connection
-            if env.is_request:
-                self.send(env.target, env.source, response_type(env.type), {"error": DISCONNECTED},
-                          env.correlation_id)
-            return
-        self._deliver(env)
-
     def slow(self, source, target, latency_ms):
         self.link_latency[(source, target)] = latency_ms
 
@@ -135,8 +101,11 @@ class Network:
         self.sent += 1
         if source == target:
             deliver = now
-        elif not self.jitter_ms and not self.link_latency and not self._last_delivery:
+        elif not self.jitter_ms and not self.link_latency and not self._last_delivery and not self.behind:
             deliver = now + self.latency_ms  # constant latency keeps every link FIFO by itself
+        elif not self.jitter_ms and not self.link_latency and not self._last_delivery:
+            deliver = self.queued_behind((source, target), type_, correlation_id, is_request,
+                                         now + self.latency_ms)
         else:
             latency = self.link_latency.get((source, target), self.latency_ms)
             if self.jitter_ms:
@@ -147,6 +116,8 @@ class Network:
             if deliver < last:
                 deliver = last
             self._last_delivery[link] = deliver
+            if self.behind:
+                deliver = self.queued_behind(link, type_, correlation_id, is_request, deliver)
         env = Envelope(self._next_id, source, target, type_, body, now, deliver,
                        correlation_id, is_request)
         if self.blocked and (source, target) in self.blocked:
@@ -286,8 +257,11 @@ class Node:
         return corr
 
     def _request_timeout(self, corr):
+        """No answer within the request timeout: Kafka's NetworkClient (fetcher, controller
+        channel, clients) closes the connection; what the cut still holds of it is an orphan."""
         entry = self.pending.pop(corr, None)
         if entry is not None:
+            self.network.close_connection(self.node_id, entry[2], (corr,))
             entry[0](entry[1], None, "REQUEST_TIMED_OUT")
 
     def reply(self, request_env, body):

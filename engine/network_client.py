@@ -1,7 +1,7 @@
 """What producers and consumers share, as Kafka's NetworkClient and Metadata do: the cluster
 metadata they route by, and the connections to brokers (§6 client facts).
 """
-from .messages import METADATA
+from .messages import DISCONNECTED, METADATA
 from .network import Node
 
 #: Request-level errors after which the client closes the connection and backs off before
@@ -52,8 +52,29 @@ class ClientBase(Node):
         entry = self.node_backoff.get(node)
         return entry is None or entry[0] <= self.scheduler.now_ms
 
+    def _request_timeout(self, corr):
+        """NetworkClient.handleTimedOutRequests: a request past request.timeout.ms closes its
+        connection, and every other request in flight on it fails as disconnected, oldest first
+        (docs/model.md §16, network). What the cut still holds of them is the kernel's orphan."""
+        entry = self.pending.get(corr)
+        if entry is None:
+            return
+        target = entry[2]
+        others = [c for c, e in self.pending.items() if e[2] == target and c != corr]
+        self.network.close_connection(self.node_id, target, others)
+        Node._request_timeout(self, corr)
+        body = {"error": DISCONNECTED}
+        for c in others:
+            other = self.pending.pop(c, None)
+            if other is not None:
+                other[0](other[1], body, DISCONNECTED)
+
     def node_failed(self, node):
+        """One failed connection, one backoff step (ClusterConnectionStates.disconnected): the
+        requests failing with it do not escalate the backoff again."""
         previous = self.node_backoff.get(node)
+        if previous is not None and previous[0] > self.scheduler.now_ms:
+            return
         backoff = self.RECONNECT_BACKOFF_MS if previous is None else \
             min(previous[1] * 2, self.RECONNECT_BACKOFF_MAX_MS)
         self.node_backoff[node] = (self.scheduler.now_ms + backoff, backoff)

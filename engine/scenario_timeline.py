@@ -10,6 +10,11 @@ from .scenario_fields import (CLIENT_NAME, DYNAMIC_TOPIC_KEYS, MAX_COUNT, MAX_DU
                               OPS, ScenarioError, _int, _keys, _list, _obj, _str, acks_text,
                               config_value)
 from .scenario_validators import _from, _topic
+from . import eras
+
+#: Linux's TCP_RTO_MAX: a message held by a cut arrives at most this long after the heal
+#: (docs/model.md §16, network) — it may touch a crashed broker's ZooKeeper session that late.
+RTO_MAX_MS = 120000
 
 
 # -- timeline ---------------------------------------------------------------------------------------
@@ -22,6 +27,13 @@ class _Track:
         self.running_clients = {c["name"] for c in scenario["clients"]}
         self.nodes = set(scenario["brokers"]) | {"zk"} | set(self.clients)
         self.lenient = False
+        # A crashed broker's ZooKeeper session outlives it; a restart before it surely expired
+        # may fail to register (NodeExists) and stop again (docs/model.md §9.2):
+        self.scenario = scenario
+        self.crashes = {}          # broker -> [latest time its old session was heard, open]
+        self.maybe_stopped = set()  # "running" brokers whose last restart may have failed
+        self.net_faulted = False   # a cut / isolate / partition / slow not yet undone by a full heal
+        self.max_slow_ms = 0       # the slowest latency any `slow` set (a ping may arrive that late)
 
 
 def _timeline(value, scenario, topics, lenient=False):
@@ -69,6 +81,26 @@ def _broker_field(op, field, scenario, required=True):
     return b
 
 
+def _session_may_live(track, broker, at):
+    """Could the session of ``broker``'s crashed process still hold /brokers/ids/<id> at ``at``?
+    It expires zookeeper.session.timeout.ms after ZooKeeper last heard from it: at the crash at
+    the latest, plus one link latency (a ping in flight), plus a ``slow`` link's latency, or —
+    when a cut was in force at the crash — up to TCP_RTO_MAX after the full heal that releases a
+    held ping. Without a full heal yet, the answer stays yes."""
+    entry = track.crashes.get(broker)
+    if entry is None:
+        return False
+    heard, open_ = entry
+    if open_:
+        return True
+    scenario = track.scenario
+    timeout = scenario["config"].get("zookeeper.session.timeout.ms",
+                                     eras.default(scenario["kafka_version"], "zookeeper.session.timeout.ms"))
+    net = scenario.get("network", {})
+    slack = net.get("latency_ms", 1) + net.get("jitter_ms", 0) + track.max_slow_ms
+    return at is None or at <= heard + slack + timeout
+
+
 def _expect(track, broker, states, field, what):
     state = track.brokers[broker]
     if state not in states and not track.lenient:
@@ -110,13 +142,25 @@ def _op_crash(op, field, scenario, topics, track):
         raise ScenarioError(f"{field}.mode", f"{json.dumps(mode)} is not a crash mode", '"process" or "power"')
     _expect(track, b, ("running", "paused"), field, "crash")
     track.brokers[b] = "stopped"
+    at = op.get("at_ms") or 0
+    previous = track.crashes.get(b)
+    track.crashes[b] = [at, track.net_faulted or bool(previous and previous[1])]
+    track.maybe_stopped.discard(b)
     return {"broker": b, "mode": mode}
 
 
 def _op_restart(op, field, scenario, topics, track):
+    """A restart of a "running" broker is accepted when an earlier restart may have failed to
+    register (its old session could still be alive then): the broker may be stopped again."""
     b = _broker_field(op, field, scenario)
-    _expect(track, b, ("stopped",), field, "restart")
+    if not (b in track.maybe_stopped and track.brokers[b] == "running"):
+        _expect(track, b, ("stopped",), field, "restart")
     track.brokers[b] = "running"
+    if _session_may_live(track, b, op.get("at_ms")):
+        track.maybe_stopped.add(b)
+    else:
+        track.maybe_stopped.discard(b)
+        track.crashes.pop(b, None)
     return {"broker": b}
 
 
@@ -124,6 +168,9 @@ def _op_shutdown(op, field, scenario, topics, track):
     b = _broker_field(op, field, scenario)
     _expect(track, b, ("running",), field, "shut down")
     track.brokers[b] = "stopped"
+    if b not in track.maybe_stopped:
+        track.crashes.pop(b, None)  # a clean stop closes the session (a failed restart ignores it)
+    track.maybe_stopped.discard(b)
     return {"broker": b}
 
 
@@ -166,6 +213,7 @@ def _op_isolate(op, field, scenario, topics, track):
     elif target not in ("all", "zk", "brokers", "clients"):
         raise ScenarioError(f"{field}.from", f"{json.dumps(target)} is not a target",
                             '"all", "zk", "brokers", "clients" or a list of nodes')
+    track.net_faulted = True
     return {"broker": b, "from": target}
 
 
@@ -174,6 +222,7 @@ def _op_cut(op, field, scenario, topics, track):
     dst = _node(op.get("to"), f"{field}.to", track)
     if src == dst:
         raise ScenarioError(f"{field}.to", "a node cannot be cut from itself", "another node")
+    track.net_faulted = True
     return {"from": src, "to": dst}
 
 
@@ -194,6 +243,7 @@ def _op_partition(op, field, scenario, topics, track):
         out.append(norm)
     if not out:
         raise ScenarioError(f"{field}.groups", "is empty", "a list of node groups")
+    track.net_faulted = True
     return {"groups": out}
 
 
@@ -203,13 +253,19 @@ def _op_heal(op, field, scenario, topics, track):
     if "from" in op:
         return {"from": _node(op["from"], f"{field}.from", track),
                 "to": _node(op["to"], f"{field}.to", track)}
+    track.net_faulted = False
+    for entry in track.crashes.values():
+        if entry[1]:  # a ping held by the cut may reach ZooKeeper up to TCP_RTO_MAX from now
+            entry[0], entry[1] = (op.get("at_ms") or 0) + RTO_MAX_MS, False
     return {}
 
 
 def _op_slow(op, field, scenario, topics, track):
-    return {"from": _node(op.get("from"), f"{field}.from", track),
-            "to": _node(op.get("to"), f"{field}.to", track),
-            "latency_ms": _int(op.get("latency_ms"), f"{field}.latency_ms", 0, 600000)}
+    out = {"from": _node(op.get("from"), f"{field}.from", track),
+           "to": _node(op.get("to"), f"{field}.to", track),
+           "latency_ms": _int(op.get("latency_ms"), f"{field}.latency_ms", 0, 600000)}
+    track.max_slow_ms = max(track.max_slow_ms, out["latency_ms"])
+    return out
 
 
 def _op_expire_session(op, field, scenario, topics, track):

@@ -42,7 +42,7 @@ def test_library_lists_every_scenario_with_what_to_watch(http):
 
 def test_eras_table(http):
     data = http.get("/api/eras").get_json()
-    assert data["versions"] == ["0.10", "1.1", "2.0", "2.4", "2.6", "2.7", "3.0", "3.3", "3.7"]
+    assert data["versions"] == ["0.10", "1.1", "2.0", "2.0.1", "2.4", "2.6", "2.7", "3.0", "3.3", "3.7"]
     lag = data["config"]["replica.lag.time.max.ms"]
     assert lag["defaults"]["2.6"] == 30000 and lag["defaults"]["0.10"] == 10000
     assert data["config"]["min.insync.replicas"]["dynamic"] is True

@@ -227,8 +227,10 @@ def test_a_short_cut_delays_a_follower_without_costing_it_its_isr_membership():
 
 def test_a_request_held_for_a_restarted_process_meets_a_reset():
     # The producer's requests to broker 0 are held by a cut; broker 0 restarts meanwhile. When
-    # the link heals, the new process knows nothing of the old connection: the producer sees a
-    # NETWORK_EXCEPTION at once (not its 30 s timeout) and retries on the current leader.
+    # the link heals, the producer's kernel retransmits at its next backoff instant (first send +
+    # 0.2 * (2**k - 1) s: 25.4 s after the first held send, docs/model.md §16); the new process
+    # knows nothing of the old connection and resets it: the producer sees a NETWORK_EXCEPTION
+    # then (not at its 30 s timeout, 35 s) and retries on the current leader.
     sim = Simulation(cluster(
         duration_ms=40000,
         clients=[{"name": "p1", "type": "producer", "topic": "t", "acks": "1", "rate_per_s": 50}],
@@ -236,11 +238,19 @@ def test_a_request_held_for_a_restarted_process_meets_a_reset():
                   {"at_ms": 5500, "op": "crash", "broker": 0},
                   {"at_ms": 25000, "op": "restart", "broker": 0},   # after its session expired
                   {"at_ms": 26000, "op": "heal"}]))
-    answers = []
-    sim.network.observer = lambda kind, env: answers.append((env.sent_at_ms, env.body.get("error"))) \
-        if kind == "send" and env.source == 0 and env.target == "p1" else None
+    answers, holds = [], []
+
+    def observe(kind, env):
+        if kind == "send" and env.source == 0 and env.target == "p1":
+            answers.append((env.sent_at_ms, env.body.get("error")))
+        if kind == "hold" and env.source == "p1" and env.target == 0:
+            holds.append(env.sent_at_ms)
+    sim.network.observer = observe
     r = sim.run()
+    retransmitted = holds[0] + 25400
+    assert 26000 <= retransmitted < 26000 + 12800
     after_heal = [a for a in answers if a[0] >= 26000]
-    assert after_heal[0] == (26001, "NETWORK_EXCEPTION")  # the held request meets the new process
+    assert after_heal[0] == (retransmitted + 1, "NETWORK_EXCEPTION")  # meets the new process
     held = [x for x in r["records"] if 5000 <= x["sent_ms"] < 5400]
-    assert held and all(x["status"] == "acked" and 26000 <= x["acked_ms"] < 26500 for x in held)
+    assert held and all(x["status"] == "acked" and retransmitted <= x["acked_ms"] < retransmitted + 500
+                        for x in held)

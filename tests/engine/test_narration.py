@@ -45,13 +45,44 @@ def isr_change_notification_after(t_ms):
     return step("isr_change_notification", t_ms + 5000, t_ms + 7500 + LATENCY_SLACK_MS, stage="created")
 
 
+#: TCP retransmissions of a held segment, ms after it was first sent: 200 ms doubling, capped
+#: at 120 s (Linux tcp_retransmit_timer, RFC 6298; docs/model.md §16)
+RETRANSMISSIONS_MS = [200, 600, 1400, 3000, 6200, 12600, 25400, 51000, 102200, 204600]
+
+
+def retransmitted(sent_lo, sent_hi, heal_ms):
+    """The first retransmission at or after a heal of a segment first sent in [sent_lo, sent_hi]:
+    the earliest and latest instant it can be, over that range of send times."""
+    times = []
+    for sent in (sent_lo, sent_hi):
+        times.append(next(sent + o for o in RETRANSMISSIONS_MS if sent + o >= heal_ms))
+    for o in RETRANSMISSIONS_MS:  # a send time in the range whose retransmission lands right on the heal
+        if sent_lo + o <= heal_ms <= sent_hi + o:
+            times.append(heal_ms)
+    return min(times), max(times)
+
+
+def after_retransmission(type_, sent_lo, sent_hi, heal_ms, extra_ms=LATENCY_SLACK_MS, **fields):
+    lo, hi = retransmitted(sent_lo, sent_hi, heal_ms)
+    return step(type_, lo, hi + extra_ms, **fields)
+
+
+def notification_after_retransmission(sent_lo, sent_hi, heal_ms):
+    """isr_change_notification_after the ISR change a retransmission after the heal causes."""
+    lo, hi = retransmitted(sent_lo, sent_hi, heal_ms)
+    return step("isr_change_notification", lo + 5000, hi + 7500 + LATENCY_SLACK_MS, stage="created")
+
+
 STORIES = {
     "isr-shrink-slow-follower": [
         at("fault", 5000, op="isolate", broker=2),
         dict(first_isr_check_after(5000, 30000), fields={"isr": [0, 1], "leader_epoch": 0, "zk_version": 1}),
         at("fault", 50000, op="heal"),
-        at("isr_expand", 50000, isr=[0, 1, 2], leader_epoch=0),
-        isr_change_notification_after(50000),
+        # the fetch in flight at 5 s (sent 4.5-5 s: replica.fetch.wait.max.ms 500) times out after
+        # replica.socket.timeout.ms 30 s; the retry goes 1 s later (replica.fetch.backoff.ms) on a
+        # new connection and gets through at its first retransmission after the heal
+        after_retransmission("isr_expand", 35500, 36000, 50000, isr=[0, 1, 2], leader_epoch=0),
+        notification_after_retransmission(35500, 36000, 50000),
     ],
     "isr-expansion": [
         at("broker_stopped", 5000, broker=2),
@@ -66,8 +97,10 @@ STORIES = {
         isr_change_notification_after(15000),
         step("isr_change_notification", 20000, 22700, stage="processed", partitions=["orders-0"]),
         at("fault", 40000, op="heal"),
-        at("isr_expand", 40000, isr=[1, 0, 2]),
-        isr_change_notification_after(40000),
+        # the follower's fetch in flight at 3 s times out 30 s later; the retry (33.5-34 s) gets
+        # through at its first retransmission after the heal
+        after_retransmission("isr_expand", 33500, 34000, 40000, isr=[1, 0, 2]),
+        notification_after_retransmission(33500, 34000, 40000),
     ],
     "broker-failure-clean-election": [
         at("broker_stopped", 5000, broker=1),
@@ -153,8 +186,10 @@ STORIES = {
         step("controller_elected", 5000, 23200, broker=1, epoch=2),
         step("leader_elected", 5000, 23300, partition=0, leader=1),
         at("fault", 35000, op="heal"),
-        at("controller_resigned", 35000, broker=0),
-        at("broker_registered", 35000, broker=0),
+        # its client pings every 6 s; at the 18 s ping it has heard nothing for 12 s (2/3 of the
+        # session timeout) and pings on a new connection: retransmitted 25.4 s later, after the heal
+        after_retransmission("controller_resigned", 18000, 18010, 35000, broker=0),
+        after_retransmission("broker_registered", 18000, 18010, 35000, broker=0),
     ],
     "zombie-leader-after-pause": [
         at("fault", 5000, op="pause", broker=1),
