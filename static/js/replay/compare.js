@@ -5,6 +5,7 @@ import { seconds, errorText } from "../format.js";
 import { getJSON, postJSON } from "../http.js";
 import { toast } from "../ui/toast.js";
 import { storyMarks, placeMark } from "./marks.js";
+import { eraOption } from "../kafka.js";
 
 const $ = id => document.getElementById(id);
 const C = { a: null, b: null, end: 0, divergence: null, t: 0 };
@@ -118,7 +119,7 @@ window.isrlabCompare = C;
 
 getJSON("/api/eras").then(reply => {
   if (!reply.versions) return;
-  $("variant-era").append(...reply.versions.map(v => h("option", { value: v, text: v })));
+  $("variant-era").append(...reply.versions.map(v => eraOption(v, (reply.notes || {})[v])));
   const q = new URLSearchParams(location.search);
   if (q.get("era")) $("variant-era").value = q.get("era");
   if (q.get("acks")) $("variant-acks").value = q.get("acks");
