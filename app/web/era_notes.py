@@ -42,5 +42,8 @@ NOTES = {
 
 
 def era_notes():
-    """{version: {rules_of, short, isr_path, text}} for every era of engine.eras.VERSIONS."""
-    return {v: dict(zip(("rules_of", "short", "isr_path", "text"), NOTES[v])) for v in eras.VERSIONS}
+    """{version: {rules_of, short, isr_path, text, api}} for every era of engine.eras.VERSIONS;
+    ``api`` is the request's name ("AlterIsr" / "AlterPartition") or None before 2.7."""
+    return {v: dict(zip(("rules_of", "short", "isr_path", "text"), NOTES[v]),
+                    api=eras.ERAS[v].alter_isr_api if eras.ERAS[v].alter_isr else None)
+            for v in eras.VERSIONS}
