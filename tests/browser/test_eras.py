@@ -96,3 +96,23 @@ def test_2_6_through_zookeeper_and_2_7_through_the_controller(page, server):
     answered = page.locator(".ev", has_text="AlterIsr answered").first
     expect(answered).to_contain_text("the controller wrote ISR [1,0]")
     expect(page.locator(".ev", has_text="AlterIsr sent").first).to_contain_text("sends AlterIsr for orders-0 to the controller")
+
+
+def test_3_3_unclean_election_shows_recovering_until_the_first_expansion(page, server):
+    """KIP-704 (docs/model.md §17.6): the controller writes leader_recovery_state 1 with an
+    unclean election; the card says RECOVERING until the leader's first AlterPartition."""
+    from tests.engine.test_alter_isr import lonely_leader
+    _app, base = server
+    open_page(page, base)
+    run = store(page, "s.run")
+    page.evaluate("(doc) => window.isrlab.load({scenario: doc}, true)", lonely_leader("3.3"))
+    wait_store(page, "s.meta && s.meta.kafka_version === '3.3' && s.run !== arg", arg=run)
+    page.evaluate("() => window.isrlab.control('pause')")
+    wait_store(page, "!s.clock.playing")
+    step_until(page, lambda e: e["type"] == "leader_elected" and e.get("kind") == "unclean")
+    wait_store(page, "s.partitions.get('t-0').leader_recovery_state === 1")
+    badge = page.locator(".pcard[data-key='t-0'] .badges .chip", has_text="RECOVERING")
+    expect(badge).to_be_visible()
+    assert "KIP-704" in badge.get_attribute("title")
+    step_until(page, lambda e: e["type"] == "isr_expand")
+    expect(badge).to_have_count(0)
