@@ -78,6 +78,8 @@ def test_2_6_through_zookeeper_and_2_7_through_the_controller(page, server):
     # the card: the znode's ISR is unchanged, the shrink is pending
     wait_store(page, "(s.partitions.get('orders-0').isr_state || {}).pending === 'shrink'")
     expect(FACTS(page)).to_contain_text("ISR [1,0,2] → proposed [1,0] (pending shrink, AlterIsr waiting for the controller)")
+    leaving = page.locator(".pcard[data-key='orders-0'] .prow-label", has_text="b2").locator(".isr")
+    expect(leaving).to_have_text("ISR↘")                 # still committed, proposed out
     page.screenshot(path=str(ARTIFACTS / "alter-isr-in-flight-2.7.png"))
     # the controller answers: the ISR changes, committed
     step_until(page, lambda e: e["type"] == "isr_shrink")

@@ -177,7 +177,12 @@ export function createPartitions(app) {
     setClass(row.label, "down", !r.running);
     if (row.crownShown !== zkLeader) { row.label.querySelector(".crown").hidden = !zkLeader; row.crownShown = zkLeader; }
     const isr = row.label.querySelector(".isr");
-    setText(isr, r.in_isr ? "ISR" : "out");
+    // a pending AlterIsr (docs/model.md §17.2): still in the committed ISR but proposed out, or
+    // proposed in but not committed yet
+    const st = p.isr_state, proposed = st && st.pending && st.proposed;
+    const moving = proposed ? (r.in_isr && !proposed.includes(r.broker) ? "↘" : !r.in_isr && proposed.includes(r.broker) ? "↗" : "") : "";
+    setText(isr, (r.in_isr ? "ISR" : "out") + moving);
+    isr.title = moving ? `pending ${st.pending}: ${moving === "↘" ? "proposed out of" : "proposed into"} the ISR, waiting for the controller` : "";
     setClass(isr, "out", !r.in_isr);
     setClass(row.label, "hl", store.ui.highlight.brokers.has(r.broker) && store.ui.highlight.partitions.has(p.key));
     if (!row.el) row.el = { leo: row.info.querySelector(".leo"), hw: row.info.querySelector(".hw"), lag: row.info.querySelector(".lag"),
