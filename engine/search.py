@@ -14,6 +14,7 @@ Spark executors; this module itself stays sequential and standard-library only.
 import copy
 
 from .faults import fault_timeline
+from .narration import explain
 from .scenario import ScenarioError, load
 from .simulation import Simulation
 
@@ -353,7 +354,7 @@ def _canonical(scenario):
 # -- narration ------------------------------------------------------------------------------------------
 STORY_TYPES = ("fault", "session_expired", "controller_elected", "leader_elected", "partition_offline",
                "isr_shrink", "isr_expand", "truncation", "broker_stopped", "zk_session_lost",
-               "become_follower_skipped", "violation", "produce_error")
+               "become_follower_skipped", "violation", "produce_error", "alter_partition")
 
 
 def narrate(result, evidence=None, limit=40):
@@ -372,7 +373,9 @@ def narrate(result, evidence=None, limit=40):
             seen_errors.add(e.get("error"))
         where = f"{e['topic']}-{e['partition']}: " if e.get("topic") is not None and e.get("partition") is not None else ""
         who = f"broker {e['broker']}: " if e.get("broker") is not None and e["type"] != "fault" else ""
-        steps.append({"t_ms": e["t_ms"], "type": e["type"], "text": f"{who}{where}{e.get('reason', '')}"})
+        if e["type"] == "alter_partition":
+            who, where = "", ""  # the sentence names the leader and the partition
+        steps.append({"t_ms": e["t_ms"], "type": e["type"], "text": f"{who}{where}{explain(e)}"})
     if len(steps) > limit:
         steps = steps[:limit // 2] + steps[-limit // 2:]
     if evidence:

@@ -100,6 +100,9 @@ def partition_view(sim, key, log_tail):
             "replica_state": out}
     if sim.era.alter_isr:  # scenario-format §4.1 (docs/model.md §17.9)
         view["isr_state"] = isr_state_of(sim, key, leader_broker, state["isr"])
+        pending = leader_part.pending if leader_part is not None and leader_part.is_leader else None
+        if pending is not None:  # what the leader asked the controller for (view only)
+            view["isr_state"]["proposed"] = list(pending["new_isr"])
         if state.get("leader_recovery_state"):
             view["leader_recovery_state"] = state["leader_recovery_state"]
     return view

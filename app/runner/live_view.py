@@ -53,7 +53,7 @@ class MessageTap:
         return (MessageTap, ())
 
 
-_PRIORITY = {"LeaderAndIsr": 0, "UpdateMetadata": 0, "StopReplica": 0, "ControlledShutdown": 0,
+_PRIORITY = {"LeaderAndIsr": 0, "UpdateMetadata": 0, "StopReplica": 0, "ControlledShutdown": 0, "AlterIsr": 0,
              "OffsetsForLeaderEpoch": 1, "Produce": 2, "Metadata": 3, "ListOffsets": 3, "Fetch": 4}
 
 
@@ -129,6 +129,9 @@ class LiveView:
         sc = sim.scenario
         return {"name": sc["name"], "description": sc["description"], "seed": sc["seed"],
                 "kafka_version": sc["kafka_version"], "duration_ms": sc["duration_ms"],
+                # docs/model.md §17: who writes ISR changes, and the name of the request
+                "isr_path": "controller" if sim.era.alter_isr else "zookeeper",
+                "alter_isr_api": sim.era.alter_isr_api if sim.era.alter_isr else None,
                 "brokers": list(sim.broker_ids),
                 "topics": [{"name": name, "partitions": spec["partitions"],
                             "replication_factor": spec["replication_factor"],

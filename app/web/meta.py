@@ -7,6 +7,7 @@ from engine import eras
 from engine.scenario import OPS
 
 from .blueprint import bp
+from .era_notes import era_notes
 
 
 def _runner():
@@ -42,7 +43,7 @@ def api_eras():
                        "dynamic": key in ("min.insync.replicas", "unclean.leader.election.enable")}
     limits = {k: current_app.config[k] for k in ("MAX_BROKERS", "MAX_PARTITIONS", "MAX_CLIENTS",
                                                   "MAX_PRODUCE_COUNT", "MAX_RATE_PER_S", "MAX_DURATION_MS")}
-    return jsonify(versions=list(eras.VERSIONS), config=config, ops=list(OPS), limits=limits)
+    return jsonify(versions=list(eras.VERSIONS), notes=era_notes(), config=config, ops=list(OPS), limits=limits)
 
 
 @bp.app_errorhandler(HTTPException)

@@ -25,6 +25,9 @@ ORDER = (
     "jepsen-partition-v0.10",
     "controlled-shutdown",
     "preferred-leader-election",
+    "isr-shrink-zookeeper-vs-controller",
+    "pending-expand-controller-away",
+    "ineligible-replica-refused",
 )
 
 _HERE = os.path.dirname(__file__)

@@ -1,5 +1,6 @@
 // The Kafka-native corner: kafka-topics.sh --describe and zookeeper-shell, computed from the state.
 import { kafkaDigits } from "./format.js";
+import { h } from "./dom.js";
 
 export function describeTopics(meta, partitions, { topic = null, underReplicated = false, unavailable = false } = {}) {
   const lines = [];
@@ -103,4 +104,10 @@ export function runShell(line, { meta, partitions, znodes }) {
                                                        unavailable: words.includes("--unavailable-partitions") }) };
   }
   return { error: `unknown command: ${cmd} (try help)` };
+}
+
+/** An era as a drop-down option ("2.7 · AlterIsr"), the rules that distinguish it as its tooltip
+ *  (notes from /api/eras, docs/scenario-format.md §4). */
+export function eraOption(v, note) {
+  return h("option", { value: v, text: note ? `${v} · ${note.short}` : v, title: note ? `rules of ${note.rules_of}: ${note.text}` : "" });
 }

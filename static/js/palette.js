@@ -12,6 +12,7 @@ export const MESSAGE_KINDS = [
   { kind: "fetch", label: "Fetch", color: "#4fb3ff" },
   { kind: "produce", label: "Produce", color: "#3fd0a0" },
   { kind: "control", label: "LeaderAndIsr / UpdateMetadata", color: "#d98cff" },
+  { kind: "alterisr", label: "AlterIsr / AlterPartition (leader → controller)", color: "#f0e442" },
   { kind: "zk", label: "ZooKeeper", color: "#ffb547" },
   { kind: "epoch", label: "OffsetsForLeaderEpoch", color: "#ff8c5a" },
   { kind: "other", label: "Metadata / other", color: "#8b99ad" },
@@ -25,9 +26,16 @@ export function messageKind(type) {
   if (base === "Produce") return "produce";
   if (base === "LeaderAndIsr" || base === "UpdateMetadata" || base === "StopReplica" || base === "ControlledShutdown") return "control";
   if (base === "OffsetsForLeaderEpoch") return "epoch";
+  if (base === "AlterIsr") return "alterisr";          // KIP-497, "AlterPartition" from 3.2
   return "other";
 }
 
 export function messageColor(type) { return KIND_COLOR[messageKind(type)]; }
+
+/** The request's name as Kafka calls it in this era (the wire type is "AlterIsr" throughout). */
+export function messageName(type, meta) {
+  const api = meta && meta.alter_isr_api;
+  return api && type.startsWith("AlterIsr") ? api + type.slice(8) : type;
+}
 
 export const DROP_COLOR = "#ff5d6c";

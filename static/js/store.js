@@ -167,7 +167,7 @@ export function touched(event) {
 }
 
 const CATEGORY = {
-  isr_shrink: "isr", isr_expand: "isr", isr_update_failed: "isr", isr_change_notification: "isr",
+  isr_shrink: "isr", isr_expand: "isr", isr_update_failed: "isr", isr_change_notification: "isr", alter_partition: "isr",
   leader_elected: "election", partition_offline: "election", become_leader: "election", become_follower: "election",
   become_follower_skipped: "election", partition_created: "election", auto_rebalance: "election",
   truncation: "log", high_watermark: "log",

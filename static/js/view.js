@@ -166,7 +166,7 @@ export function createView(app, { adaptStrips = false, afterRender = null } = {}
         el.addEventListener("click", () => { const a = BY_ID[el.dataset.action]; if (a) runAction(a, { app, store }); });
       }
       requestAnimationFrame(loop);
-      return loadEras().then(eras => { topbar.setVersions(eras.versions); app.requestRender(true); return eras; });
+      return loadEras().then(eras => { topbar.setVersions(eras.versions, eras.notes); app.requestRender(true); return eras; });
     },
   };
 }

@@ -48,6 +48,12 @@ def test_eras_table(http):
     assert data["config"]["min.insync.replicas"]["dynamic"] is True
     assert "2.4" not in data["config"]["delivery.timeout.ms"]["known"][:0] and data["config"]["delivery.timeout.ms"]["known"] == ["2.4", "2.6", "2.7", "3.0", "3.3", "3.7"]
     assert data["limits"]["MAX_BROKERS"] == 16
+    # what distinguishes each era, for the pickers (docs/scenario-format.md §4)
+    notes = data["notes"]
+    assert list(notes) == data["versions"] and all(n["text"] and n["short"] for n in notes.values())
+    assert [notes[v]["isr_path"] for v in ("2.6", "2.7", "3.7")] == ["zookeeper", "controller", "controller"]
+    assert [notes[v]["api"] for v in ("2.6", "2.7", "3.0", "3.3")] == [None, "AlterIsr", "AlterIsr", "AlterPartition"]
+    assert notes["2.7"]["rules_of"] == "2.7.2" and "KIP-497" in notes["2.7"]["text"]
 
 
 def test_create_a_room_over_http(http, runner):

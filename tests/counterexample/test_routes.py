@@ -43,11 +43,13 @@ def test_old_kafka_counterexample_through_the_api(client):
     assert client.get(report["run"]["link"]).status_code == 200
 
 
-def test_safe_settings_report_not_found(client):
+@pytest.mark.parametrize("version", ["2.6", "2.7", "3.3"])   # ZooKeeper ISR writes, AlterIsr, AlterPartition
+def test_safe_settings_report_not_found(client, version):
     profile = {"crash_process": [4, 1000, 20000], "crash_power": [0, 0, 0], "pause": [0, 0, 0],
                "partition": [0, 0, 0], "cut": [0, 0, 0], "isolate_zk": [0, 0, 0],
                "expire_session": [0, 0, 0], "slow": [0, 0, 0]}
-    started = client.post("/api/search", json={"scenario": SAFE, "runs": 8, "profile": profile})
+    started = client.post("/api/search", json={"scenario": dict(SAFE, kafka_version=version), "runs": 8,
+                                                "profile": profile})
     view = wait(client, started.get_json()["id"])
     assert view["report"]["found"] is False and "not found in 8 runs" in view["report"]["message"]
 

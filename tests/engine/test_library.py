@@ -1,5 +1,6 @@
 """Each library scenario ends the way Kafka really ends (timings and rules from docs/model.md)."""
 from engine.scenarios import ORDER, library
+from engine.simulation import Simulation
 
 from .conftest import events
 
@@ -208,3 +209,85 @@ def test_kip279_scenario_converges_under_2_0(run_library):
     logs = r["partitions"]["orders-0"]["replica_state"]
     assert [e["id"] for e in logs["1"]["log"]] == [e["id"] for e in logs["2"]["log"]] == ["p1-0", "p1-1", "p3-0"]
     assert r["violations"] == [] and [x["id"] for x in r["records"] if x["lost"]] == ["p2-0"]
+
+
+# -- the AlterIsr / AlterPartition eras (docs/model.md §17) ----------------------------------------
+
+def _metadata_sees(name, version, isr, until_ms, step_ms=2):
+    """The first moment broker 0's metadata cache (fed only by UpdateMetadata) has ``isr``."""
+    sim = Simulation({**library()[name], "kafka_version": version})
+    while sim.now_ms < until_ms:
+        sim.advance_to(sim.now_ms + step_ms)
+        st = sim.brokers[0].metadata.get("orders-0")
+        if st and st["isr"] == isr:
+            return sim.now_ms, sim
+    return None, sim
+
+
+def test_isr_shrink_travels_through_zookeeper_in_2_6_and_through_the_controller_in_2_7():
+    name = "isr-shrink-zookeeper-vs-controller"
+    old = Simulation(library()[name]).run()                    # its own era: 2.6
+    [shrink] = events(old, "isr_shrink", broker=1)
+    # isolated at 3 s; lag 10000 ms; isr-expiration every 5000 ms (§2.1): the 15 s tick
+    assert 15000 <= shrink["t_ms"] < 15100 and shrink["isr"] == [1, 0]
+    [created] = events(old, "isr_change_notification", stage="created")
+    assert 5000 < created["t_ms"] - shrink["t_ms"] <= 7500 + 10   # §4.2 blackout / tick
+    [processed] = events(old, "isr_change_notification", stage="processed")
+    assert processed["broker"] == 0 and processed["t_ms"] - created["t_ms"] < 50
+    assert not events(old, "alter_partition")
+    seen, _ = _metadata_sees(name, "2.6", [1, 0], 25000)
+    assert created["t_ms"] <= seen <= processed["t_ms"] + 10    # caches late by 5-7.5 s
+
+    new = Simulation({**library()[name], "kafka_version": "2.7"}).run()
+    sent, answered = events(new, "alter_partition")
+    assert sent["phase"] == "sent" and sent["api"] == "AlterIsr" and sent["proposed_isr"] == [1, 0]
+    assert 0 <= sent["t_ms"] - shrink["t_ms"] <= 50     # same isr-expiration tick, then the 50 ms task
+    assert answered["error"] is None and answered["isr"] == [1, 0]
+    assert answered["t_ms"] - sent["t_ms"] < 20                 # one round trip + a ZK write
+    [commit] = events(new, "isr_shrink", broker=1)
+    assert commit["t_ms"] == answered["t_ms"] and "controller accepted AlterIsr" in commit["reason"]
+    assert not events(new, "isr_change_notification")
+    assert not [p for p in new["zk"] if p.startswith("/isr_change_notification/")]
+    seen, _ = _metadata_sees(name, "2.7", [1, 0], 17000)
+    assert seen is not None and seen - sent["t_ms"] < 20        # UpdateMetadata within ms
+    assert old["violations"] == new["violations"] == []
+
+
+def test_a_pending_expand_waits_for_the_paused_controller_and_acks_all_is_refused_meanwhile(run_library):
+    r = run_library("pending-expand-controller-away")               # 3.3
+    [shrink] = events(r, "isr_shrink", broker=1)
+    assert 15000 <= shrink["t_ms"] < 15100 and shrink["isr"] == [1]
+    [expand_sent] = events(r, "alter_partition", phase="sent", proposed_isr=[1, 2])
+    assert 27400 < expand_sent["t_ms"] < 27450 and expand_sent["api"] == "AlterPartition"
+    [answer] = events(r, "alter_partition", phase="answered", proposed_isr=[1, 2])
+    assert 30000 <= answer["t_ms"] < 30050 and answer["error"] is None   # the pause ends at 30 s
+    [expand] = events(r, "isr_expand", broker=1)
+    assert expand["t_ms"] == answer["t_ms"] and expand["isr"] == [1, 2]
+    # the committed ISR [1] < min.insync.replicas 2 decides admission while the expand is pending
+    refused = events(r, "produce_error", error="NOT_ENOUGH_REPLICAS")
+    assert [e for e in refused if expand_sent["t_ms"] < e["t_ms"] < answer["t_ms"] - 100]
+    assert not [e for e in refused if e["t_ms"] > answer["t_ms"] + 10]
+    assert lost(r) == [] and r["violations"] == []
+    # 2.6: the leader writes the expand itself at once; the refusals stop at 27.4 s
+    old = Simulation({**library()["pending-expand-controller-away"], "kafka_version": "2.6"}).run()
+    [old_expand] = events(old, "isr_expand", broker=1)
+    assert 27400 < old_expand["t_ms"] < 27450
+    assert not [e for e in events(old, "produce_error", error="NOT_ENOUGH_REPLICAS")
+                if e["t_ms"] > old_expand["t_ms"] + 10]
+
+
+def test_kip_841_the_controller_refuses_a_shutting_down_replica_in_3_3_but_not_in_3_0(run_library):
+    r = run_library("ineligible-replica-refused")                    # 3.3
+    # refused at every new fetch (a record each 100 ms) until broker 3 stops at ~30.3 s
+    refused, *again = events(r, "alter_partition", phase="answered", error="INELIGIBLE_REPLICA")
+    assert 27400 < refused["t_ms"] < 27450 and refused["proposed_isr"] == [1, 2, 3]
+    assert again and all(e["t_ms"] < 30400 for e in again)
+    assert not events(r, "isr_expand")
+    assert r["partitions"]["orders-0"]["isr_state"] == {"committed": [1, 2], "maximal": [1, 2],
+                                                        "pending": None}
+    old = Simulation({**library()["ineligible-replica-refused"], "kafka_version": "3.0"}).run()
+    [expand] = events(old, "isr_expand", broker=1)
+    assert expand["isr"] == [1, 2, 3] and 27400 < expand["t_ms"] < 27450
+    [removal] = events(old, "isr_shrink", by="controller")
+    assert removal["isr"] == [1, 2] and removal["leader_epoch"] == 1
+    assert r["violations"] == old["violations"] == []

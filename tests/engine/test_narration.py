@@ -226,12 +226,43 @@ STORIES = {
         step("auto_rebalance", 45000, 45000 + LATENCY_SLACK_MS, partitions=["orders-2"]),
         at("leader_elected", 45000, kind="preferred", partition=2, leader=2),
     ],
+    # its own era is 2.6: the leader's own write, announced 5-7.5 s later (docs/model.md §4.2)
+    "isr-shrink-zookeeper-vs-controller": [
+        at("fault", 3000, op="isolate", broker=2),
+        dict(first_isr_check_after(3000, 10000), fields={"isr": [1, 0], "leader_epoch": 0, "zk_version": 1}),
+        isr_change_notification_after(15000),
+        step("isr_change_notification", 20000, 22700, stage="processed", partitions=["orders-0"]),
+    ],
+    # 3.3: AlterPartition round trips (docs/model.md §17); the expand waits for the paused controller
+    "pending-expand-controller-away": [
+        at("fault", 2000, op="isolate", broker=2),
+        step("alter_partition", 15000, 15100, phase="sent", proposed_isr=[1], api="AlterPartition"),
+        step("isr_shrink", 15000, 15100, isr=[1]),
+        step("produce_error", 15000, 16100, error="NOT_ENOUGH_REPLICAS"),
+        at("fault", 20000, op="pause", broker=0),
+        # the held fetch gets through at TCP's retransmission after the 27 s heal (docs/model.md §16)
+        at("alter_partition", 27400, phase="sent", proposed_isr=[1, 2]),
+        step("produce_error", 27500, 30000, error="NOT_ENOUGH_REPLICAS"),
+        at("alter_partition", 30000, phase="answered", proposed_isr=[1, 2], error=None, isr=[1, 2]),
+        at("isr_expand", 30000, isr=[1, 2]),
+    ],
+    "ineligible-replica-refused": [
+        at("fault", 2000, op="isolate", broker=3),
+        step("isr_shrink", 15000, 15100, isr=[1, 2]),
+        at("fault", 27300, op="shutdown", broker=3),
+        at("alter_partition", 27400, phase="sent", proposed_isr=[1, 2, 3], api="AlterPartition"),
+        at("alter_partition", 27400, phase="answered", error="INELIGIBLE_REPLICA"),
+        step("broker_stopped", 30300, 30400, broker=3),
+    ],
 }
 
 #: What the end of each story shows: which acknowledged records are lost, and by which rule.
 OUTCOMES = {
     "broker-failure-clean-election": lambda lost, run: not lost,
     "not-enough-replicas": lambda lost, run: not lost,
+    "isr-shrink-zookeeper-vs-controller": lambda lost, run: not lost and not run["violations"],
+    "pending-expand-controller-away": lambda lost, run: not lost and not run["violations"],
+    "ineligible-replica-refused": lambda lost, run: not lost and not run["violations"],
     "isr-expansion": lambda lost, run: not lost,
     # acks=1 records acknowledged while the leader was cut off (5-10 s) and nothing else
     "acks1-loss-on-failover": lambda lost, run: lost and all(5000 <= r["acked_ms"] <= 10000 and r["acks"] == "1"

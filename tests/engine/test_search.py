@@ -67,3 +67,36 @@ def test_properties_are_validated(prop, field):
     with pytest.raises(ScenarioError) as err:
         validate_property(prop)
     assert err.value.field == field
+
+
+#: Process crashes, one-way cuts and network partitions; no power failure (the page cache survives).
+CRASHES_AND_CUTS = {**PROCESS_CRASHES_ONLY, "crash_process": (3.0, 1000, 30000),
+                    "cut": (1.0, 2000, 20000), "partition": (0.5, 2000, 20000)}
+
+
+def test_alter_isr_eras_lose_nothing_without_power_failures_but_power_failures_do():
+    """2.7+ (AlterIsr) and 3.3 (AlterPartition, KIP-841): RF 3, acks=all, min.insync.replicas 2,
+    unclean election off - an acknowledged record is on two replicas' page caches and only an
+    ISR member (the controller's committed ISR, docs/model.md §17) can lead, so no crash or cut
+    loses it. The control: the same search with power failures (unflushed page cache gone,
+    log.flush.interval.messages is Long.MAX_VALUE) finds a loss, so the search can fail."""
+    for version in ("2.7", "3.3"):
+        found = search({**SAFE, "kafka_version": version}, {"name": "no_acked_loss"},
+                       profile=CRASHES_AND_CUTS, runs=12)
+        assert found["found"] is False and found["runs"] == 12, (version, found["evidence"])
+    power = {**CRASHES_AND_CUTS, "crash_power": (3.0, 1000, 30000)}
+    found = search({**SAFE, "kafka_version": "2.7"}, {"name": "no_acked_loss"}, profile=power, runs=12)
+    assert found["found"] and found["evidence"]["records"]
+    assert any(op["op"] == "crash" and op.get("mode") == "power" for op in found["scenario"]["timeline"])
+
+
+def test_narration_explains_alter_partition_in_kafkas_words():
+    from engine.scenarios import library
+    from engine.simulation import Simulation
+    result = Simulation(library()["ineligible-replica-refused"]).run()
+    steps = [s for s in narrate(result, None, limit=400) if s["type"] == "alter_partition"]
+    assert [s["text"].split(":")[0] for s in steps[:2]] == \
+        ["leader 1 sends AlterPartition for orders-0 to the controller",
+         "the controller wrote ISR [1, 2] of orders-0 to ZooKeeper (zkVersion 1) and answered AlterPartition"]
+    refused = [s["text"] for s in steps if "INELIGIBLE_REPLICA" in s["text"]]
+    assert refused and "KIP-841" in refused[0] and "committed ISR" in refused[0]

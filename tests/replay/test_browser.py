@@ -207,6 +207,26 @@ def test_compare_finds_the_first_divergence(server, browser, request):
     assert page.errors == [], page.errors
 
 
+def test_compare_shows_the_isr_change_through_zookeeper_and_through_the_controller(server, browser, request):
+    """Issue 15: one scenario under 2.6 (A) and 2.7 (B) side by side: the page says how each era
+    moves an ISR change, and the lanes mark B's AlterIsr round trip and A's notification."""
+    _app, base = server
+    page = new_page(browser, request, "compare-eras")
+    page.goto(base + "/compare?a=isr-shrink-zookeeper-vs-controller&era=2.7")
+    page.wait_for_selector("#divergence")
+    assert "isr in orders-0" in page.inner_text("#divergence")
+    path = page.inner_text("#isr-path")
+    assert "A 2.6: the leader writes the znode itself" in path and "/isr_change_notification 5–7.5 s later" in path
+    assert "B 2.7: the leader sends AlterIsr to the controller" in path
+    page.wait_for_selector("#lane-b .mark.alter_partition")
+    page.wait_for_selector("#lane-a .mark.isr_change_notification")
+    assert page.locator("#lane-b .mark.isr_change_notification").count() == 0
+    assert page.locator("#lane-a .mark.alter_partition").count() == 0
+    colour = page.evaluate("() => getComputedStyle(document.querySelector('#lane-b .mark.alter_partition')).backgroundColor")
+    assert colour == "rgb(240, 228, 66)"          # the AlterIsr colour of the live map's legend
+    assert page.errors == [], page.errors
+
+
 def card_texts(page):
     """Each partition card's drawn text (head: leader, epoch, ISR, badges; rows: LEO and HW per replica)."""
     return page.evaluate("() => Object.fromEntries([...document.querySelectorAll('.pcard')].map(c =>"

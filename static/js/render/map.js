@@ -2,7 +2,7 @@
 import { h, reconcile, setText, setClass, setStyle } from "../dom.js";
 import { shortSeconds, hex } from "../format.js";
 import { clusterLayout, messagePath, curvePoint, messageDuration, progress, sessionLeft, simNow, anchor } from "../geometry.js";
-import { messageColor, DROP_COLOR, MESSAGE_KINDS } from "../palette.js";
+import { messageColor, messageKind, messageName, DROP_COLOR, MESSAGE_KINDS } from "../palette.js";
 import { sortedBrokers } from "../store.js";
 
 const STATE_LABEL = { running: "running", starting: "starting", shutting_down: "shutting down", stopped: "down",
@@ -31,6 +31,9 @@ export function createMap(app) {
   for (const k of MESSAGE_KINDS) legend.appendChild(h("span", null, h("i", { style: { background: k.color } }), k.label));
   legend.appendChild(h("span", { title: "Messages shorter than a frame are drawn in slow motion; filled = request, hollow = response" },
     h("i", { style: { background: DROP_COLOR } }), "dropped"));
+  // the ISR changes a leader asks the controller for (2.7+, docs/model.md §17), named while in flight
+  const alterEl = h("span.inflight-alter#inflight-alter", { hidden: true, role: "status" });
+  legend.appendChild(alterEl);
 
   new ResizeObserver(() => { layoutKey = ""; app.requestRender(); }).observe(root);
 
@@ -224,6 +227,7 @@ export function createMap(app) {
     // messages in flight
     const speed = store.clock ? (store.clock.speed === "max" ? "max" : store.clock.actual_speed || store.clock.speed) : 1;
     const keep = [];
+    const alter = [];
     const perPath = new Map();
     for (const m of store.messages) {
       if (m.dur === undefined) m.dur = messageDuration(m.sent, m.deliver, speed);
@@ -248,6 +252,13 @@ export function createMap(app) {
       ctx.arc(p.x, p.y, m.type.startsWith("Zk") ? 2.6 : 3.4, 0, Math.PI * 2);
       if (response) { ctx.strokeStyle = color; ctx.lineWidth = 1.6; ctx.stroke(); }
       else { ctx.fillStyle = color; ctx.fill(); }
+      if (messageKind(m.type) === "alterisr" && !m.dropped) {
+        const name = messageName(m.type, store.meta);
+        alter.push(`${name} b${m.src} → b${m.dst}${response ? "" : " (controller)"}`);
+        ctx.font = "11px system-ui, sans-serif";
+        ctx.fillStyle = color;
+        ctx.fillText(name, p.x + 6, p.y - 6);
+      }
       if (m.dropped && t > 0.45) {
         ctx.strokeStyle = DROP_COLOR; ctx.lineWidth = 1.5;
         ctx.beginPath(); ctx.moveTo(p.x - 4, p.y - 4); ctx.lineTo(p.x + 4, p.y + 4); ctx.moveTo(p.x + 4, p.y - 4); ctx.lineTo(p.x - 4, p.y + 4); ctx.stroke();
@@ -255,6 +266,12 @@ export function createMap(app) {
     }
     ctx.globalAlpha = 1;
     store.messages = keep;
+    const alterText = alter.length ? "in flight: " + [...new Set(alter)].join(", ") : "";
+    if (alterEl.__text !== alterText) {
+      alterEl.__text = alterText;
+      alterEl.hidden = !alterText;
+      alterEl.replaceChildren(...(alterText ? [h("i", { style: { background: messageColor("AlterIsr") } }), alterText] : []));
+    }
   }
 
   return { render, animate, invalidate: () => { layoutKey = ""; } };

@@ -19,6 +19,18 @@ const ROW_H = 22;          // a strip's height
 const PITCH = 26;          // one replica row (CSS: .prows grid-auto-rows)
 const RULER_H = 16;
 
+// docs/model.md §17.2: the znode's ISR is the committed one; a change the leader proposed to the
+// controller (AlterIsr / AlterPartition) stays pending until the controller answers.
+const PENDING_TITLE = "acks=all and min.insync.replicas use the committed ISR until the controller answers; the high watermark already uses the maximal ISR (committed plus a pending newcomer)";
+
+function pendingText(p, meta) {
+  const st = p.isr_state;
+  if (!st || !st.pending) return "";
+  const proposed = st.proposed ? ` → proposed [${list(st.proposed)}]` : "";
+  const api = (meta && meta.alter_isr_api) || "AlterIsr";
+  return `${proposed} (pending ${st.pending}, ${api} waiting for the controller)`;
+}
+
 export function createPartitions(app) {
   const listEl = document.getElementById("partition-list");
   const summary = document.getElementById("partition-summary");
@@ -101,16 +113,19 @@ export function createPartitions(app) {
     if (card.className !== cls) card.className = cls;
     setText(card.querySelector(".pkey"), p.key);
     const facts = card.querySelector(".facts");
-    const factsText = `leader ${p.leader === -1 ? "none" : p.leader} · epoch ${p.leader_epoch} · zkVersion ${p.zk_version} · ISR [${list(p.isr)}] · replicas [${list(p.replicas)}]`;
+    const pending = pendingText(p, store.meta);
+    const factsText = `leader ${p.leader === -1 ? "none" : p.leader} · epoch ${p.leader_epoch} · zkVersion ${p.zk_version} · ISR [${list(p.isr)}]${pending} · replicas [${list(p.replicas)}]`;
     if (facts.__text !== factsText) {
       facts.__text = factsText;
       facts.replaceChildren("leader ", h("b", { text: p.leader === -1 ? "none" : String(p.leader) }), " · epoch ",
         h("b", { text: String(p.leader_epoch) }), " · zkVersion ", h("b", { text: String(p.zk_version) }),
-        " · ISR ", h("b", { text: `[${list(p.isr)}]` }), ` · replicas [${list(p.replicas)}]`);
+        " · ISR ", h("b", { text: `[${list(p.isr)}]` }),
+        ...(pending ? [h("span.pending-isr", { text: pending, title: PENDING_TITLE })] : []), ` · replicas [${list(p.replicas)}]`);
     }
     const badges = [];
     const min = minIsr(store, p.topic);
     if (p.offline) badges.push(["OFFLINE", "bad", "no live leader: produce and fetch fail"]);
+    if (p.leader_recovery_state === 1) badges.push(["RECOVERING", "warn", "KIP-704: elected uncleanly; the leader is recovering its log and the ISR cannot grow until it is done (leader_recovery_state 1)"]);
     else if (p.isr.length < p.replicas.length) badges.push(["UNDER-REPLICATED", "warn", "ISR smaller than the replica list"]);
     if (!p.offline && p.isr.length < min) badges.push([`ISR < min.insync.replicas=${min}`, "bad", "acks=all produce fails with NOT_ENOUGH_REPLICAS"]);
     const badgeText = badges.map(b => b[0]).join("|");
@@ -162,7 +177,12 @@ export function createPartitions(app) {
     setClass(row.label, "down", !r.running);
     if (row.crownShown !== zkLeader) { row.label.querySelector(".crown").hidden = !zkLeader; row.crownShown = zkLeader; }
     const isr = row.label.querySelector(".isr");
-    setText(isr, r.in_isr ? "ISR" : "out");
+    // a pending AlterIsr (docs/model.md §17.2): still in the committed ISR but proposed out, or
+    // proposed in but not committed yet
+    const st = p.isr_state, proposed = st && st.pending && st.proposed;
+    const moving = proposed ? (r.in_isr && !proposed.includes(r.broker) ? "↘" : !r.in_isr && proposed.includes(r.broker) ? "↗" : "") : "";
+    setText(isr, (r.in_isr ? "ISR" : "out") + moving);
+    isr.title = moving ? `pending ${st.pending}: ${moving === "↘" ? "proposed out of" : "proposed into"} the ISR, waiting for the controller` : "";
     setClass(isr, "out", !r.in_isr);
     setClass(row.label, "hl", store.ui.highlight.brokers.has(r.broker) && store.ui.highlight.partitions.has(p.key));
     if (!row.el) row.el = { leo: row.info.querySelector(".leo"), hw: row.info.querySelector(".hw"), lag: row.info.querySelector(".lag"),

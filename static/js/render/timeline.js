@@ -30,9 +30,38 @@ export function opOrigin(e) {
 export function eventLabel(e) {
   if (e.type === "leader_elected" && e.kind) return `leader elected (${e.kind})`;
   if (e.type === "isr_change_notification" && e.stage) return `ISR notification ${e.stage}`;
+  if (e.type === "alter_partition") return `${e.api || "AlterIsr"} ${e.phase === "sent" ? "sent" : "answered"}`;
   if (e.type === "fault") return `${opOrigin(e)}: ${e.op || ""}`;
   if (e.type === "violation") return `violation: ${e.invariant}`;
   return LABEL[e.type] || e.type;
+}
+
+// Kafka's answers to AlterIsr / AlterPartition (docs/model.md §17.4, §17.5), in its words
+const ALTER_ERRORS = {
+  FENCED_LEADER_EPOCH: "the controller knows a newer leader epoch: the proposal comes from an older leadership; the partition stays pending until the LeaderAndIsr of the new epoch arrives",
+  INVALID_UPDATE_VERSION: "the partition epoch (zkVersion) it sent is not the znode's: the state changed meanwhile; the leader waits for the LeaderAndIsr that brings the new one",
+  INELIGIBLE_REPLICA: "KIP-841: a proposed replica is shutting down or not alive; the leader goes back to its committed ISR",
+  NOT_CONTROLLER: "that broker is not the controller (any more): the same request goes to the controller named in the metadata",
+  STALE_BROKER_EPOCH: "the leader's broker epoch is older than its registration in ZooKeeper: the request is rebuilt and sent again",
+  UNKNOWN_TOPIC_OR_PARTITION: "the controller does not know the partition",
+  INVALID_REQUEST: "the controller refuses the leader recovery state asked for (KIP-704)",
+};
+
+/** An `alter_partition` history entry as a sentence (scenario-format §4.1). */
+export function explainAlterPartition(e) {
+  const api = e.api || "AlterIsr";
+  const isr = `[${(e.proposed_isr || []).join(",")}]`;
+  const at = `leaderEpoch ${e.leader_epoch}, partitionEpoch (zkVersion) ${e.partition_epoch}`;
+  if (e.phase === "sent") {
+    return `leader ${e.broker} sends ${api} for ${e.topic}-${e.partition} to the controller: ISR ${isr} (${at}). ` +
+      "Until the answer the ISR is pending: acks=all and min.insync.replicas still count the committed ISR; no ZooKeeper write by the leader, no /isr_change_notification.";
+  }
+  if (!e.error) {
+    return `the controller wrote ISR [${(e.isr || e.proposed_isr || []).join(",")}] to the partition state znode (zkVersion ${e.new_partition_epoch}), ` +
+      `sent UpdateMetadata and answered ${api} of leader ${e.broker}: the change is committed.`;
+  }
+  return `the controller refused ${api} of leader ${e.broker} for ${e.topic}-${e.partition} (ISR ${isr}, ${at}): ${e.error} — ` +
+    (ALTER_ERRORS[e.error] || "the leader keeps its committed ISR");
 }
 
 export function eventWhere(e) {
@@ -109,7 +138,7 @@ export function createTimeline(app) {
     const el = h("div.ev.c-" + categoryOf(e) + (e.type === "fault" ? ".o-" + opOrigin(e).split(" ")[0] : ""),
       { role: "listitem", dataset: { i: e.i }, onclick: () => app.selectEvent(e) },
       h("div.evhead", null, tEl, h("span.type", { text: eventLabel(e) }), h("span.where", { text: eventWhere(e) }), times),
-      e.reason ? h("div.reason", { text: e.reason }) : null);
+      e.reason ? h("div.reason", { text: e.type === "alter_partition" ? explainAlterPartition(e) : e.reason }) : null);
     rows.set(e.i, el);
     recent.push({ key, type: e.type, el, n: 1, first: e.t_ms, times, t: tEl });
     if (recent.length > 12) recent = recent.slice(-6);

@@ -4,6 +4,7 @@ import { ACTIONS, isEnabled, labelOf, runAction, keyLabel } from "../actions.js"
 import { seconds, speed as fmtSpeed } from "../format.js";
 import { speedFromSlider, sliderFromSpeed } from "../geometry.js";
 import { icon as svgIcon } from "../icons.js";
+import { eraOption } from "../kafka.js";
 
 export function createTopbar(app) {
   const toolbar = document.getElementById("toolbar");
@@ -27,8 +28,10 @@ export function createTopbar(app) {
     e.currentTarget.textContent = storyEl.classList.contains("collapsed") ? "show" : "hide";
   });
 
-  function setVersions(versions) {
-    era.replaceChildren(...versions.map(v => h("option", { value: v, text: v })));
+  let notes = {};
+  function setVersions(versions, eraNotes) {
+    notes = eraNotes || {};
+    era.replaceChildren(...versions.map(v => eraOption(v, notes[v])));
   }
 
   function render(store, changes) {
@@ -46,6 +49,8 @@ export function createTopbar(app) {
       document.title = `${store.meta.name} — ISR Lab`;
       setText(document.getElementById("story-text"), store.meta.description || "A cluster of your own: break it and watch what Kafka does.");
       if (era.value !== store.meta.kafka_version) era.value = store.meta.kafka_version;
+      const note = notes[store.meta.kafka_version];
+      era.title = note ? `kafka_version ${store.meta.kafka_version} (rules of ${note.rules_of}): ${note.text}` : "kafka_version";
     }
     if (!c) return;
     setText(document.getElementById("clock-time"), seconds(c.t_ms));

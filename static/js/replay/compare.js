@@ -5,10 +5,11 @@ import { seconds, errorText } from "../format.js";
 import { getJSON, postJSON } from "../http.js";
 import { toast } from "../ui/toast.js";
 import { storyMarks, placeMark } from "./marks.js";
+import { eraOption } from "../kafka.js";
 
 const $ = id => document.getElementById(id);
 const C = { a: null, b: null, end: 0, divergence: null, t: 0 };
-const LANE_MARKS = ["leader_elected", "isr_shrink", "isr_expand", "truncation", "fault"];
+const LANE_MARKS = ["leader_elected", "isr_shrink", "isr_expand", "truncation", "fault", "alter_partition", "isr_change_notification"];
 
 function sides() {
   const a = $("run-a").value.trim(), b = $("run-b").value.trim();
@@ -51,6 +52,17 @@ function describe(side) {
   return `${side.title} · kafka_version ${side.kafka_version} · acks ${side.acks.join("/") || "–"} · seed ${side.seed}`;
 }
 
+// docs/model.md §4.2 vs §17: who writes an ISR change, when the two sides' eras differ on it
+function isrPath(reply) {
+  const notes = C.notes || {};
+  const how = v => (notes[v] || {}).isr_path === "controller"
+    ? `${v}: the leader sends ${notes[v].api} to the controller, which writes the znode and sends UpdateMetadata at once; no /isr_change_notification`
+    : `${v}: the leader writes the znode itself; the controller learns of it through /isr_change_notification 5–7.5 s later`;
+  const a = (notes[reply.a.kafka_version] || {}).isr_path, b = (notes[reply.b.kafka_version] || {}).isr_path;
+  if (!a || !b || a === b) return null;
+  return h("div#isr-path", null, h("b", { text: "ISR changes: " }), `A ${how(reply.a.kafka_version)} — B ${how(reply.b.kafka_version)}`);
+}
+
 function show(reply) {
   C.a = reply.a; C.b = reply.b; C.end = reply.end_ms; C.divergence = reply.divergence;
   const box = $("compare-result");
@@ -63,6 +75,8 @@ function show(reply) {
       h("span.div-kind", { text: d.kind }), where, " — A ", h("span.mono", { text: JSON.stringify(d.detail.a) }),
       ", B ", h("span.mono", { text: JSON.stringify(d.detail.b) })));
   }
+  const path = isrPath(reply);
+  if (path) lines.push(path);
   if (reply.records.count) {
     lines.push(h("div", { text: `${reply.records.count} record(s) end differently, e.g.:` }));
     lines.push(h("table.compare-fates", null, h("tbody", null, ...reply.records.records.slice(0, 8).map(r =>
@@ -118,7 +132,8 @@ window.isrlabCompare = C;
 
 getJSON("/api/eras").then(reply => {
   if (!reply.versions) return;
-  $("variant-era").append(...reply.versions.map(v => h("option", { value: v, text: v })));
+  C.notes = reply.notes || {};
+  $("variant-era").append(...reply.versions.map(v => eraOption(v, (reply.notes || {})[v])));
   const q = new URLSearchParams(location.search);
   if (q.get("era")) $("variant-era").value = q.get("era");
   if (q.get("acks")) $("variant-acks").value = q.get("acks");

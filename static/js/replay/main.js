@@ -69,7 +69,7 @@ function forkMenu(anchor) {
     { id: "fork-drop", label: `Continue live from ${seconds(R.t)} without the rest of the timeline`, run: () => fork({ keep: false }) },
     "-",
     ...R.versions.filter(v => v !== data.kafka_version).map(v => ({ id: `fork-era-${v}`,
-      label: `Re-run to ${seconds(R.t)} under kafka_version ${v}, then continue live`, run: () => fork({ keep: true, kafka_version: v }) })),
+      label: `Re-run to ${seconds(R.t)} under kafka_version ${v}${R.notes[v] ? ` (${R.notes[v].short})` : ""}, then continue live`, run: () => fork({ keep: true, kafka_version: v }) })),
   ];
   openMenu("Fork this run", items, anchor);
 }
@@ -168,7 +168,7 @@ const view = createView(app, { afterRender() {
   setText(dl, data.saved ? "Export run" : "Scenario JSON");
 } });
 const cursor = createCursor(RID, data.end_ms, view, () => bar.render());
-const R = Object.assign(cursor.R, { story: [], violations: [], versions: [] });
+const R = Object.assign(cursor.R, { story: [], violations: [], versions: [], notes: {} });
 const story = createStory(R, store, cursor, view);
 const stepForward = () => story.step(1), stepBack = () => story.step(-1);
 Object.assign(app, { replay: R, seek: cursor.seek, stepForward, stepBack,
@@ -205,7 +205,7 @@ if (data.embed) {
 document.addEventListener("keydown", onKey);
 setText(document.getElementById("conn"), "replay");
 document.getElementById("conn").className = "conn ok";
-view.start().then(eras => { R.versions = eras.versions; });
+view.start().then(eras => { R.versions = eras.versions; R.notes = eras.notes || {}; });
 if (data.engine_version && data.engine_version !== data.server_engine_version) {
   toast("Engine version differs", `made with engine ${data.engine_version}; this server runs ${data.server_engine_version}: the replay may differ`, "error", 12000);
 }

@@ -3,7 +3,7 @@
 // frame on screen, what went wrong and why.
 import { h, setText } from "../dom.js";
 import { shortSeconds } from "../format.js";
-import { eventLabel, eventWhere } from "../render/timeline.js";
+import { eventLabel, eventWhere, explainAlterPartition } from "../render/timeline.js";
 
 /** `R.story` is [[history index, t_ms, type]] of the events the timeline shows (no HW moves). */
 export function createStory(R, store, cursor, view) {
@@ -62,7 +62,10 @@ export function createStory(R, store, cursor, view) {
       if (seen.length > 1) text += ` (+${seen.length - 1} more violation(s) by now)`;
     } else {
       const first = firstViolation();
-      text = first ? `No violation yet; the first (${first[1]}) comes at ${shortSeconds(first[0])} — press v to jump there.`
+      let last = null;
+      for (let k = store.events.length - 1; k >= 0 && !last; k--) if (store.events[k].t_ms <= R.t) last = store.events[k];
+      text = last && last.type === "alter_partition" ? `${shortSeconds(last.t_ms)} ${eventLabel(last)}: ${explainAlterPartition(last)}`
+        : first ? `No violation yet; the first (${first[1]}) comes at ${shortSeconds(first[0])} — press v to jump there.`
         : (store.meta && store.meta.description) || "This run breaks no invariant.";
     }
     setText(strip, text);

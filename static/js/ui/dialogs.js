@@ -4,6 +4,7 @@ import { ACTIONS, keyLabel } from "../actions.js";
 import { errorText, kafkaNumber, kafkaDigits } from "../format.js";
 import { epochColor } from "../palette.js";
 import { searchPanel } from "./search.js";
+import { eraOption } from "../kafka.js";
 
 let libraryCache = null, erasCache = null;
 
@@ -67,7 +68,8 @@ function libraryPane(app, lib, dlg) {
 
 function newClusterPane(app, eras, dlg) {
   const limits = eras.limits;
-  const version = h("select#nc-version", null, ...eras.versions.map(v => h("option", { value: v, text: v })));
+  const version = h("select#nc-version", null, ...eras.versions.map(v => eraOption(v, (eras.notes || {})[v])));
+  const versionNote = h("div.dim.small.era-note#nc-version-note");
   version.value = "2.6";
   const name = h("input#nc-name", { type: "text", value: "my cluster", size: 30 });
   const brokers = h("input#nc-brokers", { type: "number", min: 1, max: limits.MAX_BROKERS, value: 3 });
@@ -96,6 +98,8 @@ function newClusterPane(app, eras, dlg) {
     lag.placeholder = c["replica.lag.time.max.ms"].defaults[v];
     session.placeholder = c["zookeeper.session.timeout.ms"].defaults[v];
     unclean.checked = c["unclean.leader.election.enable"].defaults[v];
+    const note = (eras.notes || {})[v];
+    versionNote.textContent = note ? `rules of ${note.rules_of} · ISR changes ${note.isr_path === "controller" ? "through the controller" : "through ZooKeeper"}: ${note.text}` : "";
   };
   version.addEventListener("change", defaults);
   defaults();
@@ -121,7 +125,7 @@ function newClusterPane(app, eras, dlg) {
   return h("div", null,
     h("div.formgrid", null,
       h("label", { text: "name" }), name,
-      h("label", { text: "kafka_version" }), version,
+      h("label", { text: "kafka_version" }), h("div", null, version, versionNote),
       h("label", { text: `brokers (1–${limits.MAX_BROKERS})` }), brokers,
       h("label", { text: "topics" }), h("div", null, topics, h("button.small", { type: "button", text: "+ topic", onclick: () => addTopic("t" + (topics.children.length + 1), 1, 3) })),
       h("label", { text: "min.insync.replicas" }), minIsr,
