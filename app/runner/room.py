@@ -18,7 +18,7 @@ from engine.simulation import Simulation
 from .errors import AppError
 from .frames import FrameBuilder
 from .limits import check_command, check_scenario, retarget
-from .live_view import LOSS_EVENTS, LiveView, partition_detail
+from .live_view import LOSS_EVENTS, LiveView, mark_user_ops, partition_detail
 
 SPEED_MIN = 0.1
 SPEED_MAX = 100.0
@@ -96,7 +96,7 @@ def replayable(sim):
     for _attempt in range(len(doc["timeline"]) + 1):
         try:
             load_scenario(doc)
-            return doc, dropped
+            return mark_user_ops(doc, sim.commands), dropped
         except ScenarioError as exc:
             match = re.match(r"timeline\[(\d+)\]", exc.field or "")
             if not match:
@@ -106,7 +106,7 @@ def replayable(sim):
                 raise
             del doc["timeline"][index]
             dropped += 1
-    return doc, dropped
+    return mark_user_ops(doc, sim.commands), dropped
 
 
 class Room:
