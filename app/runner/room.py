@@ -19,6 +19,7 @@ from .errors import AppError
 from .frames import FrameBuilder
 from .limits import check_command, check_scenario, retarget
 from .live_view import LOSS_EVENTS, LiveView, mark_user_ops, partition_detail
+from .series import LiveSeries
 
 SPEED_MIN = 0.1
 SPEED_MAX = 100.0
@@ -136,6 +137,8 @@ class Room:
         self.scenario = copy.deepcopy(sim.scenario)
         self.source = source
         self.view = LiveView(sim)
+        self.series = LiveSeries()        # the chart's history since the start of this run
+        self.series.observe(sim)
         self.frames.reset()
         self.run_no += 1
         self.playing = True
@@ -193,6 +196,7 @@ class Room:
             def stop():
                 return perf() > deadline
         sim.advance_to(target, stop)
+        self.series.observe(sim)
         self.behind = self.speed == "max" or sim.now_ms + 1 < target
         self.samples.append((now, sim.now_ms))
         while len(self.samples) > 2 and now - self.samples[0][0] > 1.0:
@@ -228,6 +232,7 @@ class Room:
         if token == self._token:
             return self.frames.touch(self.clock(), wall_ms)
         self._token = token
+        self.series.observe(sim)
         events, dirty = fresh_story(self.view, sim)
         violations = self.view.new_violations()
         msgs, skipped = self.view.messages()
