@@ -63,7 +63,7 @@ export function createStory(R, store, cursor, view) {
     } else {
       const first = firstViolation();
       text = first ? `No violation yet; the first (${first[1]}) comes at ${shortSeconds(first[0])} — press v to jump there.`
-        : (store.meta && store.meta.description) || "This run breaks no invariant.";
+        : `This run breaks no invariant up to its end (${shortSeconds(R.end)}); "What to watch" below says what happens — step ▶ walks through it event by event.`;
     }
     setText(strip, text);
     strip.dataset.state = seen.length ? "violation" : "calm";
