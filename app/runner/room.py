@@ -189,14 +189,17 @@ class Room:
         deadline = perf() + slice_s
         violations = sim.violations
         seen = len(violations)
+        observe = self.series.observe          # samples at their own simulated moments, even at max speed
         if self.pause_on_violation:
             def stop():
+                observe(sim)
                 return perf() > deadline or len(violations) > seen
         else:
             def stop():
+                observe(sim)
                 return perf() > deadline
         sim.advance_to(target, stop)
-        self.series.observe(sim)
+        observe(sim)
         self.behind = self.speed == "max" or sim.now_ms + 1 < target
         self.samples.append((now, sim.now_ms))
         while len(self.samples) > 2 and now - self.samples[0][0] > 1.0:

@@ -65,7 +65,7 @@ def api_room_series(room_id):
     key = request.args.get("partition", "")[:300]
     with room.lock:
         series = room.series.of(room.sim, key)
-        run = room.run_no
+        run = room.frames.run           # the "run" of the frames the page draws
     if series is None:
         raise AppError("partition", f"{key[:60]!r} is not a partition of this room (yet)", "a key such as orders-0")
     return jsonify(ok=True, run=run, **series)

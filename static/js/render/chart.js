@@ -117,6 +117,7 @@ export function createChart(app) {
       c.fillStyle = "#8b99ad"; c.font = "11px ui-sans-serif, sans-serif";
       c.fillText(s === null && app.fetchSeries ? "loading the run's series…" : "no samples yet", LEFT, H / 2);
       setText(legend, "");
+      legend.__key = "";                  // drawn again when samples come
       return;
     }
     const t0 = 0, t1 = Math.max(1, s.end_ms || 0, pts[pts.length - 1][0], app.fetchSeries ? 0 : now);
