@@ -80,7 +80,7 @@ export function createMap(app) {
     setText(el.querySelector(".bname"), "Broker " + b.id);
     const ctrl = el.querySelector(".ctrl");
     ctrl.hidden = !b.controller;
-    setText(ctrl, box.w < 200 ? "ctrl" : "controller");
+    setText(ctrl, box.w < 250 ? "ctrl" : "controller");   // "controller" needs a wide card to stay on one line
     const stateText = b.state === "stopped" && b.net_state === "silent" ? "power off" : (STATE_LABEL[b.state] || b.state);
     setText(el.querySelector(".state"), stateText);
     // leadership: what ZooKeeper says vs what the broker believes (a zombie believes more)
