@@ -61,11 +61,15 @@ def _timeline(value, scenario, topics, lenient=False):
 def check_op(op, field, scenario, topics, track):
     """Validate one operation against the scenario (and the tracked states); return it normalised."""
     name = op["op"]
-    allowed = OP_FIELDS[name] + ("at_ms", "op")
+    allowed = OP_FIELDS[name] + ("at_ms", "op", "by")
     _keys(op, field, allowed)
     out = {"at_ms": op.get("at_ms"), "op": name}
     checker = globals()["_op_" + name]
     out.update(checker(op, field, scenario, topics, track))
+    if "by" in op:      # who did it in a recorded live session (§2.2); the simulation ignores it
+        if op["by"] != "user":
+            raise ScenarioError(f"{field}.by", f"{json.dumps(op['by'])[:40]} is not who did it", '"user"')
+        out["by"] = "user"
     return out
 
 
@@ -324,7 +328,7 @@ def _op_stop_client(op, field, scenario, topics, track):
 
 
 def _op_create_topic(op, field, scenario, topics, track):
-    spec = {k: v for k, v in op.items() if k not in ("at_ms", "op")}
+    spec = {k: v for k, v in op.items() if k not in ("at_ms", "op", "by")}
     topic = _topic(spec, field, scenario["brokers"], scenario["kafka_version"])
     if topic["name"] in topics:
         raise ScenarioError(f"{field}.name", f"topic {topic['name']!r} already exists", "a new name")

@@ -11,7 +11,7 @@ class TimelineOperations:
 
     # -- timeline operations ---------------------------------------------------------------------------
     def _run_op(self, op):
-        fields = {k: v for k, v in op.items() if k not in ("at_ms",)}
+        fields = {k: v for k, v in op.items() if k not in ("at_ms", "by")}   # "by": who, not what
         note = getattr(self, "_op_" + op["op"])(op)
         self.emit("fault", **fields, reason=note or describe_op(op))
 

@@ -43,6 +43,7 @@ class ReplayViewer:
             history = drawn.history
             start = max(0, len(history) - STORY_AT_JUMP)
             events, _dropped = story_events(start, history[start:])
+            events = self.view.with_origins(events)
             self.view.history_seen = len(history)
             self.view.violations_seen = 0
             dirty = ()

@@ -1,7 +1,8 @@
 """Saving simulations as runs: the facts of a live session or of a finished headless run.
 
 A live session is saved as the scenario that replays it (``Simulation.replay_scenario``: the
-scenario with the recorded live commands merged into its timeline), its history up to now,
+scenario with the recorded live commands merged into its timeline, each marked ``"by": "user"``
+so the replay can say who did what), its history up to now,
 its violations and a summary. Everything is read under the caller's lock in a few
 milliseconds (list copies); the database write happens after, outside it, in one transaction.
 """
@@ -12,6 +13,7 @@ from engine.scenario import ScenarioError, load
 from engine.simulation import ENGINE_VERSION
 from engine.view import records_summary
 
+from ..runner.live_view import mark_user_ops
 from ..store import runs as store_runs
 
 
@@ -20,7 +22,7 @@ def replay_document(sim):
     crash of a broker a user had already crashed) can make the merged document invalid for the
     engine's loader; those are dropped (their only trace was an "ignored" fault event).
     Returns (document, dropped)."""
-    doc = sim.replay_scenario()
+    doc = mark_user_ops(sim.replay_scenario(), sim.commands)
     try:
         return load(doc), 0
     except ScenarioError:
@@ -30,6 +32,7 @@ def replay_document(sim):
     kept = [op for op in doc["timeline"] if (op["at_ms"], op["op"], op.get("broker")) not in ignored]
     doc["timeline"] = kept
     return load(doc), len(sim.replay_scenario()["timeline"]) - len(kept)
+
 
 
 def summary_of_result(result):

@@ -13,24 +13,14 @@ import threading
 import time
 import weakref
 
+from ..runner.series import sample
+
 POINTS = 300
 BUDGET_S = 8.0
 MARK_TYPES = ("fault", "leader_elected", "partition_offline", "truncation")
 _cache = weakref.WeakKeyDictionary()   # seeker -> {partition: series}, newest last
 _lock = threading.Lock()
 PER_RUN = 64
-
-
-def sample(sim, key, brokers):
-    """(t, ISR size, [LEO per replica], [HW per replica]) of partition ``key`` now."""
-    node = sim.zk_server.tree.nodes.get(sim.state_path(key))
-    isr = len(node.data["isr"]) if node else 0
-    leo, hw = [], []
-    for b in brokers:
-        log = sim.brokers[b].logs.get(key)
-        leo.append(log.leo if log else 0)
-        hw.append(log.hw if log else 0)
-    return [sim.now_ms, isr, leo, hw]
 
 
 def partition_series(seeker, key, points=POINTS, budget_s=BUDGET_S, stopped=lambda: False):

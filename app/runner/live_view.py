@@ -13,6 +13,7 @@ one result, too slow 30 times a second on a long run):
 
 Everything here reads the simulation and never changes it.
 """
+import json
 from collections import deque
 
 from .records import LOSS_EVENTS, RecordDigest, producer_settings  # noqa: F401  (LOSS_EVENTS: room.py)
@@ -21,6 +22,22 @@ from engine.view import broker_view, links_view, partition_view, zk_view
 
 LOG_TAIL = 12            # record ids per replica sent each frame (the detail view asks for more)
 MESSAGES_PER_FRAME = 120
+
+
+def mark_user_ops(doc, commands):
+    """``doc`` (a session's ``replay_scenario()``) with its live commands marked ``"by": "user"``,
+    so a saved run keeps who did what (docs/scenario-format.md §2.2). A scripted operation
+    identical to a command at the same millisecond sorts first, so the later copies are marked."""
+    wanted = {}
+    for c in commands:
+        k = json.dumps(c, sort_keys=True)
+        wanted[k] = wanted.get(k, 0) + 1
+    for op in reversed(doc["timeline"]):
+        k = json.dumps({f: v for f, v in op.items() if f != "by"}, sort_keys=True)
+        if wanted.get(k):
+            wanted[k] -= 1
+            op["by"] = "user"
+    return doc
 
 
 # -- messages --------------------------------------------------------------------------------------
@@ -123,6 +140,7 @@ class LiveView:
         self.violations_seen = 0
         self.refresh = PartitionRefresh()
         self._zk_version, self._zk_entities = None, {}
+        self._user_ops = None             # (at_ms, op) of the recorded session's own commands
 
     def meta(self):
         sim = self.sim
@@ -152,9 +170,17 @@ class LiveView:
 
     def _with_origin(self, event):
         """A copy of a timeline operation's event saying who asked for it: a live command of a
-        viewer ("user") or the scenario's timeline ("scenario"); the page labels them apart."""
-        mine = any(c["at_ms"] == event["t_ms"] and c["op"] == event.get("op") for c in self.sim.commands[-200:])
+        viewer, or a command of the recorded session this run replays (``"by": "user"``), is
+        "user"; the scenario's timeline is "scenario". The page labels them apart."""
+        if self._user_ops is None:
+            self._user_ops = {(op["at_ms"], op["op"]) for op in self.sim.scenario["timeline"] if op.get("by") == "user"}
+        mine = (event["t_ms"], event.get("op")) in self._user_ops or any(
+            c["at_ms"] == event["t_ms"] and c["op"] == event.get("op") for c in self.sim.commands[-200:])
         return {**event, "origin": "user" if mine else "scenario"}
+
+    def with_origins(self, pairs):
+        """(index, event) pairs with every timeline operation's event labelled by ``_with_origin``."""
+        return [(i, self._with_origin(e)) if e["type"] == "fault" else (i, e) for i, e in pairs]
 
     def new_violations(self):
         v = self.sim.violations

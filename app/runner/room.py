@@ -18,7 +18,8 @@ from engine.simulation import Simulation
 from .errors import AppError
 from .frames import FrameBuilder
 from .limits import check_command, check_scenario, retarget
-from .live_view import LOSS_EVENTS, LiveView, partition_detail
+from .live_view import LOSS_EVENTS, LiveView, mark_user_ops, partition_detail
+from .series import LiveSeries
 
 SPEED_MIN = 0.1
 SPEED_MAX = 100.0
@@ -96,7 +97,7 @@ def replayable(sim):
     for _attempt in range(len(doc["timeline"]) + 1):
         try:
             load_scenario(doc)
-            return doc, dropped
+            return mark_user_ops(doc, sim.commands), dropped
         except ScenarioError as exc:
             match = re.match(r"timeline\[(\d+)\]", exc.field or "")
             if not match:
@@ -106,7 +107,7 @@ def replayable(sim):
                 raise
             del doc["timeline"][index]
             dropped += 1
-    return doc, dropped
+    return mark_user_ops(doc, sim.commands), dropped
 
 
 class Room:
@@ -136,6 +137,8 @@ class Room:
         self.scenario = copy.deepcopy(sim.scenario)
         self.source = source
         self.view = LiveView(sim)
+        self.series = LiveSeries()        # the chart's history since the start of this run
+        self.series.observe(sim)
         self.frames.reset()
         self.run_no += 1
         self.playing = True
@@ -186,13 +189,17 @@ class Room:
         deadline = perf() + slice_s
         violations = sim.violations
         seen = len(violations)
+        observe = self.series.observe          # samples at their own simulated moments, even at max speed
         if self.pause_on_violation:
             def stop():
+                observe(sim)
                 return perf() > deadline or len(violations) > seen
         else:
             def stop():
+                observe(sim)
                 return perf() > deadline
         sim.advance_to(target, stop)
+        observe(sim)
         self.behind = self.speed == "max" or sim.now_ms + 1 < target
         self.samples.append((now, sim.now_ms))
         while len(self.samples) > 2 and now - self.samples[0][0] > 1.0:
@@ -228,6 +235,7 @@ class Room:
         if token == self._token:
             return self.frames.touch(self.clock(), wall_ms)
         self._token = token
+        self.series.observe(sim)
         events, dirty = fresh_story(self.view, sim)
         violations = self.view.new_violations()
         msgs, skipped = self.view.messages()

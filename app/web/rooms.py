@@ -55,3 +55,17 @@ def api_room_scenario(room_id):
     body = json.dumps(doc, indent=2)
     return Response(body, mimetype="application/json",
                     headers={"Content-Disposition": f'attachment; filename="isrlab-{room_id}.json"'})
+
+
+@bp.get("/api/rooms/<room_id>/series")
+def api_room_series(room_id):
+    """Partition ``partition``'s LEO, HW and ISR size since the start of the room's run (bounded:
+    app/runner/series.py), so a page that reloads charts the history it did not see."""
+    room = _runner().require(room_id)
+    key = request.args.get("partition", "")[:300]
+    with room.lock:
+        series = room.series.of(room.sim, key)
+        run = room.frames.run           # the "run" of the frames the page draws
+    if series is None:
+        raise AppError("partition", f"{key[:60]!r} is not a partition of this room (yet)", "a key such as orders-0")
+    return jsonify(ok=True, run=run, **series)

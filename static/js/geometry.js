@@ -1,9 +1,12 @@
 // Pure geometry: where things go and how far along a message is. No DOM, no state.
 
-export const MAP = { pad: 16, zkY: 24, brokerTop: 58, brokerH: 100, rowGap: 14, clientGap: 30, maxPerRow: 8 };
+export const MAP = { pad: 16, zkY: 24, brokerTop: 58, brokerH: 100, rowGap: 14, clientGap: 30, maxPerRow: 8, maxStretch: 2.2 };
 
-/** Positions of the ZooKeeper pill, the broker cards and the clients in a box of `width`. */
-export function clusterLayout(width, brokerIds, clientNames) {
+/** Positions of the ZooKeeper pill, the broker cards and the clients in a box of `width`. The
+ *  content's own height is `natural`; given a taller box (`height`, the room the page leaves the
+ *  map, at most `maxStretch` times the content) the rows spread down to fill it instead of
+ *  leaving an empty band under them. */
+export function clusterLayout(width, brokerIds, clientNames, height = 0) {
   const n = Math.max(1, brokerIds.length);
   const usable = Math.max(200, width - 2 * MAP.pad);
   const fit = Math.max(1, Math.min(MAP.maxPerRow, Math.floor(usable / 128) || 1));
@@ -24,7 +27,13 @@ export function clusterLayout(width, brokerIds, clientNames) {
   clientNames.forEach((name, i) => {
     nodes["c:" + name] = { x: MAP.pad + (i + 0.5) * usable / Math.max(1, m), y: clientY, w: 120, h: 22 };
   });
-  return { nodes, brokerWidth: bw, height: clientY + (m ? 24 : 4), rows };
+  const natural = clientY + (m ? 24 : 4);
+  const tall = Math.min(Math.round(natural * MAP.maxStretch), Math.max(natural, Math.floor(height || 0)));
+  if (tall > natural) {
+    const k = (tall - MAP.zkY) / (natural - MAP.zkY);
+    for (const box of Object.values(nodes)) box.y = MAP.zkY + (box.y - MAP.zkY) * k;
+  }
+  return { nodes, brokerWidth: bw, height: tall, natural, rows };
 }
 
 /** The point where the segment from the centre of `box` towards `to` leaves the box. */

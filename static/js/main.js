@@ -5,6 +5,7 @@ import { connectSocket } from "./socket.js";
 import { createStore, touched, emptyHighlight } from "./store.js";
 import { ACTIONS, actionForKey, runAction, isEnabled, labelOf, keyLabel } from "./actions.js";
 import { errorText, seconds } from "./format.js";
+import { getJSON } from "./http.js";
 import { createView, pageKey } from "./view.js";
 import { toast } from "./ui/toast.js";
 import { openMenu, closeMenu, menuOpen } from "./ui/menu.js";
@@ -20,6 +21,9 @@ const app = {
   store,
   toast,
   request: (event, payload, timeout) => conn.request(event, payload, timeout),
+  /** The room's bounded series of one partition since the run started (the time chart's past). */
+  fetchRoomSeries: key => (store.room ? getJSON(`/api/rooms/${encodeURIComponent(store.room)}/series?partition=${encodeURIComponent(key)}`)
+    : Promise.resolve(null)),
 
   async control(action, value) {
     const payload = value === undefined ? { action } : { action, value };

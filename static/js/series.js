@@ -1,7 +1,10 @@
 // Per-partition time series for the chart (render/chart.js), from the frames the live page
 // receives: at each frame carrying a partition, its replicas' LEO and HW and its ISR size. Bounded:
 // past MAX_POINTS every other point is dropped (first and last kept), so a long run keeps a few
-// hundred points spread over its whole length. A replay asks the server for the whole run instead.
+// hundred points spread over its whole length. The room keeps its own bounded series since the start
+// of the run (app/runner/series.py): the chart asks for it once per partition and run, so a page
+// that reloads still charts what happened before (withHistory). A replay asks the server for the
+// whole run instead.
 
 const MAX_POINTS = 600;
 
@@ -23,6 +26,20 @@ export function recordFrame(series, frame, tMs) {
     else pts.push(point);
     if (pts.length > MAX_POINTS) s.points = thin(pts);
   }
+}
+
+/** Put the room's history of partition `key` (reply of GET /api/rooms/<room>/series) before the
+ *  points the frames brought since this page joined. A reply from another run is ignored. */
+export function withHistory(series, key, reply) {
+  if (!reply || !reply.ok || reply.run !== series.run || !reply.points.length) return false;
+  let s = series.parts.get(key);
+  if (s && s.brokers.join() !== reply.brokers.join()) return false;
+  if (!s) { s = { brokers: reply.brokers, points: [] }; series.parts.set(key, s); }
+  const first = s.points.length ? s.points[0][0] : Infinity;
+  let merged = reply.points.filter(p => p[0] < first).concat(s.points);
+  while (merged.length > MAX_POINTS) merged = thin(merged);
+  s.points = merged;
+  return true;
 }
 
 function thin(points) {

@@ -75,15 +75,36 @@ _JS = r"""
 """
 
 
+# The empty band under a scrolling column's content: from the bottom of its last `last` element
+# to the bottom of the column's content box (0 when the content is taller and scrolls).
+_BAND_JS = r"""
+([column, last]) => {
+  const col = document.querySelector(column);
+  const items = [...document.querySelectorAll(last)].filter((el) => el.getBoundingClientRect().height > 0);
+  if (!col || !items.length) return null;
+  if (col.scrollHeight > col.clientHeight + 1) return 0;
+  const r = col.getBoundingClientRect();
+  const bottom = r.top + col.clientTop + col.clientHeight - parseFloat(getComputedStyle(col).paddingBottom);
+  return Math.round(bottom - items[items.length - 1].getBoundingClientRect().bottom);
+}
+"""
+
+
+def empty_band(page, column, last):
+    """Pixels of empty band under the last `last` element of the column `column` (None if absent)."""
+    return page.evaluate(_BAND_JS, [column, last])
+
+
 def layout_problems(page, containers, clip=(), tolerance=1):
     """Problems found on the page as drawn now (an empty list when the layout is sound)."""
     return page.evaluate(_JS, [list(containers), list(clip), tolerance])
 
 
-def check_sizes(page, url, containers, clip=(), ready=None, shots=None, name="page", frames=None):
+def check_sizes(page, url, containers, clip=(), ready=None, shots=None, name="page", frames=None, band=None):
     """Open `url` at each of SIZES, wait for `ready` (a callable of the page), save a screenshot
     under `shots` and return {size: problems} for the sizes with problems. `frames`, a pair
-    (containers, clip), checks every child frame too (the compare page's panes)."""
+    (containers, clip), checks every child frame too (the compare page's panes). `band`, a
+    triple (column, last element, most pixels), refuses an empty band under a column's content."""
     found = {}
     for w, h in SIZES:
         page.set_viewport_size({"width": w, "height": h})
@@ -95,6 +116,12 @@ def check_sizes(page, url, containers, clip=(), ready=None, shots=None, name="pa
             shots.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(shots / f"{name}-{w}x{h}.png"))
         problems = layout_problems(page, containers, clip)
+        if band:
+            gap = empty_band(page, band[0], band[1])
+            if gap is None:
+                problems.append(f"no {band[1]} in {band[0]} to measure the empty band under")
+            elif gap > band[2]:
+                problems.append(f"an empty band of {gap} px under the last {band[1]} in {band[0]} (at most {band[2]})")
         for frame in page.frames[1:] if frames else ():
             problems += [f"in {frame.url.split('?')[0]}: {p}" for p in layout_problems(frame, *frames)]
         if problems:

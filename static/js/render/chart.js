@@ -1,10 +1,12 @@
 // The focused partition's time chart: LEO (dashed) and HW (solid) of every replica and the ISR
 // size (the band at the bottom) over the run, faults, elections and truncations as markers — the
-// picture the KIP-101 write-ups draw by hand. The live page charts what its frames carried since
-// it joined (series.js) and clicking selects the story's moment there; a replay charts the whole
+// picture the KIP-101 write-ups draw by hand. The live page charts the room's series since the run
+// started (asked once, app.fetchRoomSeries) and what its frames carried since it joined (series.js);
+// clicking selects the story's moment there; a replay charts the whole
 // run (app.fetchSeries, from the server) and clicking seeks to the moment clicked.
 import { h, setText } from "../dom.js";
 import { seconds } from "../format.js";
+import { withHistory } from "../series.js";
 
 const H = 132, LEFT = 46, RIGHT = 8, TOP = 12, BAND = 16, BOTTOM = 14;
 const BROKER_COLORS = ["#4fb3ff", "#3fd0a0", "#ff7aa8", "#ffb547", "#b58cff", "#a3d65c", "#4fd8e0", "#ff8c5a"];
@@ -38,10 +40,12 @@ export function createChart(app) {
   const canvas = el.firstChild, legend = el.lastChild;
   const tooltip = document.getElementById("tooltip");
   const fetched = new Map();              // replay: key -> series (or "loading")
+  const asked = new Set();                // live: "run|key" whose room history was asked for
   let layout = null;                      // what was drawn last: for clicks and hover
 
   function seriesOf(key, store) {
     if (!app.fetchSeries) {
+      historyOf(key, store);
       const s = store.series && store.series.parts.get(key);
       return s ? { ...s, marks: marksFromEvents(store.events, key), end_ms: null } : null;
     }
@@ -52,6 +56,17 @@ export function createChart(app) {
         () => fetched.set(key, null));
     }
     return got && got !== "loading" ? got : null;
+  }
+
+  /** Live: the room's series since the start of the run, asked once per partition and run (a
+   *  reloaded page charts what happened before it joined; the frames add the rest). */
+  function historyOf(key, store) {
+    if (!app.fetchRoomSeries || !store.series || store.series.run === null) return;
+    const ask = `${store.series.run}|${key}`;
+    if (asked.has(ask)) return;
+    asked.add(ask);
+    app.fetchRoomSeries(key).then(reply => { if (withHistory(store.series, key, reply)) app.requestRender(true); },
+      () => asked.delete(ask));
   }
 
   function timeAt(x) {
@@ -102,6 +117,7 @@ export function createChart(app) {
       c.fillStyle = "#8b99ad"; c.font = "11px ui-sans-serif, sans-serif";
       c.fillText(s === null && app.fetchSeries ? "loading the run's series…" : "no samples yet", LEFT, H / 2);
       setText(legend, "");
+      legend.__key = "";                  // drawn again when samples come
       return;
     }
     const t0 = 0, t1 = Math.max(1, s.end_ms || 0, pts[pts.length - 1][0], app.fetchSeries ? 0 : now);

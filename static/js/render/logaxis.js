@@ -28,7 +28,8 @@ export function axisWindow(range, state) {
   const end = range.max + 1;
   const full = Math.max(MIN_SPAN, end - range.min);
   const span = state.span === null ? full : Math.max(MIN_SPAN, Math.min(full, state.span));
-  const lo = state.span === null || state.follow ? end - span : Math.max(end - full, Math.min(state.lo, end - span));
+  let lo = state.span === null || state.follow ? end - span : Math.max(end - full, Math.min(state.lo, end - span));
+  if (lo < range.min) lo = range.min;     // a short log: room on the right, never offsets below the log's start
   return { lo, hi: lo + span, span };
 }
 

@@ -1,7 +1,7 @@
 // The cluster map: ZooKeeper, brokers, clients, and the messages flying between them.
 import { h, reconcile, setText, setClass, setStyle } from "../dom.js";
 import { shortSeconds, hex } from "../format.js";
-import { clusterLayout, messagePath, curvePoint, messageDuration, progress, sessionLeft, simNow, anchor } from "../geometry.js";
+import { MAP, clusterLayout, messagePath, curvePoint, messageDuration, progress, sessionLeft, simNow, anchor } from "../geometry.js";
 import { messageColor, messageKind, messageName, DROP_COLOR, MESSAGE_KINDS } from "../palette.js";
 import { sortedBrokers } from "../store.js";
 
@@ -43,13 +43,16 @@ export function createMap(app) {
       const ta = store.clients.get(a).type, tb = store.clients.get(b).type;
       return ta === tb ? (a < b ? -1 : 1) : ta === "producer" ? -1 : 1;
     });
-    const w = root.clientWidth;
-    const key = w + "|" + ids.join(",") + "|" + clients.join(",");
+    const w = root.clientWidth, room = root.clientHeight;
+    const key = w + "|" + room + "|" + ids.join(",") + "|" + clients.join(",");
     if (key === layoutKey) return false;
     layoutKey = key;
     width = w;
-    layout = clusterLayout(w, ids, clients);
-    root.style.height = layout.height + "px";
+    // the content sets the map's least and greatest height; the page's flex layout gives it the
+    // room between (static/css/app.css #cluster): a short page has no empty band under its panels
+    layout = clusterLayout(w, ids, clients, room);
+    setStyle(root, "minHeight", layout.natural + "px");
+    setStyle(root, "maxHeight", Math.round(layout.natural * MAP.maxStretch) + "px");
     dpr = window.devicePixelRatio || 1;
     canvas.width = Math.round(w * dpr);
     canvas.height = Math.round(layout.height * dpr);
@@ -80,7 +83,7 @@ export function createMap(app) {
     setText(el.querySelector(".bname"), "Broker " + b.id);
     const ctrl = el.querySelector(".ctrl");
     ctrl.hidden = !b.controller;
-    setText(ctrl, box.w < 200 ? "ctrl" : "controller");
+    setText(ctrl, box.w < 250 ? "ctrl" : "controller");   // "controller" needs a wide card to stay on one line
     const stateText = b.state === "stopped" && b.net_state === "silent" ? "power off" : (STATE_LABEL[b.state] || b.state);
     setText(el.querySelector(".state"), stateText);
     // leadership: what ZooKeeper says vs what the broker believes (a zombie believes more)

@@ -109,7 +109,7 @@ export function createPartitions(app) {
 
   function updateCard(card, p, store, force) {
     const hl = store.ui.highlight;
-    const cls = "pcard" + (p.offline ? " offline" : "") + (hl.partitions.has(p.key) ? " hl" : "");
+    const cls = "pcard" + (p.offline && p.zk_version !== -1 ? " offline" : "") + (hl.partitions.has(p.key) ? " hl" : "");
     if (card.className !== cls) card.className = cls;
     setText(card.querySelector(".pkey"), p.key);
     const facts = card.querySelector(".facts");
@@ -124,10 +124,12 @@ export function createPartitions(app) {
     }
     const badges = [];
     const min = minIsr(store, p.topic);
-    if (p.offline) badges.push(["OFFLINE", "bad", "no live leader: produce and fetch fail"]);
+    const created = p.zk_version !== -1;     // the controller has written its state znode
+    if (!created) badges.push(["NOT CREATED YET", "info", "no state znode yet: the controller has not elected its first leader"]);
+    else if (p.offline) badges.push(["OFFLINE", "bad", "no live leader: produce and fetch fail"]);
     if (p.leader_recovery_state === 1) badges.push(["RECOVERING", "warn", "KIP-704: elected uncleanly; the leader is recovering its log and the ISR cannot grow until it is done (leader_recovery_state 1)"]);
     else if (p.isr.length < p.replicas.length) badges.push(["UNDER-REPLICATED", "warn", "ISR smaller than the replica list"]);
-    if (!p.offline && p.isr.length < min) badges.push([`ISR < min.insync.replicas=${min}`, "bad", "acks=all produce fails with NOT_ENOUGH_REPLICAS"]);
+    if (created && !p.offline && p.isr.length < min) badges.push([`ISR < min.insync.replicas=${min}`, "bad", "acks=all produce fails with NOT_ENOUGH_REPLICAS"]);
     const badgeText = badges.map(b => b[0]).join("|");
     const badgeEl = card.querySelector(".badges");
     if (badgeEl.__text !== badgeText) {
@@ -193,7 +195,9 @@ export function createPartitions(app) {
     const text = row.el.text;
     if (!r.running) {
       setHidden(row.el.bar, true);
-      setText(text, "broker down (log on disk)");
+      const b = store.brokers.get(r.broker);
+      const state = b ? b.state : "stopped";
+      setText(text, state === "starting" ? "broker starting" : state === "paused" ? "broker paused" : "broker down (log on disk)");
     } else if (zkLeader) {
       setHidden(row.el.bar, true);
       setText(text, r.is_leader ? "leader" : "named leader, not acting yet");
@@ -275,7 +279,8 @@ export function createPartitions(app) {
     const hl = store.ui.highlight;
     const shown = all.filter(p => filter === "all" || (filter === "urp" && p.isr.length < p.replicas.length)
       || (filter === "offline" && p.offline) || (filter === "highlighted" && hl.partitions.has(p.key)));
-    const offline = all.filter(p => p.offline).length, urp = all.filter(p => p.isr.length < p.replicas.length).length;
+    const live = all.filter(p => p.zk_version !== -1);           // partitions the controller has created
+    const offline = live.filter(p => p.offline).length, urp = live.filter(p => p.isr.length < p.replicas.length).length;
     setText(summary, `${all.length} partition${all.length === 1 ? "" : "s"} · ${urp} under-replicated · ${offline} offline`);
     let widthChanged = widthKey !== lastWidthKey;
     lastWidthKey = widthKey;

@@ -66,7 +66,7 @@ export function createStory(R, store, cursor, view) {
       for (let k = store.events.length - 1; k >= 0 && !last; k--) if (store.events[k].t_ms <= R.t) last = store.events[k];
       text = last && last.type === "alter_partition" ? `${shortSeconds(last.t_ms)} ${eventLabel(last)}: ${explainAlterPartition(last)}`
         : first ? `No violation yet; the first (${first[1]}) comes at ${shortSeconds(first[0])} — press v to jump there.`
-        : (store.meta && store.meta.description) || "This run breaks no invariant.";
+        : `This run breaks no invariant up to its end (${shortSeconds(R.end)}); "What to watch" below says what happens — step ▶ walks through it event by event.`;
     }
     setText(strip, text);
     strip.dataset.state = seen.length ? "violation" : "calm";
