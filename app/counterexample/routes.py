@@ -4,6 +4,7 @@ Input is untrusted: the scenario is validated by the engine's loader, the proper
 budgets against their allowed values; every error names the field.
 """
 import re
+import time
 
 from flask import Blueprint, current_app, jsonify, request
 
@@ -13,7 +14,8 @@ from engine.faults import normalise_profile
 from engine.scenario import ScenarioError, load
 from engine.search import INVARIANTS, PROPERTIES, validate_property
 
-from .jobs import SearchJobs
+from .finder import find
+from .jobs import Cancelled, SearchJobs
 from .service import hunt
 
 bp = Blueprint("counterexample", __name__)
@@ -58,7 +60,32 @@ def _jobs():
     return ext["isrlab_search"]
 
 
+def _offload(app, cancelled):
+    """Where a search computes: a job worker process (off the server's GIL; killed on cancel or
+    past the job time limit), or None (in this thread) when the server runs jobs in threads."""
+    processes = app.extensions["isrlab"]["jobs"].processes
+    if processes is None:
+        return None
+    def offload(fn, *args):
+        from app.workers import WorkerStopped
+        # each part gets the job time limit; the search itself its own budget_s on top
+        limit = time.monotonic() + app.config["JOB_TIME_LIMIT_S"] + ((args[4] or 0) if fn is find else 0)
+        try:
+            return processes.call(fn, *args, stopped=lambda: cancelled() or time.monotonic() > limit)
+        except WorkerStopped as exc:
+            if cancelled():
+                raise Cancelled() from None
+            if exc.why == "memory":
+                raise UserError("search", f"stopped: its worker process's memory reached {exc.rss / 2 ** 20:,.0f} "
+                                f"MB, over the job memory limit of {processes.memory_limit_bytes / 2 ** 20:,.0f} MB "
+                                "(ISRLAB_JOB_WORKER_MEMORY_MB)", "a smaller scenario", status=408) from None
+            raise UserError("search", f"stopped after the time limit of {app.config['JOB_TIME_LIMIT_S']:g} s",
+                            "fewer runs or a smaller scenario", status=408) from None
+    return offload
+
+
 def _run(app, params, progress):
+    cancelled = getattr(progress, "cancelled", lambda: False)
     spark = None
     if app.config.get("SEARCH_USE_SPARK", True):
         progress({"stage": "starting Spark"})
@@ -68,7 +95,8 @@ def _run(app, params, progress):
     store = app.extensions["isrlab_runs"].engine if "isrlab_runs" in app.extensions else None
     return hunt(params["scenario"], params["property"], params["profile"], runs=params["runs"],
                 budget_s=params["budget_s"], spark=spark, store=store,
-                progress=lambda update: progress(dict(update, stage=update.get("stage", "searching"))))
+                progress=lambda update: progress(dict(update, stage=update.get("stage", "searching"))),
+                offload=_offload(app, cancelled))
 
 
 @bp.get("/api/search/properties")
