@@ -55,6 +55,16 @@ def exit_with_parent(parent_pid):
     threading.Thread(target=watch, daemon=True, name="isrlab-exit-with-parent").start()
 
 
+def background_init(parent_pid):
+    """What every worker process of the server does first: leave with the server, and run at a
+    lower CPU priority than it (live rooms and requests first; background work may take longer)."""
+    exit_with_parent(parent_pid)
+    try:
+        os.nice(NICE)
+    except OSError:
+        pass
+
+
 def process_rss(pid):
     """Resident memory of process ``pid`` in bytes (0 when it is gone or there is no /proc)."""
     try:
@@ -67,11 +77,7 @@ def process_rss(pid):
 def _serve(conn, parent_pid, address_limit):
     """A worker's loop: run ``fn(*args)`` for each request, answer ("ok", result), ("user",
     error fields, status) for a refusal the user can act on, or ("error", traceback)."""
-    exit_with_parent(parent_pid)
-    try:
-        os.nice(NICE)
-    except OSError:
-        pass
+    background_init(parent_pid)
     if address_limit:
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (address_limit, address_limit))
@@ -139,6 +145,8 @@ class WorkerProcesses:
         self._context = multiprocessing.get_context("spawn")
         self._slots = threading.BoundedSemaphore(size)
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._count = 0                     # workers alive or starting (at most size)
         self._idle = []
         self._busy = set()
         self.stats = {"started": 0, "killed": 0, "calls": 0}
@@ -149,26 +157,45 @@ class WorkerProcesses:
         return 2 * self.memory_limit_bytes + 512 * 2 ** 20 if self.memory_limit_bytes else 0
 
     def _borrow(self):
-        with self._lock:
-            while self._idle:
-                worker = self._idle.pop()
-                if worker.alive():
-                    self._busy.add(worker)
-                    return worker
-                worker.kill()                         # exited while idle: reap it
-            self.stats["started"] += 1
-        worker = _Worker(self._context, self._address_limit())
+        """An idle worker, else a new one while fewer than ``size`` exist (counting those ``warm``
+        is still starting: waiting for one of them beats starting one too many)."""
+        with self._changed:
+            while True:
+                while self._idle:
+                    worker = self._idle.pop()
+                    if worker.alive():
+                        self._busy.add(worker)
+                        return worker
+                    self._count -= 1                  # exited while idle: reap it below
+                    threading.Thread(target=worker.kill, daemon=True).start()
+                if self._count < self.size:
+                    self._count += 1
+                    self.stats["started"] += 1
+                    break
+                self._changed.wait(1.0)
+        try:
+            worker = _Worker(self._context, self._address_limit())
+        except BaseException:
+            self._lost()
+            raise
         with self._lock:
             self._busy.add(worker)
         return worker
 
+    def _lost(self):
+        with self._changed:
+            self._count -= 1
+            self._changed.notify()
+
     def _give_back(self, worker, healthy):
-        with self._lock:
+        with self._changed:
             self._busy.discard(worker)
             if healthy:
                 self._idle.append(worker)
+                self._changed.notify()
         if not healthy:
             worker.kill()
+            self._lost()
 
     def call(self, fn, *args, stopped=lambda: False):
         """``fn(*args)`` in a worker process. Raises ``WorkerStopped`` when ``stopped()`` turns true
@@ -212,18 +239,21 @@ class WorkerProcesses:
         otherwise pay a second for a fresh interpreter and its imports."""
         def start():
             with self._lock:
-                missing = self.size - len(self._idle) - len(self._busy)
-                self.stats["started"] += max(0, missing)
+                missing = max(0, self.size - self._count)
+                self._count += missing
+                self.stats["started"] += missing
             for _ in range(missing):
-                worker = _Worker(self._context, self._address_limit())
                 try:
+                    worker = _Worker(self._context, self._address_limit())
                     worker.conn.send((_ready, (self.preload,)))
                     worker.conn.recv()
                 except (EOFError, OSError):
                     worker.kill()
+                    self._lost()
                     continue
-                with self._lock:
+                with self._changed:
                     self._idle.append(worker)
+                    self._changed.notify()
         if wait:
             start()
         else:
@@ -237,5 +267,6 @@ class WorkerProcesses:
         with self._lock:
             workers, self._idle = self._idle + list(self._busy), []
             self._busy.clear()
+            self._count = 0
         for worker in workers:
             worker.kill()

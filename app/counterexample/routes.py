@@ -3,7 +3,9 @@
 Input is untrusted: the scenario is validated by the engine's loader, the property and the
 budgets against their allowed values; every error names the field.
 """
+import os
 import re
+import threading
 import time
 
 from flask import Blueprint, current_app, jsonify, request
@@ -84,13 +86,39 @@ def _offload(app, cancelled):
     return offload
 
 
+def _background_session(master):
+    """The Spark session, its JVM (and the Python workers it forks) started at the jobs' lower CPU
+    priority: searches on Spark take both cores, and the live rooms must not wait for them. On
+    Linux a nice value belongs to a thread and a child inherits its creator's, so a short-lived
+    thread lowers its own priority and starts the JVM; the search thread keeps its own (it holds
+    the GIL now and then: a thread descheduled while holding it would stall every room)."""
+    from app.spark.session import build_session
+    from app.workers import NICE
+    out = {}
+
+    def start():
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
+        except (OSError, AttributeError):
+            pass
+        try:
+            out["spark"] = build_session(master=master)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the search's thread
+            out["error"] = exc
+    thread = threading.Thread(target=start, daemon=True, name="isrlab-spark-start")
+    thread.start()
+    thread.join()
+    if "error" in out:
+        raise out["error"]
+    return out["spark"]
+
+
 def _run(app, params, progress):
     cancelled = getattr(progress, "cancelled", lambda: False)
     spark = None
     if app.config.get("SEARCH_USE_SPARK", True):
         progress({"stage": "starting Spark"})
-        from app.spark.session import build_session
-        spark = build_session(master=app.config.get("SPARK_MASTER"))
+        spark = _background_session(app.config.get("SPARK_MASTER"))
     progress({"stage": "searching"})
     store = app.extensions["isrlab_runs"].engine if "isrlab_runs" in app.extensions else None
     return hunt(params["scenario"], params["property"], params["profile"], runs=params["runs"],

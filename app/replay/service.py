@@ -25,7 +25,7 @@ from engine.view import cluster_view
 from ..errors import UserError
 from ..store import runs as store_runs
 from ..store.models import RunEvent
-from ..workers import exit_with_parent  # the index builder's worker leaves with the server too
+from ..workers import background_init  # the index builder's worker: niced, leaves with the server
 from .seek import (FORMAT, Seeker, SeekIndexError, Signer, build_index, fork_copy, gc_paused,
                    history_digest_of_texts)
 
@@ -243,7 +243,7 @@ class ReplayService:
                 import multiprocessing
                 from concurrent.futures import ProcessPoolExecutor
                 self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=exit_with_parent, initargs=(os.getpid(),))
+                                                 initializer=background_init, initargs=(os.getpid(),))
             return self._pool
 
     def prepare(self, run_id):

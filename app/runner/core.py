@@ -193,6 +193,10 @@ class Runner:
         # ones split what is left and send less often, never slowing their neighbours
         shares = frame_shares({r.id: r.frame_cost_s for r in rooms if r.viewers},
                               period * self.settings.get("FRAME_BUDGET", 0.25))
+        if self.pace < 1.0:
+            # ticks run late (the server is short of CPU): expensive rooms' frame shares shrink
+            # with the pace like their simulation slices do; cheap rooms keep every frame
+            shares = {rid: None if share is None else share * self.pace for rid, share in shares.items()}
         wall_ms = self.wall() * 1000.0
         backlog = self.transport.backlog
         for room in rooms:
