@@ -30,7 +30,9 @@ from .errors import UserError
 
 log = logging.getLogger(__name__)
 
-POLL_S = 0.05
+POLL_S = 0.05             # cancel and time limit are checked this often (no system call: cheap)
+RSS_EVERY = 5             # the worker's memory every this many polls: reading /proc holds the GIL
+                          # through system calls, where a loaded machine deschedules the thread
 IDLE_EXIT_S = 120.0       # an idle worker exits (tests create many apps; a server respawns on need)
 NICE = 10                 # live rooms and requests first: the job may take longer, rooms may not
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -207,9 +209,13 @@ class WorkerProcesses:
             try:
                 self.stats["calls"] += 1
                 worker.conn.send((fn, args))
+                polls = 0
                 while not worker.conn.poll(POLL_S):
                     if stopped():
                         raise WorkerStopped("stopped")
+                    polls += 1
+                    if polls % RSS_EVERY:
+                        continue
                     rss = process_rss(worker.pid) if self.memory_limit_bytes else 0
                     if rss > self.memory_limit_bytes:
                         raise WorkerStopped("memory", rss)
