@@ -169,6 +169,7 @@ def main():
 
     def large_room():
         client = socketio.Client()
+        client.on("disconnect", lambda *_: note_drop("large room viewer"))
         client.connect(base, transports=["websocket"])
         reply = client.call("create", {"scenario": large_room_scenario()}, timeout=30)
         if reply.get("ok"):
@@ -177,7 +178,13 @@ def main():
             time.sleep(0.5)
         client.disconnect()
 
+    def note_drop(who):
+        if time.monotonic() < deadline - 1:             # not the disconnects at the end
+            with LOCK:
+                drops[who] = drops.get(who, 0) + 1
+    drops = {}
     watcher = socketio.Client()
+    watcher.on("disconnect", lambda *_: note_drop("small room watcher"))
     seen = []
     watcher.on("frame", lambda _data: seen.append(time.monotonic()))
     watcher.connect(base, transports=["websocket"])
@@ -213,6 +220,7 @@ def main():
     print(f"server worker: peak RSS {results['rss'] / 2 ** 20:.0f} MB (aim < 1536), peak threads "
           f"{results['threads']} (aim < 60); with its worker processes and Spark's JVM: peak RSS "
           f"{results.get('rss_all', 0) / 2 ** 20:.0f} MB")
+    print(f"viewers disconnected during the load: {drops or 'none'}")
     print(f"HTTP statuses: {dict(sorted(STATUS.items()))}; 500s: {STATUS[500]}; refused (413/429): {refused}; "
           f"answered 2xx: {sum(n for c, n in STATUS.items() if 200 <= c < 300)}")
 
