@@ -15,7 +15,9 @@ an explicit mapping over it, so tests pass what they need without touching the e
 | ISRLAB_ACCESS_LOG              | 0 = no access log on standard output | 1 |
 | ISRLAB_BUDGET_EVENTS_*         | work budgets in simulated events: LIVE, SAVE, LINK, FORK, SEARCH_RUN, SWEEP_RUN | see BUDGETS |
 | ISRLAB_JOB_WORKERS / ISRLAB_JOB_QUEUE | background job workers / queued jobs at most (saves, imports, links, forks) | 2 / 8 |
-| ISRLAB_JOB_MEMORY_LIMIT_MB     | a background job stops (with an error saying so) when the server's resident memory passes this | 1200 |
+| ISRLAB_JOB_PROCESSES           | worker processes that run background jobs' simulations off the server's GIL (0 = in the job's thread) | 2 |
+| ISRLAB_JOB_WORKER_MEMORY_MB    | a job's worker process is killed (the job fails with an error saying so) past this resident memory | 700 |
+| ISRLAB_JOB_MEMORY_LIMIT_MB     | a background job computing in the server stops (with an error saying so) when the server's resident memory passes this | 1200 |
 | ISRLAB_JOB_YIELD               | a background job sleeps this many times what each slice of simulation cost, leaving the interpreter to live rooms | 2.0 |
 | ISRLAB_JOB_ANSWER_WITHIN_S     | seconds a request waits for its job before answering 202 with the job's URL | 0.8 |
 | ISRLAB_REPLAY_CACHE_MB         | seek indexes kept in memory (least recently used go first) | 400 |
@@ -86,7 +88,9 @@ DEFAULTS = {
     "JOB_QUEUE": 8,
     "JOB_ANSWER_WITHIN_S": 0.8,
     "JOB_YIELD": 2.0,                 # a job sleeps this many times what each slice computed (GIL for rooms)
-    "JOB_MEMORY_LIMIT_BYTES": 1200 * 2 ** 20,  # a job finding the server's RSS past this stops       # a request waits this long for its job; slower jobs are answered 202
+    "JOB_MEMORY_LIMIT_BYTES": 1200 * 2 ** 20,  # a job (in the server) finding the server's RSS past this stops
+    "JOB_PROCESSES": 2,               # jobs' simulations run in this many worker processes (0: in threads)
+    "JOB_WORKER_MEMORY_BYTES": 700 * 2 ** 20,  # a job's worker process past this resident memory is killed
     "QUOTA_PER_CLIENT": 30,           # costly actions one address may start per window
     "QUOTA_WINDOW_S": 600.0,
     "QUOTA_GLOBAL": 400,              # the same, all addresses together
@@ -168,6 +172,8 @@ def load_settings(environ=None):
     cfg["JOB_WORKERS"] = _int(environ, "ISRLAB_JOB_WORKERS", DEFAULTS["JOB_WORKERS"])
     cfg["JOB_QUEUE"] = _int(environ, "ISRLAB_JOB_QUEUE", DEFAULTS["JOB_QUEUE"])
     cfg["JOB_MEMORY_LIMIT_BYTES"] = _int(environ, "ISRLAB_JOB_MEMORY_LIMIT_MB", 1200) * 2 ** 20
+    cfg["JOB_PROCESSES"] = _int(environ, "ISRLAB_JOB_PROCESSES", DEFAULTS["JOB_PROCESSES"])
+    cfg["JOB_WORKER_MEMORY_BYTES"] = _int(environ, "ISRLAB_JOB_WORKER_MEMORY_MB", 700) * 2 ** 20
     cfg["JOB_YIELD"] = _float(environ, "ISRLAB_JOB_YIELD", DEFAULTS["JOB_YIELD"])
     cfg["JOB_ANSWER_WITHIN_S"] = _float(environ, "ISRLAB_JOB_ANSWER_WITHIN_S", DEFAULTS["JOB_ANSWER_WITHIN_S"])
     cfg["QUOTA_PER_CLIENT"] = _int(environ, "ISRLAB_QUOTA_PER_CLIENT", DEFAULTS["QUOTA_PER_CLIENT"])

@@ -12,6 +12,10 @@ from flask_socketio import SocketIO
 
 from .config import load_settings
 from .jobs import JobPool
+from .workers import WorkerProcesses
+
+#: what jobs compute in worker processes (app.workers imports them in a warmed worker up front)
+JOB_MODULES = ("app.jobwork", "app.counterexample.service", "app.counterexample.finder")
 from .quotas import Quotas
 from .counterexample.routes import bp as search_bp
 from .reports import init_app as init_reports
@@ -47,7 +51,9 @@ def create_app(config=None):
         "runner": runner,
         "limiter": RateLimiter(settings["COMMANDS_PER_S"], settings["COMMAND_BURST"]),
         "jobs": JobPool(settings["JOB_WORKERS"], settings["JOB_QUEUE"], settings["JOB_TIME_LIMIT_S"],
-                        settings["JOB_MEMORY_LIMIT_BYTES"], yield_ratio=settings["JOB_YIELD"]),
+                        settings["JOB_MEMORY_LIMIT_BYTES"], yield_ratio=settings["JOB_YIELD"],
+                        processes=WorkerProcesses(settings["JOB_PROCESSES"], settings["JOB_WORKER_MEMORY_BYTES"], JOB_MODULES)
+                        if settings["JOB_PROCESSES"] > 0 else None),
         "quotas": Quotas(settings["QUOTA_PER_CLIENT"], settings["QUOTA_WINDOW_S"], settings["QUOTA_GLOBAL"]),
     }
     init_web(app)                       # pages and HTTP resources (app/web/), the store and replays

@@ -6,11 +6,13 @@ reply, a slow one is answered ``202`` with the job's URL (``GET /api/jobs/<id>``
 the result, ``DELETE`` to cancel). Jobs run on fixed worker threads in two lanes — small jobs and
 large ones, by their estimated work — so a huge job never delays a small one; each lane has a
 bounded queue (full: ``429`` with ``Retry-After``), and every job has a time limit and a memory
-limit (the server process's resident memory: a job that finds it past the limit stops, so the
-server sheds the work that is growing it instead of being killed). Cancellation and both limits
-are cooperative: the simulation checks them between slices of simulated time
-(``engine.budget.Cap``), so a stopped job ends within one slice and leaves nothing behind (a run
-is saved in one transaction at the very end, or not at all).
+limit. The heavy part of a job (simulating) goes through ``job.offload(fn, *args)`` to a worker
+process (``app.workers``), off the server's GIL: there cancellation and both limits are enforced
+by killing the worker (the memory limit applies to the worker's own resident memory). Work that
+stays in the job's thread checks them cooperatively between slices of simulated time
+(``engine.budget.Cap``; the memory limit then applies to the server's resident memory). Either
+way a stopped job leaves nothing behind: a run is saved in one transaction at the very end, in
+the server, or not at all.
 """
 import os
 import collections
@@ -44,8 +46,14 @@ class JobStopped(Exception):
     """Raised inside a job's work when it was cancelled or ran past its time limit."""
 
 
+def _worker_message(rss, limit):
+    return (f"stopped: its worker process's memory reached {rss / 2 ** 20:,.0f} MB, over the job memory limit "
+            f"of {limit / 2 ** 20:,.0f} MB (ISRLAB_JOB_WORKER_MEMORY_MB)")
+
+
 class Job:
-    def __init__(self, kind, owner, time_limit_s, lane, memory_limit_bytes=0, rss=rss_bytes, yield_ratio=0.0):
+    def __init__(self, kind, owner, time_limit_s, lane, memory_limit_bytes=0, rss=rss_bytes, yield_ratio=0.0,
+                 processes=None):
         self.id = secrets.token_urlsafe(9)
         self.kind, self.owner, self.lane = kind, owner, lane
         self.state = "queued"
@@ -59,6 +67,8 @@ class Job:
         self.memory_limit_bytes = memory_limit_bytes
         self._rss = rss
         self._memory_seen = 0       # the resident memory that stopped the job (0: it did not)
+        self._worker_memory = 0     # the same, of the job's worker process
+        self._processes = processes
         self.yield_ratio = yield_ratio
         self._slice_started = None
         self._deadline = None
@@ -91,6 +101,24 @@ class Job:
             now = time.perf_counter()
         self._slice_started = now
 
+    def interrupted(self):
+        """Cancelled or past the time limit (what the waiting thread checks while a worker computes)."""
+        return self._cancel.is_set() or (self._deadline is not None and time.monotonic() > self._deadline)
+
+    def offload(self, fn, *args):
+        """``fn(*args)`` in a worker process (or, without one, here with ``cancelled=self.stopped``,
+        for the simulation to check between slices). ``fn`` is a module-level function whose
+        arguments and result pickle; it takes ``cancelled`` as a keyword argument."""
+        if self._processes is None:
+            return fn(*args, cancelled=self.stopped)
+        from .workers import WorkerStopped
+        try:
+            return self._processes.call(fn, *args, stopped=self.interrupted)
+        except WorkerStopped as exc:
+            if exc.why == "memory":
+                self._worker_memory = exc.rss
+            raise JobStopped(self.stop_reason()) from None
+
     def check(self):
         if self.stopped():
             raise JobStopped(self.stop_reason())
@@ -98,6 +126,8 @@ class Job:
     def stop_reason(self):
         if self._cancel.is_set():
             return "cancelled"
+        if self._worker_memory:
+            return _worker_message(self._worker_memory, self._processes.memory_limit_bytes)
         if self._memory_seen:
             return (f"stopped: the server's memory reached {self._memory_seen / 2 ** 20:,.0f} MB, over its "
                     f"limit of {self.memory_limit_bytes / 2 ** 20:,.0f} MB")
@@ -128,11 +158,12 @@ class JobPool:
     """Fixed workers per lane, bounded queues, time limits, cancellation."""
 
     def __init__(self, workers=2, queue_limit=8, time_limit_s=120.0, memory_limit_bytes=0, rss=rss_bytes,
-                 yield_ratio=0.0):
+                 yield_ratio=0.0, processes=None):
         self.time_limit_s = time_limit_s
         self.yield_ratio = yield_ratio
         self.memory_limit_bytes = memory_limit_bytes
         self._rss = rss
+        self.processes = processes          # app.workers.WorkerProcesses, or None: all in threads
         self.queue_limit = queue_limit
         self._lock = threading.Lock()
         self._jobs = {}
@@ -153,7 +184,7 @@ class JobPool:
         """Queue ``work(job)``; refuse with 429 when its lane's queue is full."""
         lane = "large" if estimated_events >= LARGE_JOB_EVENTS else "small"
         job = Job(kind, owner, time_limit_s or self.time_limit_s, lane, self.memory_limit_bytes, self._rss,
-                  self.yield_ratio)
+                  self.yield_ratio, self.processes)
         with self._lock:
             self._forget_old()
             queue = self._queues[lane]
@@ -195,7 +226,7 @@ class JobPool:
         try:
             job.result = job.work(job)
         except JobStopped:
-            cancelled = job._cancel.is_set()                          # noqa: SLF001
+            cancelled = job._cancel.is_set() and not job._worker_memory  # noqa: SLF001
             self._finish(job, "cancelled" if cancelled else "failed", status=409 if cancelled else 408,
                          error={"field": "job", "message": job.stop_reason(),
                                 "allowed": None if cancelled else "a smaller scenario (shorter duration_ms, "
@@ -215,3 +246,8 @@ class JobPool:
         key = {"done": "done", "failed": "failed", "cancelled": "stopped"}[state]
         self.stats[key] += 1
         job._done.set()                                              # noqa: SLF001
+
+    def close(self):
+        """Kill the worker processes (the threads are daemons: they end with the process)."""
+        if self.processes is not None:
+            self.processes.close()

@@ -52,6 +52,9 @@ class IsrLabServer(BaseApplication):
         from .web import warm_up
         app = create_app({**self.settings, "REPLAY_WORKER_PROCESSES": True})   # indexes off the GIL
         warm_up(app)                                    # open the store: upgrades a fresh database
+        processes = app.extensions["isrlab"]["jobs"].processes
+        if processes is not None:
+            processes.warm()                            # jobs' worker processes, ready before the first job
         return app
 
 

@@ -84,6 +84,11 @@ def proc_status(pid):
     return int(fields["VmRSS"].split()[0]) * 1024, int(fields["Threads"])
 
 
+def descendants(pid):
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    return [int(p) for p in out] + [d for p in out for d in descendants(int(p))]
+
+
 def big_scenario(seconds=60):
     """The largest kind of scenario the save budget accepts: bench-medium for about a minute."""
     return reference_scenario(seconds * 1000)
@@ -153,10 +158,18 @@ def main():
         rss, threads = proc_status(worker)
         results["rss"] = max(results["rss"], rss)
         results["threads"] = max(results["threads"], threads)
+        total = rss                      # with the job/index worker processes and Spark's JVM
+        for child in descendants(worker):
+            try:
+                total += proc_status(child)[0]
+            except (OSError, KeyError, ValueError):
+                pass
+        results["rss_all"] = max(results.get("rss_all", 0), total)
         time.sleep(0.5)
 
     def large_room():
         client = socketio.Client()
+        client.on("disconnect", lambda *_: note_drop("large room viewer"))
         client.connect(base, transports=["websocket"])
         reply = client.call("create", {"scenario": large_room_scenario()}, timeout=30)
         if reply.get("ok"):
@@ -165,7 +178,13 @@ def main():
             time.sleep(0.5)
         client.disconnect()
 
+    def note_drop(who):
+        if time.monotonic() < deadline - 1:             # not the disconnects at the end
+            with LOCK:
+                drops[who] = drops.get(who, 0) + 1
+    drops = {}
     watcher = socketio.Client()
+    watcher.on("disconnect", lambda *_: note_drop("small room watcher"))
     seen = []
     watcher.on("frame", lambda _data: seen.append(time.monotonic()))
     watcher.connect(base, transports=["websocket"])
@@ -199,7 +218,9 @@ def main():
     print(f"small room: {fps:.1f} frames/s (aim >= 20)")
     print(f"/healthz: p50 {statistics.median(health):.0f} ms, p99 {p99:.0f} ms (aim < 200), {len(health)} probes")
     print(f"server worker: peak RSS {results['rss'] / 2 ** 20:.0f} MB (aim < 1536), peak threads "
-          f"{results['threads']} (aim < 60)")
+          f"{results['threads']} (aim < 60); with its worker processes and Spark's JVM: peak RSS "
+          f"{results.get('rss_all', 0) / 2 ** 20:.0f} MB")
+    print(f"viewers disconnected during the load: {drops or 'none'}")
     print(f"HTTP statuses: {dict(sorted(STATUS.items()))}; 500s: {STATUS[500]}; refused (413/429): {refused}; "
           f"answered 2xx: {sum(n for c, n in STATUS.items() if 200 <= c < 300)}")
 

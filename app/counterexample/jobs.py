@@ -67,6 +67,7 @@ class SearchJobs:
             if job["cancel"].is_set():
                 raise Cancelled()
             job["progress"] = dict(job["progress"] or {}, **update)
+        progress.cancelled = job["cancel"].is_set   # for work that cannot report progress (a worker process)
         try:
             job["report"] = self._run_job(params, progress)
             progress({"stage": "done"})

@@ -3,7 +3,10 @@
 Input is untrusted: the scenario is validated by the engine's loader, the property and the
 budgets against their allowed values; every error names the field.
 """
+import os
 import re
+import threading
+import time
 
 from flask import Blueprint, current_app, jsonify, request
 
@@ -13,7 +16,8 @@ from engine.faults import normalise_profile
 from engine.scenario import ScenarioError, load
 from engine.search import INVARIANTS, PROPERTIES, validate_property
 
-from .jobs import SearchJobs
+from .finder import find
+from .jobs import Cancelled, SearchJobs
 from .service import hunt
 
 bp = Blueprint("counterexample", __name__)
@@ -58,17 +62,69 @@ def _jobs():
     return ext["isrlab_search"]
 
 
+def _offload(app, cancelled):
+    """Where a search computes: a job worker process (off the server's GIL; killed on cancel or
+    past the job time limit), or None (in this thread) when the server runs jobs in threads."""
+    processes = app.extensions["isrlab"]["jobs"].processes
+    if processes is None:
+        return None
+    def offload(fn, *args):
+        from app.workers import WorkerStopped
+        # each part gets the job time limit; the search itself its own budget_s on top
+        limit = time.monotonic() + app.config["JOB_TIME_LIMIT_S"] + ((args[4] or 0) if fn is find else 0)
+        try:
+            return processes.call(fn, *args, stopped=lambda: cancelled() or time.monotonic() > limit)
+        except WorkerStopped as exc:
+            if cancelled():
+                raise Cancelled() from None
+            if exc.why == "memory":
+                raise UserError("search", f"stopped: its worker process's memory reached {exc.rss / 2 ** 20:,.0f} "
+                                f"MB, over the job memory limit of {processes.memory_limit_bytes / 2 ** 20:,.0f} MB "
+                                "(ISRLAB_JOB_WORKER_MEMORY_MB)", "a smaller scenario", status=408) from None
+            raise UserError("search", f"stopped after the time limit of {app.config['JOB_TIME_LIMIT_S']:g} s",
+                            "fewer runs or a smaller scenario", status=408) from None
+    return offload
+
+
+def _background_session(master):
+    """The Spark session, its JVM (and the Python workers it forks) started at the jobs' lower CPU
+    priority: searches on Spark take both cores, and the live rooms must not wait for them. On
+    Linux a nice value belongs to a thread and a child inherits its creator's, so a short-lived
+    thread lowers its own priority and starts the JVM; the search thread keeps its own (it holds
+    the GIL now and then: a thread descheduled while holding it would stall every room)."""
+    from app.spark.session import build_session
+    from app.workers import NICE
+    out = {}
+
+    def start():
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
+        except (OSError, AttributeError):
+            pass
+        try:
+            out["spark"] = build_session(master=master)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the search's thread
+            out["error"] = exc
+    thread = threading.Thread(target=start, daemon=True, name="isrlab-spark-start")
+    thread.start()
+    thread.join()
+    if "error" in out:
+        raise out["error"]
+    return out["spark"]
+
+
 def _run(app, params, progress):
+    cancelled = getattr(progress, "cancelled", lambda: False)
     spark = None
     if app.config.get("SEARCH_USE_SPARK", True):
         progress({"stage": "starting Spark"})
-        from app.spark.session import build_session
-        spark = build_session(master=app.config.get("SPARK_MASTER"))
+        spark = _background_session(app.config.get("SPARK_MASTER"))
     progress({"stage": "searching"})
     store = app.extensions["isrlab_runs"].engine if "isrlab_runs" in app.extensions else None
     return hunt(params["scenario"], params["property"], params["profile"], runs=params["runs"],
                 budget_s=params["budget_s"], spark=spark, store=store,
-                progress=lambda update: progress(dict(update, stage=update.get("stage", "searching"))))
+                progress=lambda update: progress(dict(update, stage=update.get("stage", "searching"))),
+                offload=_offload(app, cancelled))
 
 
 @bp.get("/api/search/properties")

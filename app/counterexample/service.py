@@ -24,36 +24,65 @@ def describe_property(prop):
 
 
 def hunt(base, prop, profile=None, runs=200, budget_s=None, spark=None, store=None, save=True,
-         shrink_budget=400, progress=None, title=None):
+         shrink_budget=400, progress=None, title=None, offload=None):
+    """``offload(fn, *args)``: where the CPU-heavy parts run (the server passes a worker process:
+    the search itself when Spark is not used, and always the shrinking); None = here."""
     prop = validate_property(prop)
     profile = normalise_profile(profile)
     started = time.monotonic()
-    found = finder.find(base, prop, profile, runs=runs, budget_s=budget_s, spark=spark,
-                        progress=progress)
+    if offload is not None and spark is None:
+        if progress:
+            progress({"stage": "searching"})     # a worker process reports no batches: one stage
+        found = offload(finder.find, base, prop, profile, runs, budget_s)
+    else:
+        found = finder.find(base, prop, profile, runs=runs, budget_s=budget_s, spark=spark,
+                            progress=progress)
     report = {"property": prop, "property_text": describe_property(prop), "profile": profile,
               "search": found}
     if not found["found"]:
         report.update(found=False, message=f"not found in {found['runs']} runs "
                                            f"({found['stopped_by']}, {found['elapsed_s']} s)")
         return report
-    original = candidate(base, profile, found["seed"])
     if progress:
         progress({"stage": "shrinking"})
+    shrunk = (offload or _here)(shrunk_counterexample, base, profile, found["seed"], prop, shrink_budget, title)
+    report.update(
+        found=True, scenario=shrunk["scenario"], evidence=shrunk["evidence"], narration=shrunk["narration"],
+        original_operations=shrunk["original_operations"], operations=shrunk["operations"],
+        shrink=shrunk["shrink"], elapsed_s=round(time.monotonic() - started, 3),
+        message=f"{describe_property(prop)}: broken — {shrunk['evidence']['detail']}")
+    if save and store is not None:
+        report["run"] = save_rows(store, shrunk["rows"], shrunk["evidence"])
+    return report
+
+
+def _here(fn, *args):
+    return fn(*args)
+
+
+def shrunk_counterexample(base, profile, seed, prop, shrink_budget, title=None):
+    """The failing seed's scenario shrunk to a minimal one, its narration and its run's rows
+    (picklable: this runs in a worker process when the server searches)."""
+    from app.replay.save import capture_result, prepare_captured
+    original = candidate(base, profile, seed)
     shrink_started = time.monotonic()
     small, evaluations = shrink(original, prop, budget=shrink_budget)
     sim = Simulation(small)
     result = sim.run()
     broken, evidence = check_property(prop, result)
     assert broken, "a shrunk counterexample must still break the property"
-    report.update(
-        found=True, scenario=small, evidence=evidence, narration=narrate(result, evidence),
-        original_operations=len(original["timeline"]), operations=len(small["timeline"]),
-        shrink={"evaluations": evaluations, "elapsed_s": round(time.monotonic() - shrink_started, 3)},
-        elapsed_s=round(time.monotonic() - started, 3),
-        message=f"{describe_property(prop)}: broken — {evidence['detail']}")
-    if save and store is not None:
-        report["run"] = save_counterexample(store, sim, result, evidence, title)
-    return report
+    rows = prepare_captured(capture_result(sim, result), source="counterexample",
+                            title=title or f"Counterexample: {evidence['detail']}"[:200])
+    return {"scenario": small, "evidence": evidence, "narration": narrate(result, evidence),
+            "original_operations": len(original["timeline"]), "operations": len(small["timeline"]),
+            "shrink": {"evaluations": evaluations, "elapsed_s": round(time.monotonic() - shrink_started, 3)},
+            "rows": rows}
+
+
+def save_rows(store, rows, evidence):
+    """Write a counterexample's rows (in the server); the link opens just before the break."""
+    from app.replay.save import save_prepared
+    return _linked(save_prepared(store, rows), evidence)
 
 
 def save_counterexample(store, sim, result, evidence, title=None):
@@ -62,6 +91,10 @@ def save_counterexample(store, sim, result, evidence, title=None):
     saved = save_captured(store, capture_result(sim, result),
                           title=title or f"Counterexample: {evidence['detail']}"[:200],
                           source="counterexample")
+    return _linked(saved, evidence)
+
+
+def _linked(saved, evidence):
     t_ms = max(0, evidence["t_ms"] - LEAD_MS)
     partition = None
     if evidence.get("topic") is not None and evidence.get("partition") is not None:

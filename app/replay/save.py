@@ -68,13 +68,29 @@ def capture_result(sim, result):
             "end_ms": result["end_ms"], "finished": bool(sim.finished), "dropped_ops": 0}
 
 
-def save_captured(engine, captured, *, title=None, source="live", parent_run_id=None, fork_t_ms=None):
-    started = time.perf_counter()
-    saved = store_runs.save_run(
-        engine, scenario=captured["scenario"], engine_version=ENGINE_VERSION,
+def prepare_captured(captured, *, title=None, source="live", parent_run_id=None, fork_t_ms=None):
+    """The encoded rows of a captured run (CPU work: done in a job's worker process)."""
+    prepared = store_runs.prepare_run(
+        scenario=captured["scenario"], engine_version=ENGINE_VERSION,
         end_ms=captured["end_ms"], finished=captured["finished"], summary=captured["summary"],
         events=captured["events"], violations=captured["violations"], title=title, source=source,
         parent_run_id=parent_run_id, fork_t_ms=fork_t_ms)
+    prepared["dropped_ops"] = captured["dropped_ops"]
+    return prepared
+
+
+def save_prepared(engine, prepared):
+    """Write ``prepare_captured``'s rows in one transaction (in the server: one write lock)."""
+    started = time.perf_counter()
+    saved = store_runs.insert_prepared(engine, prepared)
     saved["save_ms"] = round((time.perf_counter() - started) * 1000, 1)
-    saved["dropped_ops"] = captured["dropped_ops"]
+    saved["dropped_ops"] = prepared["dropped_ops"]
+    return saved
+
+
+def save_captured(engine, captured, *, title=None, source="live", parent_run_id=None, fork_t_ms=None):
+    started = time.perf_counter()
+    saved = save_prepared(engine, prepare_captured(captured, title=title, source=source,
+                                                   parent_run_id=parent_run_id, fork_t_ms=fork_t_ms))
+    saved["save_ms"] = round((time.perf_counter() - started) * 1000, 1)
     return saved

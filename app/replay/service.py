@@ -25,6 +25,7 @@ from engine.view import cluster_view
 from ..errors import UserError
 from ..store import runs as store_runs
 from ..store.models import RunEvent
+from ..workers import background_init  # the index builder's worker: niced, leaves with the server
 from .seek import (FORMAT, Seeker, SeekIndexError, Signer, build_index, fork_copy, gc_paused,
                    history_digest_of_texts)
 
@@ -56,15 +57,6 @@ def snapshot_key(instance_path, configured=None):
     return key
 
 
-
-def exit_with_parent(parent_pid):
-    """In an index-building worker process: leave as soon as the server that started it is gone,
-    instead of finishing a long build for nobody (a killed or restarted server leaves no orphan)."""
-    def watch():
-        while os.getppid() == parent_pid:
-            time.sleep(1.0)
-        os._exit(0)
-    threading.Thread(target=watch, daemon=True, name="isrlab-exit-with-parent").start()
 
 class ReplayError(UserError):
     """A request the replay cannot serve; ``status`` 404 when what it names does not exist."""
@@ -251,7 +243,7 @@ class ReplayService:
                 import multiprocessing
                 from concurrent.futures import ProcessPoolExecutor
                 self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=exit_with_parent, initargs=(os.getpid(),))
+                                                 initializer=background_init, initargs=(os.getpid(),))
             return self._pool
 
     def prepare(self, run_id):

@@ -132,7 +132,10 @@ class Room:
     def _load(self, scenario, now, source, prepare=None):
         sim = Simulation(scenario)            # ScenarioError goes back to the user
         if prepare is not None:
-            prepare(sim)                      # e.g. a fork moved to its moment, before anyone sees it
+            # e.g. a fork moved to its moment, before anyone sees it; a simulation returned
+            # (computed in a worker process) replaces the fresh one
+            prepared = prepare(sim)
+            sim = prepared if isinstance(prepared, Simulation) else sim
         self.sim = sim
         self.scenario = copy.deepcopy(sim.scenario)
         self.source = source

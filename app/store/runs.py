@@ -68,14 +68,21 @@ def _topology(scenario):
 
 
 # -- saving --------------------------------------------------------------------------------------------
-def save_run(engine, *, scenario, engine_version, end_ms, finished, summary, events, violations,
-             title=None, source="headless", parent_run_id=None, fork_t_ms=None, created_ms=None):
+def save_run(engine, **facts):
     """Save one run in one transaction (all of it or nothing). Returns ``{"id", "slug"}``.
 
     ``scenario``: the (normalised) scenario document that replays the run; ``summary``: counts
     ``records_total``, ``acked``, ``failed``, ``lost``, ``violations``; ``events``: the history
     (list of dicts with at least ``t_ms`` and ``type``); ``violations``: the violations list.
     """
+    return insert_prepared(engine, prepare_run(**facts))
+
+
+def prepare_run(*, scenario, engine_version, end_ms, finished, summary, events, violations,
+                title=None, source="headless", parent_run_id=None, fork_t_ms=None, created_ms=None):
+    """The rows of one run, encoded (plain tuples of str/int: cheap to send between processes).
+    This is the CPU-heavy half of a save, so a job worker process does it; ``insert_prepared``
+    is the database half, kept in the server so all writes go through its one write lock."""
     if source not in SOURCES:
         raise StoreError("source", f"{source!r} is not a source", ", ".join(SOURCES))
     if not isinstance(scenario, dict):
@@ -105,13 +112,19 @@ def save_run(engine, *, scenario, engine_version, end_ms, finished, summary, eve
                    e.get("broker") if type(e.get("broker")) is int else None, _json(e)) for e in events]
     violation_rows = [(v["t_ms"], str(v["invariant"])[:64], _str_or_none(v.get("topic")),
                        _int_or_none(v.get("partition")), _json(v)) for v in violations]
+    return {"row": row, "events": event_rows, "violations": violation_rows}
+
+
+def insert_prepared(engine, prepared):
+    """Write ``prepare_run``'s rows in one transaction. Returns ``{"id", "slug"}``."""
+    row = dict(prepared["row"])
     for attempt in range(5):
         row["slug"] = secrets.token_urlsafe(6)
         try:
             with writing(engine) as conn:
                 run_id = conn.execute(insert(Run).values(**row).returning(Run.id)).scalar_one()
-                _bulk(conn, RunEvent, EVENT_COLUMNS, event_rows, run_id)
-                _bulk(conn, RunViolation, VIOLATION_COLUMNS, violation_rows, run_id)
+                _bulk(conn, RunEvent, EVENT_COLUMNS, prepared["events"], run_id)
+                _bulk(conn, RunViolation, VIOLATION_COLUMNS, prepared["violations"], run_id)
             return {"id": run_id, "slug": row["slug"]}
         except IntegrityError:
             if attempt == 4 or _slug_taken(engine, row["slug"]) is False:

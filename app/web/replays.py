@@ -23,7 +23,8 @@ from ..replay.frames import ReplayViewer
 from ..replay.seek import gc_paused
 from ..replay.series import cached_series, partition_series, peek_series
 from ..runner import AppError
-from ..runner.limits import retarget, run_capped
+from ..jobwork import budgets_of, simulation_at
+from ..runner.limits import retarget
 from ..runner.live_view import partition_detail
 from ..store import runs as store_runs
 from .blueprint import bp
@@ -216,13 +217,15 @@ def api_replay_fork(rid):
         doc["config"] = {k: v for k, v in {**doc.get("config", {}), **body["config"]}.items() if v is not None}
     scenario = checked_scenario(doc, "fork")
     charge("fork")                            # a fork is a live room: it counts like one
-    runner, config, address, forks = current_app.extensions["isrlab"]["runner"], current_app.config, \
+    runner, limits, address, forks = current_app.extensions["isrlab"]["runner"], budgets_of(current_app.config), \
         request.remote_addr, ext().forks
 
     def fork(job):
-        # the same moment, by deterministic re-simulation, before the room is visible to anyone
-        room = runner.create(scenario=scenario, owner=address,
-                             prepare=lambda sim: run_capped(sim, t_ms, config, "fork", cancelled=job.stopped))
+        # the same moment, by deterministic re-simulation (in a worker process), before the room
+        # is visible to anyone; the simulation comes back whole and the room continues it
+        job.report(stage="simulating")
+        at = job.offload(simulation_at, scenario, t_ms, limits, "fork")
+        room = runner.create(scenario=scenario, owner=address, prepare=lambda _fresh: at)
         with room.lock:
             room.control("pause", runner.clock())
         if isinstance(key, int):

@@ -17,14 +17,12 @@ import time
 
 from flask import Response, current_app, jsonify, render_template, request
 
-from engine.simulation import Simulation
-
-from ..replay.save import capture_live, capture_result, save_captured, summary_of_sim
+from ..jobwork import budgets_of, saved_run_rows
+from ..replay.save import capture_live, save_captured, save_prepared
 from ..replay.service import ReplayError
 from ..runner import AppError
 from ..store import runs as store_runs
 from .blueprint import bp
-from ..runner.limits import run_capped
 from .common import charge, checked_scenario, ext, get_run_or_404, int_arg, job_reply, json_body, run_links, submit
 
 IMPORT_MAX_BYTES = 64 * 1024 * 1024
@@ -76,14 +74,13 @@ def api_save_run():
                               parent_run_id=parent[0] if parent else None, fork_t_ms=parent[1] if parent else None)
         return jsonify(ok=True, **_saved_reply(store, saved)), 201
     scenario = checked_scenario(body["scenario"], "save")
-    config = current_app.config
+    limits = budgets_of(current_app.config)
 
     def simulate_and_save(job):                    # on a job worker: the request answers in < 1 s
-        sim = Simulation(scenario)
-        run_capped(sim, scenario["duration_ms"], config, "save", cancelled=job.stopped)
+        job.report(stage="simulating")             # in a worker process, off the server's GIL
+        prepared = job.offload(saved_run_rows, scenario, scenario["duration_ms"], limits, "save", title, "link")
         job.report(stage="saving")
-        saved = save_captured(store.engine, capture_result(sim, sim.run()), title=title, source="link")
-        return _saved_reply(store, saved)
+        return _saved_reply(store, save_prepared(store.engine, prepared))
     return job_reply(submit("save", simulate_and_save, scenario), 201)
 
 
@@ -157,20 +154,12 @@ def api_import_run():
     title = body.get("title") or scenario["name"]
     store_runs.check_title(title)
     charge("import")
-    store, config, events = ext(), current_app.config, body.get("events")
+    store, limits, events = ext(), budgets_of(current_app.config), body.get("events")
 
-    def resimulate_and_save(job):                  # the file is re-simulated, not trusted
-        sim = Simulation(scenario)
-        run_capped(sim, end_ms, config, "import", cancelled=job.stopped)
-        if end_ms >= scenario["duration_ms"]:
-            captured = capture_result(sim, sim.run())
-        else:
-            captured = {"scenario": scenario, "events": list(sim.history), "violations": list(sim.violations),
-                        "summary": summary_of_sim(sim), "end_ms": end_ms, "finished": False, "dropped_ops": 0}
-        matches = None
-        if isinstance(events, list):
-            matches = json.dumps(events, sort_keys=True) == json.dumps(captured["events"], sort_keys=True)
+    def resimulate_and_save(job):                  # the file is re-simulated (in a worker process), not trusted
+        job.report(stage="simulating")
+        prepared = job.offload(saved_run_rows, scenario, end_ms, limits, "import", title, "import", events)
         job.report(stage="saving")
-        saved = save_captured(store.engine, captured, title=title, source="import")
-        return {**_saved_reply(store, saved), "history_matches": matches}
+        return {**_saved_reply(store, save_prepared(store.engine, prepared)),
+                "history_matches": prepared["history_matches"]}
     return job_reply(submit("import", resimulate_and_save, scenario), 201)

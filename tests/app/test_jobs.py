@@ -22,12 +22,14 @@ def app(tmp_path):
     yield application
     runner_of(application).stop()
     application.extensions["isrlab_runs"].close()
+    application.extensions["isrlab"]["jobs"].close()
 
 
 @pytest.fixture
 def http(app):
     client = app.test_client()
     client.get("/api/runs")            # open the store (a fresh database is migrated): as a server's warm-up
+    app.extensions["isrlab"]["jobs"].processes.warm(wait=True)      # and start the jobs' worker processes
     return client
 
 
