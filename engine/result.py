@@ -25,7 +25,7 @@ def build_result(sim):
     epoch = tree.nodes.get("/controller_epoch")
     return {
         "scenario": {"name": sim.scenario["name"], "seed": sim.scenario["seed"],
-                     "kafka_version": sim.scenario["kafka_version"], "engine_version": engine_version()},
+                     "kafka_version": sim.scenario["kafka_version"], "engine_version": getattr(sim, "engine_version", None) or engine_version()},
         "end_ms": sim.now_ms,
         "controller": {"broker": controller.data["brokerid"] if controller else None,
                        "epoch": epoch.data if epoch else 0},

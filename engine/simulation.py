@@ -19,7 +19,7 @@ from .rng import Streams
 from .scenario import ScenarioError, _Track, check_op, load
 from .scheduler import Scheduler
 from .sim_operations import TimelineOperations, describe_op  # noqa: F401
-from .version import ENGINE_VERSION  # noqa: F401
+from .version import ENGINE_VERSION, V1_1_0, supported  # noqa: F401
 from .zookeeper import ZkServer
 
 TOP_LEVEL_ZNODES = ("/brokers/ids", "/brokers/topics", "/isr_change_notification", "/admin",
@@ -27,14 +27,23 @@ TOP_LEVEL_ZNODES = ("/brokers/ids", "/brokers/topics", "/isr_change_notification
 
 
 class Simulation(TimelineOperations):
-    def __init__(self, scenario, trace=None):
+    #: the engine behaviour this run follows (a class default: snapshots pickled before it existed
+    #: continue as the current engine)
+    engine_version = ENGINE_VERSION
+
+    def __init__(self, scenario, trace=None, engine_version=None):
+        """``engine_version``: None runs the current engine; "1.1.0" re-simulates a run saved by
+        engine 1.1.0 exactly (docs/model.md §18); another version runs as ``supported`` names."""
         self.scenario = load(scenario)
         sc = self.scenario
+        self.engine_version = supported(engine_version)
         self.era = eras.ERAS[sc["kafka_version"]]
         self.scheduler = Scheduler()
         self.streams = Streams(sc["seed"])
         self.network = Network(self.scheduler, self.streams.fork("network"),
                                sc["network"]["latency_ms"], sc["network"]["jitter_ms"])
+        if self.engine_version == V1_1_0:
+            self.network.compat_1_1_0 = True  # engine 1.1.0 compatibility: docs/model.md §18
         self.config = {**eras.defaults(sc["kafka_version"]), **sc["config"]}
         self.trace = trace
         self.history = []

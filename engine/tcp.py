@@ -76,6 +76,10 @@ class TcpHolds:
     orphaned = None
     #: (link, lane) -> when the retransmitted data of that connection arrives (same reason)
     behind = None
+    #: engine 1.1.0 compatibility (docs/model.md §18): held data arrives one link latency after
+    #: the heal, and a request timeout does not close the connection (``Simulation(...,
+    #: engine_version="1.1.0")``, to re-simulate runs saved by 1.1.0 exactly)
+    compat_1_1_0 = False
 
     def _hold(self, env):
         source, target = self.nodes.get(env.source), self.nodes.get(env.target)
@@ -89,6 +93,8 @@ class TcpHolds:
         """``source`` closed its connection to ``target`` (a request timeout): the held requests
         it was waiting for become orphans of its kernel, and answers to them held on the way
         back belong to a dead connection — neither holds up the new connection's traffic."""
+        if self.compat_1_1_0:   # engine 1.1.0 compatibility: docs/model.md §18 (no orphans)
+            return
         wanted = set(correlation_ids)
         if self.behind:   # the new connection does not queue behind the closed one's data
             for env in self.in_flight.values():
@@ -107,6 +113,8 @@ class TcpHolds:
         now = self.scheduler.now_ms
         latency = self.link_latency.get(pair, self.latency_ms)
         fifo = self.jitter_ms or self.link_latency
+        if self.compat_1_1_0:
+            return self._release_at_heal(pair, now + latency, fifo)
         for key, group, retries in self._connections(self.held.pop(pair)):
             at = retransmission_at(group[0][0].sent_at_ms, now, retries)
             for entry in group:
@@ -126,6 +134,19 @@ class TcpHolds:
                 env.deliver_at_ms = deliver
                 self.in_flight[env.id] = env
                 self.scheduler.schedule_at(deliver, self._deliver_held, entry)
+
+    def _release_at_heal(self, pair, deliver, fifo):
+        """engine 1.1.0 compatibility: docs/model.md §18 — everything the link held arrives, in
+        order, one link latency after the heal (no retransmission schedule, nothing dropped)."""
+        for entry in self.held.pop(pair):
+            env = entry[0]
+            at = deliver
+            if fifo:
+                at = max(at, self._last_delivery.get(pair, 0))
+                self._last_delivery[pair] = at
+            env.deliver_at_ms = at
+            self.in_flight[env.id] = env
+            self.scheduler.schedule_at(at, self._deliver_held, entry)
 
     def queued_behind(self, link, type_, correlation_id, is_request, deliver):
         """A message sent on a connection whose held data is still being retransmitted arrives

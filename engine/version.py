@@ -1,9 +1,51 @@
 """The engine's version: saved runs and seek indexes record it, and stored snapshots are only
 reused by the same version (app.replay). A leaf module, so ``result`` can name it without importing
 ``simulation``.
+
+Old runs keep replaying as they were saved: ``Simulation(doc, engine_version="1.1.0")`` runs with
+engine 1.1.0's network behaviour (docs/model.md §18, "Engine versions and old runs").
+``supported(version)`` names the version a simulation actually runs as.
 """
 # 1.1.0: ZooKeeper as a real one answers (docs/model.md §9.10)
 # 1.2.0: what a cut held arrives at TCP's next retransmission after the heal, and a request
 #        timeout closes its connection (docs/model.md §16, network): re-simulations of runs
 #        saved by 1.1.0 that cut and heal links differ
 ENGINE_VERSION = "1.2.0"
+
+#: The versions whose behaviour the engine can reproduce, oldest first.
+SUPPORTED_VERSIONS = ("1.1.0", "1.2.0")
+#: Engine 1.1.0's network (delivery at the heal, per-request timeouts and backoff).
+V1_1_0 = "1.1.0"
+
+
+def _parse(version):
+    try:
+        parts = tuple(int(p) for p in str(version).split("."))
+    except ValueError:
+        return None
+    return parts if parts and len(parts) <= 4 else None
+
+
+def supported(version):
+    """The supported version a run made by engine ``version`` re-simulates under: itself when
+    supported; None (or an unreadable string) -> the current one; an older unknown version (e.g.
+    "1.0.0") -> the oldest supported (1.1.0), the nearest we can reproduce; a newer one -> the
+    current one. Callers say so when the answer differs from ``version`` (``exact``)."""
+    if version is None:
+        return ENGINE_VERSION
+    version = str(version)
+    if version in SUPPORTED_VERSIONS:
+        return version
+    parsed = _parse(version)
+    if parsed is None:
+        return ENGINE_VERSION
+    best = SUPPORTED_VERSIONS[0]
+    for candidate in SUPPORTED_VERSIONS:
+        if _parse(candidate) <= parsed:
+            best = candidate
+    return best
+
+
+def exact(version):
+    """Can this engine reproduce runs made by engine ``version`` exactly?"""
+    return version is None or str(version) in SUPPORTED_VERSIONS

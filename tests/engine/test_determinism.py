@@ -8,12 +8,12 @@ from engine.simulation import Simulation
 from .randomized import random_scenario
 
 
-def trace_hash(scenario):
+def trace_hash(scenario, engine_version=None):
     digest = hashlib.sha256()
 
     def trace(event):
         digest.update(json.dumps(event, sort_keys=True).encode())
-    result = Simulation(scenario, trace=trace).run()
+    result = Simulation(scenario, trace=trace, engine_version=engine_version).run()
     digest.update(json.dumps(result, sort_keys=True, default=str).encode())
     return digest.hexdigest()
 
