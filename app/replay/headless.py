@@ -23,10 +23,11 @@ from engine.simulation import ENGINE_VERSION, Simulation
 from .save import capture_result, save_captured
 
 
-def run_headless(doc):
-    """(simulation, result, wall ms) of one straight run."""
+def run_headless(doc, engine_version=None):
+    """(simulation, result, wall ms) of one straight run (``engine_version``: None = the current
+    engine; an old run's version re-simulates it as that engine did, docs/model.md §18)."""
     started = time.perf_counter()
-    sim = Simulation(doc)
+    sim = Simulation(doc, engine_version=engine_version)
     result = sim.run()
     return sim, result, round((time.perf_counter() - started) * 1000)
 
@@ -63,7 +64,7 @@ def run(args):
         return 2
     captured = capture_result(sim, result)
     out = {"name": sim.scenario["name"], "kafka_version": sim.scenario["kafka_version"],
-           "seed": sim.scenario["seed"], "engine_version": ENGINE_VERSION, "end_ms": result["end_ms"],
+           "seed": sim.scenario["seed"], "engine_version": sim.engine_version, "end_ms": result["end_ms"],
            "events": len(result["history"]), "wall_ms": wall_ms, **captured["summary"]}
     if args.save:
         from ..store import db

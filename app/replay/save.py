@@ -58,20 +58,21 @@ def capture_live(sim):
     doc, dropped = replay_document(sim)
     return {"scenario": doc, "events": list(sim.history), "violations": copy.deepcopy(sim.violations),
             "summary": summary_of_sim(sim), "end_ms": sim.now_ms, "finished": bool(sim.finished),
-            "dropped_ops": dropped}
+            "dropped_ops": dropped, "engine_version": sim.engine_version}
 
 
 def capture_result(sim, result):
     """A finished headless run (``result`` = ``sim.run()``)."""
     return {"scenario": copy.deepcopy(sim.scenario), "events": result["history"],
             "violations": result["violations"], "summary": summary_of_result(result),
-            "end_ms": result["end_ms"], "finished": bool(sim.finished), "dropped_ops": 0}
+            "end_ms": result["end_ms"], "finished": bool(sim.finished), "dropped_ops": 0,
+            "engine_version": sim.engine_version}
 
 
 def prepare_captured(captured, *, title=None, source="live", parent_run_id=None, fork_t_ms=None):
     """The encoded rows of a captured run (CPU work: done in a job's worker process)."""
     prepared = store_runs.prepare_run(
-        scenario=captured["scenario"], engine_version=ENGINE_VERSION,
+        scenario=captured["scenario"], engine_version=captured.get("engine_version", ENGINE_VERSION),
         end_ms=captured["end_ms"], finished=captured["finished"], summary=captured["summary"],
         events=captured["events"], violations=captured["violations"], title=title, source=source,
         parent_run_id=parent_run_id, fork_t_ms=fork_t_ms)

@@ -81,8 +81,9 @@ def gc_paused():
 
 
 # -- building ----------------------------------------------------------------------------------------
-def build_index(scenario, end_ms, *, event_budget=EVENT_BUDGET, share="all", finalize=False):
-    """Re-simulate ``scenario`` to ``end_ms`` taking snapshots. Returns a dict: ``snapshots``
+def build_index(scenario, end_ms, *, event_budget=EVENT_BUDGET, share="all", finalize=False, engine_version=None):
+    """Re-simulate ``scenario`` to ``end_ms`` taking snapshots (under ``engine_version``'s
+    behaviour: the engine that made the run, None = the current one). Returns a dict: ``snapshots``
     (seq, t_ms, history_len, pool, state — compressed bytes), ``share`` (what sharing held up),
     ``problems``, ``history_digest`` (of the history at ``end_ms``; with ``finalize`` also
     ``final_digest`` after ``result()``), ``events`` and ``wall_ms``."""
@@ -90,15 +91,15 @@ def build_index(scenario, end_ms, *, event_budget=EVENT_BUDGET, share="all", fin
     for mode in ([share] if share == "none" else [share, "immutable", "none"]):
         if mode == "immutable" and share == "none":
             continue
-        built = _build(scenario, end_ms, event_budget, mode, finalize)
+        built = _build(scenario, end_ms, event_budget, mode, finalize, engine_version)
         if not built["problems"]:
             break
     built["wall_ms"] = round((time.perf_counter() - started) * 1000)
     return built
 
 
-def _build(scenario, end_ms, event_budget, share, finalize):
-    sim = Simulation(scenario)
+def _build(scenario, end_ms, event_budget, share, finalize, engine_version=None):
+    sim = Simulation(scenario, engine_version=engine_version)
     end_ms = min(int(end_ms), sim.scenario["duration_ms"])
     writer = SnapshotWriter(share)
     snapshots = []
@@ -121,7 +122,8 @@ def _build(scenario, end_ms, event_budget, share, finalize):
     problems = writer.verify()
     out = {"snapshots": snapshots, "share": share, "problems": problems, "end_ms": end_ms,
            "events": sim.scheduler.events, "history_len": len(sim.history),
-           "history_digest": history_digest(sim.history), "pooled_elements": writer.pooled_elements}
+           "history_digest": history_digest(sim.history), "pooled_elements": writer.pooled_elements,
+           "engine_version": sim.engine_version}
     if finalize and sim.now_ms >= sim.scenario["duration_ms"]:
         sim.result()          # the builder's own simulation: finalising it is harmless now
         out["final_digest"] = history_digest(sim.history)

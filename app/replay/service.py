@@ -26,6 +26,7 @@ from ..errors import UserError
 from ..store import runs as store_runs
 from ..store.models import RunEvent
 from ..workers import background_init  # the index builder's worker: niced, leaves with the server
+from . import engines
 from .seek import (FORMAT, Seeker, SeekIndexError, Signer, build_index, fork_copy, gc_paused,
                    history_digest_of_texts)
 
@@ -72,11 +73,11 @@ class _Cursor:
         self.extra = {}          # what the web layer keeps per viewer (its frames)
 
 
-def _build_worker(scenario, end_ms, finalize):
-    """Runs in a worker process: the built index (bytes only)."""
+def _build_worker(scenario, end_ms, finalize, engine_version=None):
+    """Runs in a worker process: the built index (bytes only), under the run's engine version."""
     from engine.cli import tune_gc
     tune_gc()
-    return build_index(scenario, end_ms, finalize=finalize)
+    return build_index(scenario, end_ms, finalize=finalize, engine_version=engine_version)
 
 
 class ReplayService:
@@ -102,22 +103,34 @@ class ReplayService:
         """The saved run (or a registered scenario, as a run that is not saved)."""
         if isinstance(run_id, str):
             with self._lock:
-                doc = self._scenarios.get(run_id)
+                doc, made_by = self._scenarios.get(run_id, (None, None))
             if doc is None:
                 raise ReplayError("run", "this replay is no longer open on the server", "open the link again", 404)
-            return {"id": run_id, "scenario": doc, "end_ms": doc["duration_ms"], "duration_ms": doc["duration_ms"],
-                    "finished": True, "engine_version": ENGINE_VERSION, "saved": False}
+            return self._versioned({"id": run_id, "scenario": doc, "end_ms": doc["duration_ms"],
+                                    "duration_ms": doc["duration_ms"], "finished": True,
+                                    "engine_version": made_by or ENGINE_VERSION, "saved": False})
         run = store_runs.get_run(self.engine, run_id)
         if run is None:
             raise ReplayError("run", f"no saved run {run_id!r}", "the id of a saved run", 404)
         run["saved"] = True
+        return self._versioned(run)
+
+    @staticmethod
+    def _versioned(run):
+        """The run with the engine version it re-simulates under (docs/model.md §18)."""
+        run["replay_engine_version"] = engines.run_as(run.get("engine_version"))
+        run["engine_note"] = engines.note(run.get("engine_version"))
         return run
 
-    def register_scenario(self, scenario, keep=32):
-        """A replay of a scenario that is not saved (a scenario link): its key ("sc:...")."""
-        key = "sc:" + history_digest_of_texts([store_runs.canonical_json(scenario)])[:24]
+    def register_scenario(self, scenario, keep=32, engine_version=None):
+        """A replay of a scenario that is not saved (a scenario link): its key ("sc:...").
+        ``engine_version``: the engine that made the link (its "e"); None = this one."""
+        text = store_runs.canonical_json(scenario)
+        if engines.run_as(engine_version) != ENGINE_VERSION:    # an old link replays its own history
+            text = f"{engines.run_as(engine_version)}|{text}"
+        key = "sc:" + history_digest_of_texts([text])[:24]
         with self._lock:
-            self._scenarios[key] = scenario
+            self._scenarios[key] = (scenario, engine_version)
             self._scenarios.move_to_end(key)
             while len(self._scenarios) > keep:
                 old, _ = self._scenarios.popitem(last=False)
@@ -171,7 +184,7 @@ class ReplayService:
             self._drop_cursors(old_id)
 
     def _load(self, run):
-        index = store_runs.seek_index(self.engine, run["id"], ENGINE_VERSION)
+        index = store_runs.seek_index(self.engine, run["id"], engines.index_version(run["engine_version"]))
         if index is None or index["format"] != FORMAT:
             return None
         try:
@@ -193,7 +206,8 @@ class ReplayService:
         except SeekIndexError as exc:
             log.warning("seek index of run %s not used: %s; rebuilding it", run["id"], exc)
             return None
-        seeker.info = dict(index["details"], history_matches=index["history_matches"], loaded=True)
+        seeker.info = dict(index["details"], history_matches=index["history_matches"], loaded=True,
+                           engine_version=run["replay_engine_version"], engine_note=run["engine_note"])
         self.stats["loads"] += 1
         return seeker
 
@@ -201,25 +215,30 @@ class ReplayService:
         started = time.perf_counter()
         finalize = run["finished"] and run["end_ms"] >= run["duration_ms"]
         if self._worker_processes:
-            built = self._executor().submit(_build_worker, run["scenario"], run["end_ms"], finalize).result()
+            built = self._executor().submit(_build_worker, run["scenario"], run["end_ms"], finalize,
+                                            run["replay_engine_version"]).result()
         else:
-            built = build_index(run["scenario"], run["end_ms"], finalize=finalize)
+            built = build_index(run["scenario"], run["end_ms"], finalize=finalize,
+                                engine_version=run["replay_engine_version"])
         if not run["saved"]:
             seeker = Seeker.from_built(run["scenario"], built)
             seeker.info = {"share": built["share"], "history_matches": True, "loaded": False,
-                           "build_wall_ms": built["wall_ms"], "end_ms": built["end_ms"]}
+                           "build_wall_ms": built["wall_ms"], "end_ms": built["end_ms"],
+                           "engine_version": run["replay_engine_version"], "engine_note": run["engine_note"]}
             self.stats["builds"] += 1
             return seeker
         saved = self._saved_digest(run["id"])
         matches = saved in (built["history_digest"], built.get("final_digest"))
         if not matches:
             log.warning("run %s: re-simulation gives a different history than the one saved "
-                        "(engine %s, saved with %s)", run["id"], ENGINE_VERSION, run["engine_version"])
+                        "(engine %s re-simulating as %s, saved with %s)", run["id"], ENGINE_VERSION,
+                        run["replay_engine_version"], run["engine_version"])
         for snap in built["snapshots"]:
             snap["mac"] = self.signer.sign(run["id"], snap)
         details = {"share": built["share"], "problems": built["problems"][:5], "end_ms": built["end_ms"],
-                   "events": built["events"], "pooled_elements": built["pooled_elements"]}
-        store_runs.save_seek_index(self.engine, run["id"], ENGINE_VERSION, fmt=FORMAT,
+                   "events": built["events"], "pooled_elements": built["pooled_elements"],
+                   "engine_version": run["replay_engine_version"], "engine_note": run["engine_note"]}
+        store_runs.save_seek_index(self.engine, run["id"], engines.index_version(run["engine_version"]), fmt=FORMAT,
                                    snapshots=built["snapshots"], build_wall_ms=built["wall_ms"],
                                    history_matches=matches, details=details)
         seeker = Seeker.from_built(run["scenario"], built)

@@ -75,7 +75,8 @@ class Runner:
         check_scenario(scenario, self.settings)
         return scenario, {"kind": "custom"}
 
-    def create(self, scenario=None, library_name=None, room_id=None, owner=None, prepare=None):
+    def create(self, scenario=None, library_name=None, room_id=None, owner=None, prepare=None,
+               engine_version=None):
         """A new room running ``scenario`` (a document) or a library scenario. ``owner`` (the
         client's address) is limited to MAX_ROOMS_PER_ADDRESS rooms at once."""
         doc, source = self.scenario_for(library_name, scenario)
@@ -100,7 +101,8 @@ class Runner:
                 if room_id in self.rooms:
                     raise AppError("room", "already exists", "a new room id")
         room = Room(room_id, doc, self.clock(), source,   # builds the cluster outside the lock
-                    max_records=self.settings.get("MAX_RECORDS", 1_000_000), prepare=prepare)
+                    max_records=self.settings.get("MAX_RECORDS", 1_000_000), prepare=prepare,
+                    engine_version=engine_version)
         room.owner = owner
         with self.lock:
             if len(self.rooms) >= self.settings["MAX_ROOMS"]:

@@ -111,7 +111,8 @@ def replayable(sim):
 
 
 class Room:
-    def __init__(self, room_id, scenario, now, source=None, max_records=1_000_000, prepare=None):
+    def __init__(self, room_id, scenario, now, source=None, max_records=1_000_000, prepare=None,
+                 engine_version=None):
         self.id = room_id
         self.max_records = max_records
         self.lock = threading.RLock()
@@ -126,17 +127,20 @@ class Room:
         self.owner = None
         self.frame_cost_s = 0.0           # what building and planning one frame costs (moving average)
         self.frame_credit = 0.0           # the frame time this room has earned (Runner.tick)
-        self._load(scenario, now, source or {"kind": "custom"}, prepare)
+        self._load(scenario, now, source or {"kind": "custom"}, prepare, engine_version)
 
     # -- loading -----------------------------------------------------------------------------------
-    def _load(self, scenario, now, source, prepare=None):
-        sim = Simulation(scenario)            # ScenarioError goes back to the user
+    def _load(self, scenario, now, source, prepare=None, engine_version=None):
+        # engine_version: a fork of an old run keeps its engine's behaviour (docs/model.md §18);
+        # restart, replay and reconfigure keep the room's, loading another scenario the current
+        sim = Simulation(scenario, engine_version=engine_version)   # ScenarioError goes back to the user
         if prepare is not None:
             # e.g. a fork moved to its moment, before anyone sees it; a simulation returned
             # (computed in a worker process) replaces the fresh one
             prepared = prepare(sim)
             sim = prepared if isinstance(prepared, Simulation) else sim
         self.sim = sim
+        self.engine_version = sim.engine_version
         self.scenario = copy.deepcopy(sim.scenario)
         self.source = source
         self.view = LiveView(sim)
@@ -297,12 +301,12 @@ class Room:
             if action == "step":
                 return {"events": self._step()}
             if action == "restart":
-                self._load(self.scenario, now, self.source)
+                self._load(self.scenario, now, self.source, engine_version=self.engine_version)
                 return {"restarted": True}
             if action == "replay":
                 doc, dropped = replayable(sim)
                 commands = len(sim.commands)
-                self._load(doc, now, {"kind": "replay", "of": self.source})
+                self._load(doc, now, {"kind": "replay", "of": self.source}, engine_version=self.engine_version)
                 self.notice = f"replaying the session: {commands} live command(s) are now timeline operations" + (
                     f"; {dropped} scenario operation(s) that the live run ignored were left out" if dropped else "")
                 return {"replayed": commands, "dropped": dropped}
@@ -352,7 +356,7 @@ class Room:
                 doc["config"] = {k: v for k, v in doc["config"].items() if v is not None}
             check_scenario(doc, limits)
             commands = len(self.sim.commands)
-            self._load(doc, now, self.source)
+            self._load(doc, now, self.source, engine_version=self.engine_version)
             self.scenario = copy.deepcopy(self.sim.scenario)
             note = f"restarted under kafka_version {self.sim.scenario['kafka_version']}"
             if commands:

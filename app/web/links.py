@@ -30,7 +30,7 @@ def scenario_link(code):
     except USER_ERRORS as exc:
         return error_page("This link cannot be opened", describe_error(exc), 400)
     focus = focus_or_error(scenario, scenario["duration_ms"])
-    key = ext().service.register_scenario(scenario)
+    key = ext().service.register_scenario(scenario, engine_version=decoded["engine_version"])
     run = {"id": key, "title": scenario["name"], "scenario": scenario, "end_ms": scenario["duration_ms"],
            "duration_ms": scenario["duration_ms"], "engine_version": decoded["engine_version"], "slug": None,
            "kafka_version": scenario["kafka_version"], "code": code}

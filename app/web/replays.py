@@ -18,6 +18,7 @@ from flask import Response, current_app, jsonify, render_template, request, url_
 
 from engine.simulation import ENGINE_VERSION
 
+from ..replay import engines
 from ..replay import links as linkcodec
 from ..replay.frames import ReplayViewer
 from ..replay.seek import gc_paused
@@ -52,8 +53,9 @@ def replay_any_page(rid):
     if isinstance(key, int):
         return replay_page_of(run, focus_or_error(run["scenario"], run["end_ms"]))
     page = {"id": key, "title": run["scenario"]["name"], "scenario": run["scenario"], "end_ms": run["end_ms"],
-            "duration_ms": run["duration_ms"], "engine_version": ENGINE_VERSION, "slug": None,
-            "kafka_version": run["scenario"]["kafka_version"], "code": linkcodec.encode_scenario(run["scenario"])}
+            "duration_ms": run["duration_ms"], "engine_version": run["engine_version"], "slug": None,
+            "kafka_version": run["scenario"]["kafka_version"],
+            "code": linkcodec.encode_scenario(run["scenario"], run["engine_version"])}
     return replay_page_of(page, focus_or_error(run["scenario"], run["end_ms"]))
 
 
@@ -64,6 +66,9 @@ def replay_page_of(run, focus):
             "slug": run.get("slug"), "code": run.get("code"), "end_ms": run["end_ms"],
             "duration_ms": run["duration_ms"], "kafka_version": run["kafka_version"],
             "engine_version": run.get("engine_version"), "server_engine_version": ENGINE_VERSION,
+            # the behaviour it re-simulates under (docs/model.md §18), and a note when inexact
+            "replay_engine_version": engines.run_as(run.get("engine_version")),
+            "engine_note": engines.note(run.get("engine_version")),
             "focus": focus, "embed": request.args.get("embed") == "1",
             "scenario_name": (run.get("scenario") or {}).get("name")}
     text = json.dumps(data).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
@@ -224,8 +229,10 @@ def api_replay_fork(rid):
         # the same moment, by deterministic re-simulation (in a worker process), before the room
         # is visible to anyone; the simulation comes back whole and the room continues it
         job.report(stage="simulating")
-        at = job.offload(simulation_at, scenario, t_ms, limits, "fork")
-        room = runner.create(scenario=scenario, owner=address, prepare=lambda _fresh: at)
+        # under the run's engine version: a fork of an old run continues as that engine would
+        at = job.offload(simulation_at, scenario, t_ms, limits, "fork", run["replay_engine_version"])
+        room = runner.create(scenario=scenario, owner=address, prepare=lambda _fresh: at,
+                             engine_version=run["replay_engine_version"])
         with room.lock:
             room.control("pause", runner.clock())
         if isinstance(key, int):

@@ -155,10 +155,15 @@ def api_import_run():
     store_runs.check_title(title)
     charge("import")
     store, limits, events = ext(), budgets_of(current_app.config), body.get("events")
+    made_by = body.get("engine_version")
+    if made_by is not None and (not isinstance(made_by, str) or len(made_by) > 32):
+        raise AppError("engine_version", "is not an engine version", 'e.g. "1.1.0"')
 
     def resimulate_and_save(job):                  # the file is re-simulated (in a worker process), not trusted
         job.report(stage="simulating")
-        prepared = job.offload(saved_run_rows, scenario, end_ms, limits, "import", title, "import", events)
+        # as the engine that made it: a run exported by engine 1.1.0 re-simulates as 1.1.0 did
+        prepared = job.offload(saved_run_rows, scenario, end_ms, limits, "import", title, "import", events,
+                               made_by)
         job.report(stage="saving")
         return {**_saved_reply(store, save_prepared(store.engine, prepared)),
                 "history_matches": prepared["history_matches"]}
