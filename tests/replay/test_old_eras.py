@@ -1,45 +1,146 @@
-"""Issue 15 point 5: runs saved in every old era keep replaying byte-identically after the
-AlterIsr eras (2.7+) landed. Each run is saved through the store API, loaded back, re-simulated
-by the replay service, and its history digest compared with the saved events' digest and with
-the digest pinned here (computed from the engine before any 2.7 rule could touch these eras).
+"""Old runs keep replaying as they were saved (the public contract; docs/model.md §18).
 
-A pinned digest that changes means saved runs of that era no longer replay as they were seen;
-if that is intended, say so in the commit and update the pin."""
+``fixtures/engine-1.1.0-era-*.json`` are runs as engine 1.1.0 saved and exported them (made by
+commit 332d476's own engine and store: ``fixtures/make_old_runs.py``), one per era that existed
+then before 2.7. Each cuts and heals links, so engine 1.2.0's TCP retransmission and
+request-timeout rules would re-simulate it differently. Loaded into the store as a saved run of
+engine 1.1.0, each must replay byte for byte: the replay service re-simulates it under 1.1.0
+(``history_matches``), its seek states are a 1.1.0 re-simulation's at every moment, a link made
+by 1.1.0 replays its 1.1.0 history, a fork continues as 1.1.0, and an import re-simulates as 1.1.0.
+"""
+import glob
+import json
+import os
+
 import pytest
 
-from app.replay.save import capture_result, save_captured
+from app.jobwork import saved_run_rows, simulation_at
+from app.replay import links as linkcodec
+from app.replay.save import save_prepared
 from app.replay.service import ReplayService
 from app.store import runs
-from engine import eras
 from engine.result import history_digest
-from engine.scenarios import library
 from engine.simulation import Simulation
+from engine.view import cluster_view
 
 KEY = b"k" * 32
-OLD_ERAS = {
-    "0.10": ("kip101-scenario-1-v0.10", "1ee518c25e19f03f28eca98e10d4f34138d9b27e76d42519520cd01091f9a204"),
-    "1.1": ("kip279-fast-leader-changes-v1.1", "a9f6f6cdf266b360fa8a370ca78569da5dc865490357b0e5ac493599d11e3008"),
-    "2.0": ("kip279-fast-leader-changes-v2.0", "744298df9c08081cbe8b20ea39a5034ea8436bd9dbe24534895110959abb8f61"),
-    "2.4": ("isr-change-propagation", "f052f9c1a460b26392fe6d2747efffaf4eac3af260fc4baa759f030d3d21bd24"),
-    "2.6": ("zombie-leader-after-pause", "87dc79e59c7c42c0d4774a39745626d14520012d5e88d3e1fa5cc9eb896fb350"),
-}
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+OLD_ERAS = ("0.10", "1.1", "2.0", "2.4", "2.6")   # the eras of engine 1.1.0 before 2.7
 
 
-def test_every_era_before_2_7_is_covered():
-    assert set(OLD_ERAS) == set(eras.VERSIONS[:eras.VERSIONS.index("2.7")])
+def fixture(era):
+    with open(os.path.join(FIXTURES, f"engine-1.1.0-era-{era}.json"), encoding="utf-8") as handle:
+        return json.load(handle)
 
 
-@pytest.mark.parametrize("version", sorted(OLD_ERAS))
-def test_a_saved_run_of_every_old_era_replays_byte_identically(store, version):
-    name, pinned = OLD_ERAS[version]
-    doc = {**library()[name], "kafka_version": version}
-    sim = Simulation(doc)
-    saved = save_captured(store, capture_result(sim, sim.run()), source="headless")
-    stored = runs.run_events(store, saved["id"])
-    assert history_digest(stored) == pinned, f"saved {version} history differs from the pinned one"
-    # a fresh server process replays it: re-simulated from the stored scenario
-    service = ReplayService(store, KEY)
-    seeker = service.seeker(saved["id"])
+def load_saved(store, doc, engine_version=None):
+    """The exported run, in the store as the 1.1.0 server saved it (no re-simulation)."""
+    s = doc["summary"]
+    return runs.save_run(store, scenario=doc["scenario"], engine_version=engine_version or doc["engine_version"],
+                         end_ms=doc["end_ms"], finished=doc["finished"],
+                         summary={"records_total": s["records_total"], "acked": s["acked_count"],
+                                  "failed": s["failed_count"], "lost": s["lost_count"],
+                                  "violations": s["violations_count"]},
+                         events=doc["events"], violations=doc["violations"], title=doc["title"],
+                         source=doc["source"], created_ms=doc["created_ms"])["id"]
+
+
+def moments(doc):
+    end = doc["end_ms"]
+    return sorted({0, 11_500, 12_100, 12_800, end // 2, end - 1, end} & set(range(end + 1)))
+
+
+def test_the_fixtures_cover_every_old_era_and_stay_small():
+    files = glob.glob(os.path.join(FIXTURES, "*.json"))
+    assert sorted(fixture(era)["scenario"]["kafka_version"] for era in OLD_ERAS) == sorted(OLD_ERAS)
+    assert sum(os.path.getsize(f) for f in files) < 200_000
+    for era in OLD_ERAS:
+        assert fixture(era)["engine_version"] == "1.1.0"
+
+
+@pytest.mark.parametrize("era", OLD_ERAS)
+def test_the_current_engine_alone_would_not_reproduce_them(era):
+    """What makes the test meaningful: engine 1.2.0's own behaviour differs on each fixture."""
+    doc = fixture(era)
+    sim = Simulation(doc["scenario"])
+    sim.advance_to(doc["end_ms"])
+    assert history_digest(sim.history[:len(doc["events"])]) != history_digest(doc["events"])
+
+
+@pytest.mark.parametrize("era", OLD_ERAS)
+def test_a_run_saved_by_engine_1_1_0_replays_byte_identically(store, era):
+    doc = fixture(era)
+    run_id = load_saved(store, doc)
+    service = ReplayService(store, KEY)               # a fresh server process: re-simulated
+    seeker = service.seeker(run_id)
     assert seeker.info["history_matches"] is True
-    replayed = Simulation(runs.get_run(store, saved["id"])["scenario"]).run()
-    assert history_digest(replayed["history"]) == pinned
+    assert seeker.info["engine_version"] == "1.1.0" and seeker.info["engine_note"] is None
+    reference = Simulation(doc["scenario"], engine_version="1.1.0")
+    for t in moments(doc):
+        reference.advance_to(t)
+        seen = service.view(run_id, t_ms=t)
+        assert seen["t_ms"] == t
+        assert seen["history_len"] == len(reference.history)
+        assert seen["view"] == cluster_view(reference), f"the view at {t} ms differs"
+    at_end = seeker.at_time(doc["end_ms"])
+    assert at_end.history == doc["events"]
+    assert at_end.engine_version == "1.1.0"
+    # and the index saved for it is found again by the next server process
+    again = ReplayService(store, KEY).seeker(run_id)
+    assert again.info["loaded"] is True and again.info["history_matches"] is True
+    assert again.at_time(doc["end_ms"]).history == doc["events"]
+
+
+@pytest.mark.parametrize("era", OLD_ERAS)
+def test_a_link_made_by_engine_1_1_0_replays_its_history(store, era):
+    doc = fixture(era)
+    decoded = linkcodec.decode_scenario(linkcodec.encode_scenario(doc["scenario"], "1.1.0"))
+    assert decoded["engine_version"] == "1.1.0"
+    service = ReplayService(store, KEY)
+    key = service.register_scenario(decoded["scenario"], engine_version=decoded["engine_version"])
+    assert key != service.register_scenario(decoded["scenario"])   # a 1.2.0 link is another replay
+    run = service.run(key)
+    assert run["engine_version"] == "1.1.0" and run["replay_engine_version"] == "1.1.0"
+    sim = service.seeker(key).at_time(doc["end_ms"])
+    assert sim.history[:len(doc["events"])] == doc["events"]
+
+
+@pytest.mark.parametrize("era", ("1.1", "2.6"))
+def test_a_fork_of_an_old_run_continues_as_engine_1_1_0(store, era):
+    doc = fixture(era)
+    run_id = load_saved(store, doc)
+    service = ReplayService(store, KEY)
+    fork = service.fork_simulation(run_id, 11_000)
+    assert fork.engine_version == "1.1.0"
+    fork.advance_to(doc["end_ms"])
+    assert fork.history == doc["events"]
+    # the fork job's worker function, given the run's version
+    at = simulation_at(doc["scenario"], 11_000, {}, "fork", service.run(run_id)["replay_engine_version"])
+    at.advance_to(doc["end_ms"])
+    assert at.history == doc["events"]
+
+
+@pytest.mark.parametrize("era", ("0.10", "2.6"))
+def test_importing_a_1_1_0_file_re_simulates_as_1_1_0(store, era):
+    doc = fixture(era)
+    prepared = saved_run_rows(doc["scenario"], doc["end_ms"], {}, "import", doc["title"], "import",
+                              doc["events"], doc["engine_version"])
+    assert prepared["history_matches"] is True
+    run_id = save_prepared(store, prepared)["id"]
+    assert runs.get_run(store, run_id)["engine_version"] == "1.1.0"
+    assert ReplayService(store, KEY).seeker(run_id).info["history_matches"] is True
+    # without the version the file is re-simulated by today's engine, which differs
+    assert saved_run_rows(doc["scenario"], doc["end_ms"], {}, "import", doc["title"], "import",
+                          doc["events"])["history_matches"] is False
+
+
+def test_a_run_of_an_unknown_older_engine_replays_as_the_nearest_and_says_so(store):
+    doc = fixture("1.1")
+    run_id = load_saved(store, doc, engine_version="1.0.0")
+    service = ReplayService(store, KEY)
+    run = service.run(run_id)
+    assert run["replay_engine_version"] == "1.1.0"
+    assert "cannot reproduce exactly" in run["engine_note"]
+    seeker = service.seeker(run_id)
+    assert seeker.info["engine_version"] == "1.1.0" and seeker.info["engine_note"]
+    assert seeker.at_time(doc["end_ms"]).history == doc["events"]
