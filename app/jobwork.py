@@ -19,7 +19,7 @@ def saved_run_rows(scenario, end_ms, limits, surface, title, source, events=None
     (``prepare_captured``). ``events`` (an imported file's history): also say whether the
     re-simulation gives the same history (``history_matches``; None without events).
     ``engine_version``: the engine that made an imported run (None = the current one); the run
-    is re-simulated, and saved, as that version (docs/model.md §18)."""
+    is re-simulated, and saved, as that version (docs/model.md §19)."""
     sim = Simulation(scenario, engine_version=engine_version)
     run_capped(sim, end_ms, limits, surface, cancelled=cancelled)
     if end_ms >= scenario["duration_ms"]:

@@ -56,7 +56,7 @@ class ClientBase(Node):
         """NetworkClient.handleTimedOutRequests: a request past request.timeout.ms closes its
         connection, and every other request in flight on it fails as disconnected, oldest first
         (docs/model.md §16, network). What the cut still holds of them is the kernel's orphan."""
-        if self.network.compat_1_1_0:   # engine 1.1.0 compatibility: docs/model.md §18
+        if self.network.compat_1_1_0:   # engine 1.1.0 compatibility: docs/model.md §19
             return Node._request_timeout(self, corr)
         entry = self.pending.get(corr)
         if entry is None:
@@ -75,7 +75,7 @@ class ClientBase(Node):
         """One failed connection, one backoff step (ClusterConnectionStates.disconnected): the
         requests failing with it do not escalate the backoff again."""
         previous = self.node_backoff.get(node)
-        # engine 1.1.0 compatibility (docs/model.md §18): one backoff step per failed request
+        # engine 1.1.0 compatibility (docs/model.md §19): one backoff step per failed request
         if previous is not None and previous[0] > self.scheduler.now_ms and not self.network.compat_1_1_0:
             return
         backoff = self.RECONNECT_BACKOFF_MS if previous is None else \

@@ -33,7 +33,7 @@ class Simulation(TimelineOperations):
 
     def __init__(self, scenario, trace=None, engine_version=None):
         """``engine_version``: None runs the current engine; "1.1.0" re-simulates a run saved by
-        engine 1.1.0 exactly (docs/model.md §18); another version runs as ``supported`` names."""
+        engine 1.1.0 exactly (docs/model.md §19); another version runs as ``supported`` names."""
         self.scenario = load(scenario)
         sc = self.scenario
         self.engine_version = supported(engine_version)
@@ -43,7 +43,7 @@ class Simulation(TimelineOperations):
         self.network = Network(self.scheduler, self.streams.fork("network"),
                                sc["network"]["latency_ms"], sc["network"]["jitter_ms"])
         if self.engine_version == V1_1_0:
-            self.network.compat_1_1_0 = True  # engine 1.1.0 compatibility: docs/model.md §18
+            self.network.compat_1_1_0 = True  # engine 1.1.0 compatibility: docs/model.md §19
         self.config = {**eras.defaults(sc["kafka_version"]), **sc["config"]}
         self.trace = trace
         self.history = []

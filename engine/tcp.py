@@ -76,7 +76,7 @@ class TcpHolds:
     orphaned = None
     #: (link, lane) -> when the retransmitted data of that connection arrives (same reason)
     behind = None
-    #: engine 1.1.0 compatibility (docs/model.md §18): held data arrives one link latency after
+    #: engine 1.1.0 compatibility (docs/model.md §19): held data arrives one link latency after
     #: the heal, and a request timeout does not close the connection (``Simulation(...,
     #: engine_version="1.1.0")``, to re-simulate runs saved by 1.1.0 exactly)
     compat_1_1_0 = False
@@ -93,7 +93,7 @@ class TcpHolds:
         """``source`` closed its connection to ``target`` (a request timeout): the held requests
         it was waiting for become orphans of its kernel, and answers to them held on the way
         back belong to a dead connection — neither holds up the new connection's traffic."""
-        if self.compat_1_1_0:   # engine 1.1.0 compatibility: docs/model.md §18 (no orphans)
+        if self.compat_1_1_0:   # engine 1.1.0 compatibility: docs/model.md §19 (no orphans)
             return
         wanted = set(correlation_ids)
         if self.behind:   # the new connection does not queue behind the closed one's data
@@ -136,7 +136,7 @@ class TcpHolds:
                 self.scheduler.schedule_at(deliver, self._deliver_held, entry)
 
     def _release_at_heal(self, pair, deliver, fifo):
-        """engine 1.1.0 compatibility: docs/model.md §18 — everything the link held arrives, in
+        """engine 1.1.0 compatibility: docs/model.md §19 — everything the link held arrives, in
         order, one link latency after the heal (no retransmission schedule, nothing dropped)."""
         for entry in self.held.pop(pair):
             env = entry[0]

@@ -3,7 +3,7 @@ reused by the same version (app.replay). A leaf module, so ``result`` can name i
 ``simulation``.
 
 Old runs keep replaying as they were saved: ``Simulation(doc, engine_version="1.1.0")`` runs with
-engine 1.1.0's network behaviour (docs/model.md §18, "Engine versions and old runs").
+engine 1.1.0's network behaviour (docs/model.md §19, "Engine versions and old runs").
 ``supported(version)`` names the version a simulation actually runs as.
 """
 # 1.1.0: ZooKeeper as a real one answers (docs/model.md §9.10)

@@ -1,4 +1,4 @@
-"""Which engine behaviour a stored run or link re-simulates under (docs/model.md §18).
+"""Which engine behaviour a stored run or link re-simulates under (docs/model.md §19).
 
 A run records the engine version that made it (saved runs: the ``engine_version`` column; links:
 their ``"e"``). Replays, seek indexes, forks and imports re-simulate it with that version's

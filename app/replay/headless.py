@@ -25,7 +25,7 @@ from .save import capture_result, save_captured
 
 def run_headless(doc, engine_version=None):
     """(simulation, result, wall ms) of one straight run (``engine_version``: None = the current
-    engine; an old run's version re-simulates it as that engine did, docs/model.md §18)."""
+    engine; an old run's version re-simulates it as that engine did, docs/model.md §19)."""
     started = time.perf_counter()
     sim = Simulation(doc, engine_version=engine_version)
     result = sim.run()

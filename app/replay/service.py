@@ -117,7 +117,7 @@ class ReplayService:
 
     @staticmethod
     def _versioned(run):
-        """The run with the engine version it re-simulates under (docs/model.md §18)."""
+        """The run with the engine version it re-simulates under (docs/model.md §19)."""
         run["replay_engine_version"] = engines.run_as(run.get("engine_version"))
         run["engine_note"] = engines.note(run.get("engine_version"))
         return run

@@ -131,7 +131,7 @@ class Room:
 
     # -- loading -----------------------------------------------------------------------------------
     def _load(self, scenario, now, source, prepare=None, engine_version=None):
-        # engine_version: a fork of an old run keeps its engine's behaviour (docs/model.md §18);
+        # engine_version: a fork of an old run keeps its engine's behaviour (docs/model.md §19);
         # restart, replay and reconfigure keep the room's, loading another scenario the current
         sim = Simulation(scenario, engine_version=engine_version)   # ScenarioError goes back to the user
         if prepare is not None:

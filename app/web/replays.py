@@ -66,7 +66,7 @@ def replay_page_of(run, focus):
             "slug": run.get("slug"), "code": run.get("code"), "end_ms": run["end_ms"],
             "duration_ms": run["duration_ms"], "kafka_version": run["kafka_version"],
             "engine_version": run.get("engine_version"), "server_engine_version": ENGINE_VERSION,
-            # the behaviour it re-simulates under (docs/model.md §18), and a note when inexact
+            # the behaviour it re-simulates under (docs/model.md §19), and a note when inexact
             "replay_engine_version": engines.run_as(run.get("engine_version")),
             "engine_note": engines.note(run.get("engine_version")),
             "focus": focus, "embed": request.args.get("embed") == "1",

@@ -3,7 +3,7 @@
 ``golden_digests_1_1_0.json`` holds the golden digests engine 1.1.0 recorded (commit 332d476's
 ``golden_digests.json``, copied unchanged). Every one of them — each library scenario that existed
 then, in every era it validated for — must come out identical when today's engine runs with
-``engine_version="1.1.0"`` (docs/model.md §18). Keys that no longer run (a scenario or era removed)
+``engine_version="1.1.0"`` (docs/model.md §19). Keys that no longer run (a scenario or era removed)
 would fail; scenarios and eras added since (2.0.1, three library scenarios) are not pinned here.
 Never regenerate this file: it is the record of what 1.1.0 did.
 """

@@ -1,4 +1,4 @@
-"""Old runs keep replaying as they were saved (the public contract; docs/model.md §18).
+"""Old runs keep replaying as they were saved (the public contract; docs/model.md §19).
 
 ``fixtures/engine-1.1.0-era-*.json`` are runs as engine 1.1.0 saved and exported them (made by
 commit 332d476's own engine and store: ``fixtures/make_old_runs.py``), one per era that existed
