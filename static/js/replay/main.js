@@ -206,8 +206,12 @@ document.addEventListener("keydown", onKey);
 setText(document.getElementById("conn"), "replay");
 document.getElementById("conn").className = "conn ok";
 view.start().then(eras => { R.versions = eras.versions; R.notes = eras.notes || {}; });
-if (data.engine_version && data.engine_version !== data.server_engine_version) {
-  toast("Engine version differs", `made with engine ${data.engine_version}; this server runs ${data.server_engine_version}: the replay may differ`, "error", 12000);
+// An old run re-simulates under its own engine's rules (docs/model.md §19): only a version this
+// server cannot reproduce exactly is worth a warning (engine_note says what it does instead).
+if (data.engine_note) {
+  toast("Engine version differs", data.engine_note, "error", 12000);
+} else if (data.engine_version && data.engine_version !== data.server_engine_version) {
+  toast("Old engine", `made with engine ${data.engine_version}; replayed with its rules on engine ${data.server_engine_version}`, "info", 6000);
 }
 const timeline = getJSON(`/api/replay/${RID}/timeline`).then(reply => {
   if (!reply.ok) return;
