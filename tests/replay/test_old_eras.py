@@ -144,3 +144,62 @@ def test_a_run_of_an_unknown_older_engine_replays_as_the_nearest_and_says_so(sto
     seeker = service.seeker(run_id)
     assert seeker.info["engine_version"] == "1.1.0" and seeker.info["engine_note"]
     assert seeker.at_time(doc["end_ms"]).history == doc["events"]
+
+
+# -- over HTTP: import, fork (the room keeps the version), save the fork, a link page ---------------
+@pytest.fixture
+def http_app(tmp_path):
+    from app import create_app, runner_of
+    application = create_app({"RUNNER_AUTOSTART": False, "SECRET_KEY": "t", "INSTANCE_PATH": str(tmp_path),
+                              "DATABASE_URL": f"sqlite:///{tmp_path}/runs.db"})
+    yield application
+    runner_of(application).stop()
+    application.extensions["isrlab_runs"].close()
+
+
+def test_over_http_an_imported_1_1_0_run_forks_and_saves_as_1_1_0(http_app):
+    from app import runner_of
+    http = http_app.test_client()
+    doc = fixture("1.1")
+    reply = http.post("/api/runs/import", json=doc)
+    assert reply.status_code == 201, reply.json
+    assert reply.json["history_matches"] is True
+    rid = reply.json["id"]
+    assert http.get(f"/api/runs/{rid}").json["run"]["engine_version"] == "1.1.0"
+    fork = http.post(f"/api/replay/{rid}/fork", json={"t_ms": 11_000})
+    assert fork.status_code == 201, fork.json
+    room = runner_of(http_app).get(fork.json["room"])
+    assert room.sim.engine_version == "1.1.0"
+    with room.lock:
+        room.sim.advance_to(doc["end_ms"])
+        assert room.sim.history == doc["events"]
+    child = http.post("/api/runs", json={"room": room.id}).json
+    assert http.get(f"/api/runs/{child['id']}").json["run"]["engine_version"] == "1.1.0"
+    with room.lock:
+        room.control("restart", 0.0)
+        assert room.sim.engine_version == "1.1.0"       # a restart of the fork keeps its engine
+    page = http.get("/l/" + linkcodec.encode_scenario(doc["scenario"], "1.1.0")).get_data(as_text=True)
+    assert '"replay_engine_version": "1.1.0"' in page and '"engine_note": null' in page
+
+
+def test_worker_processes_re_simulate_as_1_1_0(tmp_path):
+    """The seek-index builder's process pool and the job workers get the run's version too."""
+    from app.store import db
+    from app.workers import WorkerProcesses
+    doc = fixture("2.0")
+    store = db.open_store(f"sqlite:///{tmp_path}/store.db")
+    service = ReplayService(store, KEY, worker_processes=True)
+    workers = WorkerProcesses(1)
+    try:
+        run_id = load_saved(store, doc)
+        seeker = service.seeker(run_id)                 # built by _build_worker in another process
+        assert seeker.info["history_matches"] is True and seeker.info["engine_version"] == "1.1.0"
+        there = workers.call(saved_run_rows, doc["scenario"], doc["end_ms"], {}, "import", "t", "import",
+                             doc["events"], "1.1.0")
+        assert there["history_matches"] is True and there["row"]["engine_version"] == "1.1.0"
+        at = workers.call(simulation_at, doc["scenario"], 11_000, {}, "fork", "1.1.0")
+        assert at.engine_version == "1.1.0" and at.network.compat_1_1_0 is True
+    finally:
+        workers.close()
+        service.close()
+        store.dispose()
