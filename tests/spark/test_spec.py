@@ -21,7 +21,7 @@ def test_defaults_are_spelled_out():
 @pytest.mark.parametrize("doc, field, words", [
     ({"grid": {"acks": ["2"]}}, "grid.acks[0]", "not a valid acks"),
     ({"grid": {"min.insync.replica": [1]}}, "grid.min.insync.replica", "unknown axis"),
-    ({"grid": {"kafka_version": ["3.0"]}}, "grid.kafka_version[0]", "not a supported era"),
+    ({"grid": {"kafka_version": ["3.1"]}}, "grid.kafka_version[0]", "not a supported era"),
     ({"grid": {"acks": []}}, "grid.acks", "non-empty list"),
     ({"grid": {"acks": ["1", 1]}}, "grid.acks", "duplicate"),
     ({"seeds": 0}, "seeds", "integer from 1"),
