@@ -93,7 +93,7 @@ def descendants(pid):
     return [int(p) for p in out] + [d for p in out for d in descendants(int(p))]
 
 
-def observe(base, seconds, out):
+def observe(base, seconds, out, ready):
     """The observers' process: a small library room's watcher and the /healthz prober. Puts
     {"frames": [monotonic times], "health_ms": [...], "stats": [(t, runner stats)],
     "drops": n} on ``out`` when ``seconds`` have passed."""
@@ -107,7 +107,11 @@ def observe(base, seconds, out):
             drops[0] += 1
     watcher.on("disconnect", dropped)
     watcher.connect(base, transports=["websocket"])
-    watcher.call("create", {"library": "isr-expansion"}, timeout=30)
+    created = watcher.call("create", {"library": "isr-expansion"}, timeout=30)
+    if not created.get("ok"):
+        print(f"the small room was refused: {created}", file=sys.stderr)
+    ready.set()                   # the room exists before the load starts: no quota race
+    deadline = time.monotonic() + seconds
     session = requests.Session()
     while time.monotonic() < deadline:
         started = time.perf_counter()
@@ -210,9 +214,12 @@ def main():
             with LOCK:
                 drops[who] = drops.get(who, 0) + 1
     drops = {}
-    observed = multiprocessing.get_context("spawn").Queue()
-    observer = multiprocessing.get_context("spawn").Process(target=observe, args=(base, args.seconds, observed))
+    spawn = multiprocessing.get_context("spawn")
+    observed, ready = spawn.Queue(), spawn.Event()
+    observer = spawn.Process(target=observe, args=(base, args.seconds, observed, ready))
     observer.start()
+    ready.wait(timeout=60)
+    deadline = time.monotonic() + args.seconds     # the load runs while the observers watch
     jobs = [(heavy_save, 3), (long_link, 2), (search, 20), (fork_storm, 2), (sample, 1)]
     threads = [threading.Thread(target=loop, args=(deadline, fn), daemon=True) for fn, n in jobs for _ in range(n)]
     threads += [threading.Thread(target=large_room, daemon=True) for _ in range(6)]
