@@ -3,6 +3,7 @@ Playwright, against the app served by Werkzeug in a thread. Screenshots go to te
 
 Contexts use bypass_csp so that Playwright's polling helpers can evaluate predicates; the page's
 own safety (text through textContent) is checked without relying on the CSP."""
+import contextlib
 import logging
 import os
 import pathlib
@@ -18,6 +19,23 @@ ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@contextlib.contextmanager
+def serving(folder, name):
+    """An app with its own SQLite store in ``folder``, served by Werkzeug in a thread: yields
+    (app, base URL); stops the server, the runner and the store afterwards."""
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    app = create_app({"SECRET_KEY": name, "DATABASE_URL": f"sqlite:///{folder}/runs.db",
+                      "INSTANCE_PATH": str(folder), "COMMANDS_PER_S": 50.0, "COMMAND_BURST": 150})
+    srv = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        yield app, f"http://127.0.0.1:{srv.server_port}"
+    finally:
+        srv.shutdown()
+        runner_of(app).stop()
+        app.extensions["isrlab_runs"].close()
 
 
 @pytest.fixture(scope="session")

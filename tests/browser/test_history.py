@@ -1,30 +1,16 @@
 """What a page did not see itself (issue 12): the live time chart after a reload shows the room's
 history since the run started, and a saved live session's replay still says which operations the
 viewer did ("you did") apart from the scenario's faults."""
-import logging
-import threading
-
 import pytest
 from playwright.sync_api import expect
-from werkzeug.serving import make_server
 
-from app import create_app, runner_of
-
-from tests.browser.conftest import browser, context, open_page, page, wait_store, watch  # noqa: F401
+from tests.browser.conftest import browser, context, open_page, page, serving, wait_store, watch  # noqa: F401
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    folder = tmp_path_factory.mktemp("history")
-    app = create_app({"SECRET_KEY": "history", "DATABASE_URL": f"sqlite:///{folder}/runs.db",
-                      "INSTANCE_PATH": str(folder), "COMMANDS_PER_S": 50.0, "COMMAND_BURST": 150})
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield app, f"http://127.0.0.1:{srv.server_port}"
-    srv.shutdown()
-    runner_of(app).stop()
-    app.extensions["isrlab_runs"].close()
+    with serving(tmp_path_factory.mktemp("history"), "history") as served:
+        yield served
 
 
 def chart_points(page, key):

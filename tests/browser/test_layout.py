@@ -1,20 +1,15 @@
 """Every page at 1024x768, 1366x768 and 1920x1080: no two visible sibling regions overlap and
 nothing is clipped horizontally (checked by bounding boxes, tests/browser/layout.py), with a
 screenshot of each page at each size in test-artifacts/layout/."""
-import logging
-import threading
-
 import pytest
 from sqlalchemy import insert
-from werkzeug.serving import make_server
 
-from app import create_app, runner_of
 from app.sweeps import repo, spec
 from app.sweeps.tables import analytics_cells
 from engine.scenarios import library
 from engine.simulation import ENGINE_VERSION
 
-from tests.browser.conftest import ARTIFACTS, browser, watch  # noqa: F401  (the fixture, reused)
+from tests.browser.conftest import ARTIFACTS, browser, serving, watch  # noqa: F401  (the fixture, reused)
 from tests.browser.layout import check_sizes
 from tests.replay.test_browser import save_run
 
@@ -38,29 +33,21 @@ ANALYTICS_CLIP = ["#topbar", ".an-panel", ".an-map", ".an-toolbar"]
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    folder = tmp_path_factory.mktemp("layout")
-    app = create_app({"SECRET_KEY": "layout", "DATABASE_URL": f"sqlite:///{folder}/runs.db",
-                      "INSTANCE_PATH": str(folder), "COMMANDS_PER_S": 50.0, "COMMAND_BURST": 150})
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    client = app.test_client()
-    run_id = save_run(client, {"scenario": library()["kip101-scenario-1-v2.6"]})
-    engine = app.extensions["isrlab_analytics"].engine
-    sweep = spec.validate(SWEEP)
-    cells = spec.cells(sweep)
-    repo.register(engine, sweep, cells, ENGINE_VERSION)
-    repo.set_status(engine, "layout", "done")
-    with engine.begin() as conn:
-        conn.execute(insert(analytics_cells), [
-            {"sweep_id": "layout", "cell_id": c["cell_id"], "runs": 4, "runs_invalid": 0, "runs_error": 0,
-             "runs_lost": c["cell_id"] % 3, "p_loss": (c["cell_id"] % 3) / 4, "p_loss_lo": 0.0, "p_loss_hi": 0.8,
-             "runs_lost_acks_all": 0, "runs_violation": 0, "detect_samples": 1, "failover_samples": 1,
-             "nonconverged": 0} for c in cells])
-    yield f"http://127.0.0.1:{srv.server_port}", run_id
-    srv.shutdown()
-    runner_of(app).stop()
-    app.extensions["isrlab_runs"].close()
+    with serving(tmp_path_factory.mktemp("layout"), "layout") as (app, base):
+        client = app.test_client()
+        run_id = save_run(client, {"scenario": library()["kip101-scenario-1-v2.6"]})
+        engine = app.extensions["isrlab_analytics"].engine
+        sweep = spec.validate(SWEEP)
+        cells = spec.cells(sweep)
+        repo.register(engine, sweep, cells, ENGINE_VERSION)
+        repo.set_status(engine, "layout", "done")
+        with engine.begin() as conn:
+            conn.execute(insert(analytics_cells), [
+                {"sweep_id": "layout", "cell_id": c["cell_id"], "runs": 4, "runs_invalid": 0, "runs_error": 0,
+                 "runs_lost": c["cell_id"] % 3, "p_loss": (c["cell_id"] % 3) / 4, "p_loss_lo": 0.0, "p_loss_hi": 0.8,
+                 "runs_lost_acks_all": 0, "runs_violation": 0, "detect_samples": 1, "failover_samples": 1,
+                 "nonconverged": 0} for c in cells])
+        yield base, run_id
 
 
 @pytest.fixture

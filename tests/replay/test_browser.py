@@ -2,35 +2,22 @@
 link in a fresh page, scrub back, step, check the drawn state against a straight run, fork it
 live; a scenario link with a moment and a partition; a bad link; the runs page; compare."""
 import json
-import logging
-import threading
 import time
 
 import pytest
-from werkzeug.serving import make_server
 
-from app import create_app, runner_of
 from app.runner.live_view import partition_entity
 from app.store import runs as store_runs
 from engine.scenarios import library
 from engine.simulation import Simulation
 
-from tests.browser.conftest import ARTIFACTS, browser  # noqa: F401  (the fixture, reused)
+from tests.browser.conftest import ARTIFACTS, browser, serving  # noqa: F401  (the fixture, reused)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    folder = tmp_path_factory.mktemp("replay-browser")
-    app = create_app({"SECRET_KEY": "replay-browser", "DATABASE_URL": f"sqlite:///{folder}/runs.db",
-                      "INSTANCE_PATH": str(folder), "COMMANDS_PER_S": 50.0, "COMMAND_BURST": 150})
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield app, f"http://127.0.0.1:{srv.server_port}"
-    srv.shutdown()
-    runner_of(app).stop()
-    app.extensions["isrlab_runs"].close()
+    with serving(tmp_path_factory.mktemp("replay-browser"), "replay-browser") as served:
+        yield served
 
 
 def new_page(browser, request, name):
