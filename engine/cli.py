@@ -16,8 +16,10 @@ from .simulation import Simulation
 
 def tune_gc():
     """A run allocates millions of small long-lived objects (history, records); CPython's default
-    collection thresholds then spend a third of the time rescanning them. Collect less often."""
-    gc.set_threshold(100_000, 50, 1000)
+    collection thresholds then spend a third of the time rescanning them. Collect less often.
+    (PyPy's collector has no thresholds to set: there this does nothing.)"""
+    if hasattr(gc, "set_threshold"):
+        gc.set_threshold(100_000, 50, 1000)
 
 
 def main(argv=None):
