@@ -98,6 +98,8 @@ class IsrMaintenance(AlterIsrManager):
         if candidate <= old:
             return False
         log.hw = candidate
+        if cause.__class__ is tuple:  # (format, *args): formatted only now that the HW moves
+            cause = cause[0] % cause[1:]
         self.sim.on_leader_hw(self, part, old, candidate, cause)
         self._complete_produces(part.key)
         self._complete_consumer_fetches(part.key)

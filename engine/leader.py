@@ -118,7 +118,7 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
             log.flush()
         self.sim.on_append(self, part, base, batch["ids"])
         self._complete_follower_fetches(part.key)
-        self.maybe_increment_hw(part, f"append at offset {base}")
+        self.maybe_increment_hw(part, ("append at offset %s", base))
         return base
 
     def check_sequence(self, part, producer, batch):
@@ -152,7 +152,8 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
         """Fetch from a follower (replica_id >= 0) or a consumer (-1). The HW put in the answer is
         read *before* the follower's new position is recorded (§5.2); a fetch that finds nothing
         is parked for up to max_wait_ms (DelayedFetch)."""
-        if self.not_serving(env):
+        if not self.running:
+            self.not_serving(env)
             return
         body = env.body
         replica_id = body["replica_id"]
@@ -163,6 +164,8 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
         max_records = self.sim.max_fetch_records
         partitions = self.partitions
         fencing = self.era.kip320_fencing
+        # Hot path (docs/model.md §16, speed): locals instead of attribute lookups, and the
+        # cause of an HW move formatted only when the HW moves.
         for key, req in body["partitions"].items():
             part = partitions.get(key)
             if part is None or not part.is_leader:
@@ -180,7 +183,8 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
             leo = log.leo
             hw = log.hw
             offset = req["fetch_offset"]
-            if offset > leo or offset < log.log_start_offset:
+            start = log.log_start_offset
+            if offset > leo or offset < start:
                 responses[key] = {"error": "OFFSET_OUT_OF_RANGE", "leo": leo}
                 ready = True
                 continue
@@ -190,27 +194,38 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
                     responses[key] = {"error": "NOT_LEADER_OR_FOLLOWER"}
                     ready = True
                     continue
-                records = log.read(offset, max_records) if offset < leo else ()
+                if offset < leo:
+                    i = offset - start
+                    records = log.records[i:i + max_records]
+                else:
+                    records = ()
                 old_leo = remote.leo
                 update_fetch_state(remote, offset, leo, now)
                 if replica_id not in part.isr:
                     self.maybe_expand_isr(part, replica_id, remote)
                 if offset != old_leo:
-                    self.maybe_increment_hw(part, f"follower {replica_id} fetched at offset {offset}")
+                    self.maybe_increment_hw(part, ("follower %s fetched at offset %s",
+                                                   replica_id, offset))
+            elif offset < hw:
+                i = offset - start
+                records = log.records[i:i + min(max_records, hw - offset)]
             else:
-                records = log.read(offset, min(max_records, hw - offset)) if offset < hw else ()
+                records = ()
             if records:
                 ready = True
-            responses[key] = {"error": None, "hw": hw, "leo": leo,
-                              "log_start_offset": log.log_start_offset, "records": records,
-                              "leader_epoch": part.leader_epoch}
-        if ready or body["max_wait_ms"] <= 0 or not responses:
+            responses[key] = {"error": None, "hw": hw, "leo": leo, "log_start_offset": start,
+                              "records": records, "leader_epoch": part.leader_epoch}
+        if ready or not responses or body["max_wait_ms"] <= 0:
             self.reply(env, {"error": None, "partitions": responses})
             return
         op = DelayedOp(env, {k: r["fetch_offset"] for k, r in body["partitions"].items()}, follower)
         table = self.fetch_purgatory
         for key in op.parts:
-            table.setdefault(key, []).append(op)
+            ops = table.get(key)
+            if ops is None:
+                table[key] = [op]
+            else:
+                ops.append(op)
         self.set_deadline(body["max_wait_ms"], self._expire_fetch, op)
 
     def _fetch_error(self, part, req):

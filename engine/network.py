@@ -24,6 +24,7 @@ machine answers that with a reset, failing every request the peer awaits on the 
 timeout (an idle half-open connection is not noticed).
 """
 from collections import deque
+from heapq import heappush
 
 from .messages import CONNECTION_RESET, DISCONNECTED, Envelope, response_type
 from .tcp import TcpHolds
@@ -118,15 +119,17 @@ class Network(TcpHolds):
             self._last_delivery[link] = deliver
             if self.behind:
                 deliver = self.queued_behind(link, type_, correlation_id, is_request, deliver)
-        env = Envelope(self._next_id, source, target, type_, body, now, deliver,
-                       correlation_id, is_request)
+        msg_id = self._next_id
+        env = Envelope(msg_id, source, target, type_, body, now, deliver, correlation_id, is_request)
         if self.blocked and (source, target) in self.blocked:
             self._hold(env)
             return env
-        self.in_flight[env.id] = env
+        self.in_flight[msg_id] = env
         if self.observer:
             self.observer("send", env)
-        sched.schedule_at(deliver, self._deliver, env)
+        # Scheduler.schedule_at, inlined: one call less per message
+        sched._seq += 1
+        heappush(sched._heap, (deliver, sched._seq, self._deliver, env))
         return env
 
     def _deliver(self, env):
@@ -143,8 +146,16 @@ class Network(TcpHolds):
                 self.observer("deliver", env)
             if node.paused:
                 node.deferred.append(("message", env))
-            else:
-                node.dispatch(env)
+                return
+            # Node.dispatch, inlined for a response to a pending request (most messages)
+            corr = env.correlation_id
+            if corr is not None and not env.is_request and node.__class__.dispatch is _NODE_DISPATCH:
+                entry = node.pending.pop(corr, None)
+                if entry is not None:
+                    error = env.body.get("error")
+                    entry[0](entry[1], env.body, error if error == DISCONNECTED else None)
+                return
+            node.dispatch(env)
         elif state == "refusing" and env.is_request:
             # Connection refused: the sender learns it one way-latency later.
             self.send(env.target, env.source, response_type(env.type), {"error": DISCONNECTED},
@@ -326,3 +337,6 @@ class Node:
         self.paused = False
         self._deadlines = {}
         self._sweep_at = None
+
+
+_NODE_DISPATCH = Node.dispatch

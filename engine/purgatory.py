@@ -115,22 +115,37 @@ class Purgatory:
     def _finish_fetch(self, op):
         """DelayedFetch.onComplete: read again (no second follower-state update) and answer."""
         op.done = True
-        body = op.env.body
+        reqs = op.env.body["partitions"]
         max_records = self.sim.max_fetch_records
+        partitions = self.partitions
+        fencing = self.era.kip320_fencing
+        follower = op.follower
         responses = {}
         for key, offset in op.parts.items():
-            part = self.partitions.get(key)
-            error = self._fetch_error(part, body["partitions"][key])
-            if error:
-                responses[key] = {"error": error}
+            part = partitions.get(key)
+            # _fetch_error, inlined: this runs for every parked partition on every append
+            if part is None or not part.is_leader:
+                responses[key] = {"error": "NOT_LEADER_OR_FOLLOWER"}
                 continue
+            if fencing:
+                current = reqs[key].get("current_leader_epoch", -1)
+                if current != -1 and current != part.leader_epoch:
+                    responses[key] = {"error": "FENCED_LEADER_EPOCH" if current < part.leader_epoch
+                                      else "UNKNOWN_LEADER_EPOCH"}
+                    continue
             log = part.log
-            if offset > log.leo:
-                responses[key] = {"error": "OFFSET_OUT_OF_RANGE", "leo": log.leo}
+            leo = log.leo
+            if offset > leo:
+                responses[key] = {"error": "OFFSET_OUT_OF_RANGE", "leo": leo}
                 continue
-            bound = log.leo if op.follower else log.hw
-            records = log.read(offset, min(max_records, bound - offset)) if offset < bound else []
-            responses[key] = {"error": None, "hw": log.hw, "leo": log.leo,
+            hw = log.hw
+            bound = leo if follower else hw
+            if offset < bound:
+                i = offset - log.log_start_offset
+                records = log.records[i:i + min(max_records, bound - offset)]
+            else:
+                records = []
+            responses[key] = {"error": None, "hw": hw, "leo": leo,
                               "log_start_offset": log.log_start_offset, "records": records,
                               "leader_epoch": part.leader_epoch}
         self.reply(op.env, {"error": None, "partitions": responses})

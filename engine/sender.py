@@ -30,16 +30,26 @@ class Sender:
         per_node = {}
         next_wake = None
         leaders = self.leaders
+        queues = self.queues
+        in_flight = self.in_flight
+        max_in_flight = self.max_in_flight
+        backoff = self.node_backoff
+        # _expiry_ms and node_ready, inlined: a pass looks at every partition with a queued
+        # batch, most of them waiting for a free in-flight slot to their leader
+        delivery_timeout = self.delivery_timeout_ms
+        request_timeout = self.config["request.timeout.ms"]
         for key in list(self.ready_keys):
             batch = None
-            for candidate in self.queues[key]:
+            for candidate in queues[key]:
                 if not candidate.in_flight:
                     batch = candidate
                     break
             if batch is None:
                 del self.ready_keys[key]
                 continue
-            if now >= self._expiry_ms(batch):
+            expiry = batch.created_ms + delivery_timeout if delivery_timeout is not None \
+                else batch.ready_ms + request_timeout
+            if now >= expiry:
                 self._dequeue(batch)
                 self._fail(batch, "REQUEST_TIMED_OUT",
                            f"expired after {now - batch.created_ms} ms without being acknowledged"
@@ -54,10 +64,16 @@ class Sender:
             elif leader < 0:
                 self.refresh_metadata()
                 wake = self._expiry_ms(batch)
-            elif not self.node_ready(leader):
-                wake = self.node_backoff[leader][0]
-            elif self.in_flight.get(leader, 0) < self.max_in_flight:
-                per_node.setdefault((leader, batch.acks), []).append(batch)
+            else:
+                entry = backoff.get(leader)
+                if entry is not None and entry[0] > now:
+                    wake = entry[0]
+                elif in_flight.get(leader, 0) < max_in_flight:
+                    group = per_node.get((leader, batch.acks))
+                    if group is None:
+                        per_node[(leader, batch.acks)] = [batch]
+                    else:
+                        group.append(batch)
             if wake is not None and (next_wake is None or wake < next_wake):
                 next_wake = wake
         for (node, acks), batches in per_node.items():
