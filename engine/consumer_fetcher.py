@@ -101,20 +101,24 @@ class ConsumerFetcher:
         self.node_ok(node)
         refresh = False
         now = self.scheduler.now_ms
+        positions = self.positions
         for key, resp in body["partitions"].items():
-            if self.positions.get(key) != parts[key]["fetch_offset"]:
+            offset = parts[key]["fetch_offset"]
+            if positions.get(key) != offset:
                 continue
             err = resp["error"]
             if err is None:
                 records = resp["records"]
                 if records:
-                    offset = parts[key]["fetch_offset"]
                     topic, part = self.sim.split_key(key)
-                    for i, (_epoch, rid) in enumerate(records):
-                        self.consumed.append({"id": rid, "topic": topic, "partition": part,
-                                              "offset": offset + i, "at_ms": now})
-                        self.sim.on_consumed(self.name, key, offset + i, rid)
-                    self.positions[key] = offset + len(records)
+                    consumed = self.consumed
+                    on_consumed = self.sim.on_consumed
+                    name = self.name
+                    for i, (_epoch, rid) in enumerate(records, offset):
+                        consumed.append({"id": rid, "topic": topic, "partition": part,
+                                         "offset": i, "at_ms": now})
+                        on_consumed(name, key, i, rid)
+                    positions[key] = offset + len(records)
                     self.last_epochs[key] = records[-1][0]
             elif err == "OFFSET_OUT_OF_RANGE":
                 self._reset(key, self.config["auto.offset.reset"])

@@ -131,8 +131,14 @@ class ReplicaFollower:
         if fetcher.in_flight or not self._alive(fetcher) or not self.running:
             return
         now = self.scheduler.now_ms
-        truncating = {k: fs for k, fs in fetcher.partitions.items()
-                      if fs.truncating and fs.delayed_until_ms <= now}
+        truncating = None
+        for k, fs in fetcher.partitions.items():
+            if fs.truncating and fs.delayed_until_ms <= now:
+                if truncating is None:
+                    truncating = {}
+                truncating[k] = fs
+        if truncating is None:
+            truncating = {}
         timeout = self.config["replica.socket.timeout.ms"]
         for key, fs in list(truncating.items()):
             part = self.partitions[key]
@@ -156,20 +162,24 @@ class ReplicaFollower:
                          {"replica_id": self.node_id, "partitions": reqs}, timeout,
                          self._on_epoch_end_offsets, (fetcher, {k: fs.leader_epoch for k, fs in truncating.items()}))
             return
-        ready = {k: fs for k, fs in fetcher.partitions.items()
-                 if fs.delayed_until_ms <= now and not fs.truncating}
-        if ready:
-            reqs = {}
-            for key, fs in ready.items():
+        reqs = {}
+        offsets = {}
+        partitions = self.partitions
+        current = self.era.kip320_fencing
+        for key, fs in fetcher.partitions.items():
+            if fs.delayed_until_ms <= now and not fs.truncating:
                 reqs[key] = {"fetch_offset": fs.offset,
-                             "log_start_offset": self.partitions[key].log.log_start_offset,
-                             "current_leader_epoch": fs.leader_epoch if self.era.kip320_fencing else -1}
+                             "log_start_offset": partitions[key].log.log_start_offset,
+                             "current_leader_epoch": fs.leader_epoch if current else -1}
+                offsets[key] = fs.offset
+        if reqs:
             fetcher.in_flight = True
+            config = self.config
             self.request(fetcher.leader, FETCH,
                          {"replica_id": self.node_id,
-                          "max_wait_ms": self.config["replica.fetch.wait.max.ms"],
-                          "min_bytes": self.config["replica.fetch.min.bytes"], "partitions": reqs},
-                         timeout, self._on_fetch_response, (fetcher, {k: r["fetch_offset"] for k, r in reqs.items()}))
+                          "max_wait_ms": config["replica.fetch.wait.max.ms"],
+                          "min_bytes": config["replica.fetch.min.bytes"], "partitions": reqs},
+                         timeout, self._on_fetch_response, (fetcher, offsets))
             return
         if fetcher.partitions and not fetcher.wake_scheduled:
             wake = min(fs.delayed_until_ms for fs in fetcher.partitions.values())

@@ -49,20 +49,24 @@ class ReplicaLog:
 
     def append_replicated(self, records, track_epochs):
         """Append as follower: offsets and epochs as the leader wrote them (§7)."""
-        if track_epochs:
-            offset = self.leo
-            last = self.epoch_cache[-1][0] if self.epoch_cache else None
-            for epoch, _rid in records:
-                if epoch != last:
-                    self.assign_epoch(epoch, offset)
-                    last = epoch
-                offset += 1
         offset = self.leo
+        cache = self.epoch_cache
+        last = cache[-1][0] if cache else None
+        runs = self.runs
+        run = runs[-1] if runs else None
+        # one pass for the epoch cache and the runs (_extend_runs, inlined: the hot path)
         for epoch, _rid in records:
-            self._extend_runs(epoch, offset, offset + 1)
+            if track_epochs and epoch != last:
+                self.assign_epoch(epoch, offset)
+                last = epoch
+            if run is not None and run[2] == epoch and run[1] == offset:
+                run[1] = offset + 1
+            else:
+                run = [offset, offset + 1, epoch]
+                runs.append(run)
             offset += 1
         self.records.extend(records)
-        self.leo += len(records)
+        self.leo = offset
         self.unflushed_since += len(records)
 
     def truncate_to(self, offset):
