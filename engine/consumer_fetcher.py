@@ -70,15 +70,18 @@ class ConsumerFetcher:
         detect = self.sim.era.consumer_truncation_detection
         leaders = self.leaders
         positions = self.positions
+        validating = self.validating
+        last_epochs = self.last_epochs
+        fetch_epochs = self.fetch_epochs
         for key in self._keys_led_by(node):
             pos = positions.get(key)
-            if pos is None or key in self.validating:
+            if pos is None or key in validating:
                 continue
             leader, epoch = leaders[key]
-            if detect and key in self.last_epochs and self.fetch_epochs.get(key, epoch) != epoch:
+            if detect and key in last_epochs and fetch_epochs.get(key, epoch) != epoch:
                 self._validate(key, leader, epoch)
                 continue
-            self.fetch_epochs[key] = epoch
+            fetch_epochs[key] = epoch
             parts[key] = {"fetch_offset": pos, "current_leader_epoch": epoch if detect else -1}
         if not parts:
             return

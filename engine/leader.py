@@ -160,6 +160,7 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
         follower = replica_id >= 0
         now = self.scheduler.now_ms
         responses = {}
+        fetch_offsets = {}
         ready = False
         max_records = self.sim.max_fetch_records
         partitions = self.partitions
@@ -215,10 +216,11 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
                 ready = True
             responses[key] = {"error": None, "hw": hw, "leo": leo, "log_start_offset": start,
                               "records": records, "leader_epoch": part.leader_epoch}
+            fetch_offsets[key] = offset   # what a parked fetch reads from (no error: it parks)
         if ready or not responses or body["max_wait_ms"] <= 0:
             self.reply(env, {"error": None, "partitions": responses})
             return
-        op = DelayedOp(env, {k: r["fetch_offset"] for k, r in body["partitions"].items()}, follower)
+        op = DelayedOp(env, fetch_offsets, follower)
         table = self.fetch_purgatory
         for key in op.parts:
             ops = table.get(key)

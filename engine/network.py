@@ -26,7 +26,8 @@ timeout (an idle half-open connection is not noticed).
 from collections import deque
 from heapq import heappush
 
-from .messages import CONNECTION_RESET, DISCONNECTED, Envelope, response_type
+from .messages import (CONNECTION_RESET, DISCONNECTED, FETCH, LIST_OFFSETS, METADATA,
+                       OFFSETS_FOR_LEADER_EPOCH, PRODUCE, Envelope, response_type)
 from .tcp import TcpHolds
 
 
@@ -147,15 +148,22 @@ class Network(TcpHolds):
             if node.paused:
                 node.deferred.append(("message", env))
                 return
-            # Node.dispatch, inlined for a response to a pending request (most messages)
+            if node.__class__.dispatch is not _NODE_DISPATCH:
+                node.dispatch(env)
+                return
+            # Node.dispatch, inlined (every message of a broker or a client passes here)
             corr = env.correlation_id
-            if corr is not None and not env.is_request and node.__class__.dispatch is _NODE_DISPATCH:
+            if corr is not None and not env.is_request:
                 entry = node.pending.pop(corr, None)
                 if entry is not None:
                     error = env.body.get("error")
                     entry[0](entry[1], env.body, error if error == DISCONNECTED else None)
                 return
-            node.dispatch(env)
+            handler = node.handlers.get(env.type)
+            if handler is not None:
+                handler(env)
+            else:
+                node.dispatch(env)
         elif state == "refusing" and env.is_request:
             # Connection refused: the sender learns it one way-latency later.
             self.send(env.target, env.source, response_type(env.type), {"error": DISCONNECTED},
@@ -174,6 +182,11 @@ class Network(TcpHolds):
 
     def in_flight_view(self):
         return [env.to_dict() for env in self.in_flight.values()]
+
+
+#: the response type of the requests answered most often, built once
+_RESPONSE_TYPES = {t: response_type(t) for t in (FETCH, PRODUCE, METADATA, LIST_OFFSETS,
+                                                 OFFSETS_FOR_LEADER_EPOCH)}
 
 
 class Node:
@@ -264,7 +277,14 @@ class Node:
         self.pending[corr] = (callback, ctx, target)
         self.network.send(self.node_id, target, type_, body, corr, True)
         if timeout_ms is not None:
-            self.set_deadline(timeout_ms, self._request_timeout, corr, request=True)
+            # set_deadline, inlined for the common case of an existing queue and an earlier sweep
+            at = self.scheduler.now_ms + timeout_ms
+            queue = self._deadlines.get(timeout_ms)
+            sweep_at = self._sweep_at
+            if queue is not None and sweep_at is not None and at >= sweep_at:
+                queue.append((at, self._request_timeout, corr, True))
+            else:
+                self.set_deadline(timeout_ms, self._request_timeout, corr, request=True)
         return corr
 
     def _request_timeout(self, corr):
@@ -276,7 +296,9 @@ class Node:
             entry[0](entry[1], None, "REQUEST_TIMED_OUT")
 
     def reply(self, request_env, body):
-        self.network.send(self.node_id, request_env.source, response_type(request_env.type),
+        type_ = request_env.type
+        self.network.send(self.node_id, request_env.source,
+                          _RESPONSE_TYPES.get(type_) or response_type(type_),
                           body, request_env.correlation_id)
 
     def receive(self, env):
