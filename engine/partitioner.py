@@ -70,7 +70,13 @@ class Partitioner:
 
     def _new_sticky(self, topic, previous):
         """StickyPartitionCache.nextPartition: a random available partition other than the last."""
-        available = [p for p in self._available(topic) if p != previous] or self._available(topic)
-        choice = available[self.rng.randrange(len(available))]
+        available = self._available(topic)
+        # the same draw as from [p for p in available if p != previous], without the list
+        skip = available.index(previous) if previous in available and len(available) > 1 else None
+        if skip is None:
+            choice = available[self.rng.randrange(len(available))]
+        else:
+            index = self.rng.randrange(len(available) - 1)
+            choice = available[index if index < skip else index + 1]
         self.sticky[topic] = choice
         return choice

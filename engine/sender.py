@@ -101,7 +101,10 @@ class Sender:
         for batch in batches:
             batch.in_flight = True
             batch.attempts += 1
-            if not any(not b.in_flight for b in self.queues[batch.key]):
+            for queued in self.queues[batch.key]:
+                if not queued.in_flight:
+                    break
+            else:   # every batch of the partition is in flight: nothing ready there
                 self.ready_keys.pop(batch.key, None)
             if self.idempotent and batch.seq is None:
                 batch.seq = self.seqs.get(batch.key, 0)
@@ -128,7 +131,10 @@ class Sender:
         queue = self.queues.get(batch.key)
         if queue and batch in queue:
             queue.remove(batch)
-        if not any(not b.in_flight for b in queue or ()):
+        for queued in queue or ():
+            if not queued.in_flight:
+                break
+        else:   # nothing left to send for the partition
             self.ready_keys.pop(batch.key, None)
 
     def _on_produce_response(self, ctx, body, error):
