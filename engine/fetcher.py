@@ -128,8 +128,8 @@ class ReplicaFollower:
 
     def _pump(self, fetcher):
         """One turn of AbstractFetcherThread.doWork: truncate if needed, else fetch."""
-        if fetcher.in_flight or not self._alive(fetcher) or not self.running:
-            return
+        if fetcher.in_flight or self.fetchers.get(fetcher.key) is not fetcher or not self.running:
+            return  # (self._alive(fetcher), inlined: once per fetch round)
         now = self.scheduler.now_ms
         truncating = None
         for k, fs in fetcher.partitions.items():
@@ -241,8 +241,8 @@ class ReplicaFollower:
     # -- fetch responses (§7 follower processing) ------------------------------------------------------
     def _on_fetch_response(self, ctx, body, error):
         fetcher, offsets = ctx
-        if not self._alive(fetcher):
-            return
+        if self.fetchers.get(fetcher.key) is not fetcher:
+            return  # no longer _alive
         fetcher.in_flight = False
         if error:
             self._back_off(fetcher, offsets)

@@ -165,7 +165,7 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
         max_records = self.sim.max_fetch_records
         partitions = self.partitions
         fencing = self.era.kip320_fencing
-        # Hot path (docs/model.md §16, speed): locals instead of attribute lookups, and the
+        # The hottest handler of a run: locals instead of attribute lookups, and the
         # cause of an HW move formatted only when the HW moves.
         for key, req in body["partitions"].items():
             part = partitions.get(key)
