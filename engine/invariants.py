@@ -145,7 +145,15 @@ class Invariants:
         self.acked.setdefault(self.sim.key(record.topic, record.partition), []).append(record)
 
     def on_consumed(self, consumer, key, offset, record_id):
-        self.consumed.setdefault(key, {}).setdefault(offset, {}).setdefault(record_id, consumer)
+        # three setdefault()s, without building two empty dicts per record read
+        by_offset = self.consumed.get(key)
+        if by_offset is None:
+            by_offset = self.consumed[key] = {}
+        readers = by_offset.get(offset)
+        if readers is None:
+            by_offset[offset] = {record_id: consumer}
+        elif record_id not in readers:
+            readers[record_id] = consumer
 
     def leader_log(self, key):
         """The log of the partition's current leader per ZooKeeper, if that broker is up and
