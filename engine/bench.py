@@ -12,6 +12,7 @@ Two floors are measured in the same run, so the ratios hold across machines and 
   run's shape (about nine deliveries in ten, one timer in ten).
 """
 import heapq
+import os
 import resource
 import time
 
@@ -113,16 +114,19 @@ def run_bench(duration_ms=60000):
     kernel = kernel_rate()
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()
+    cpu_started = time.process_time()
     sim = Simulation(scenario)
     sim.advance_to(duration_ms)
     wall = time.perf_counter() - started
+    cpu = time.process_time() - cpu_started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     events = sim.scheduler.events
     acked = sum(1 for r in sim.records.values() if r.status == "acked")
     rate = events / wall
     print(f"bench-medium: {duration_ms / 1000:.0f} s simulated, {events} events, "
           f"{sim.network.sent} messages, {acked} records acked")
-    print(f"  wall time             {wall:10.2f} s")
+    print(f"  wall time             {wall:10.2f} s   (CPU {cpu:.2f} s; load average "
+          f"{os.getloadavg()[0]:.2f} at the end)")
     print(f"  x real time           {duration_ms / 1000 / wall:10.1f}")
     print(f"  events/s              {rate:10.0f}")
     print("floors, measured in this run:")
