@@ -144,3 +144,24 @@ def test_same_scenario_and_seed_give_identical_results(era):
     a = json.dumps(Simulation(doc).run(), sort_keys=True)
     b = json.dumps(Simulation(doc).run(), sort_keys=True)
     assert a == b
+
+
+def test_controller_operations_are_checked_and_live_ones_follow_the_voters_states():
+    with pytest.raises(ScenarioError, match="does not exist"):
+        load(scenario(timeline=[{"op": "crash", "controller": 7, "at_ms": 100}]))
+    with pytest.raises(ScenarioError, match="not simulated yet"):
+        load({**scenario(), "controllers": "combined"})
+    with pytest.raises(ScenarioError, match="also broker ids"):
+        load({**scenario(), "controllers": [0, 3000, 3001]})
+    doc = load(scenario(timeline=[{"op": "isolate", "broker": 0, "from": "controllers", "at_ms": 100},
+                                  {"op": "cut", "from": "controllers", "to": 1, "at_ms": 200}]))
+    assert doc["timeline"][0]["from"] == "controllers"
+    sim = Simulation(scenario(duration_ms=10000))
+    sim.advance_to(3000)
+    sim.apply({"op": "crash", "controller": 3001})
+    sim.advance_to(4000)
+    with pytest.raises(ScenarioError):
+        sim.apply({"op": "crash", "controller": 3001})
+    sim.apply({"op": "restart", "controller": 3001})
+    sim.advance_to(6000)
+    assert sim.quorum.voters[3001].running and sim.quorum.voters[3001].role == "follower"
