@@ -165,3 +165,23 @@ def test_controller_operations_are_checked_and_live_ones_follow_the_voters_state
     sim.apply({"op": "restart", "controller": 3001})
     sim.advance_to(6000)
     assert sim.quorum.voters[3001].running and sim.quorum.voters[3001].role == "follower"
+
+
+@pytest.mark.parametrize("era,disrupted", [("3.9-kraft", True), ("4.1", False)])
+def test_a_rejoining_partitioned_voter_disrupts_the_leader_without_pre_vote_only(era, disrupted):
+    """KIP-996: cut off, a 3.9 voter keeps bumping its epoch with every candidacy and its Vote
+    makes the leader step down when it is back; a 4.1 voter only asks for pre-votes, which a
+    follower that fetches from its leader refuses."""
+    sim = Simulation(scenario(era, duration_ms=30000))
+    sim.advance_to(4000)
+    active = sim.quorum.active
+    other = [v for v in sim.quorum.voter_ids if v != active][0]
+    sim.apply({"op": "isolate", "controller": other})
+    sim.advance_to(15000)
+    sim.apply({"op": "heal"})
+    result = sim.run()
+    stepped_down = [e for e in events(result, "controller_deactivated") if e["t_ms"] > 15000]
+    assert bool(stepped_down) == disrupted
+    assert result["controller"]["active"] is not None
+    assert result["controller"]["voters"][str(other)]["role"] == "follower"
+    assert (result["controller"]["raft_epoch"] > 2) == disrupted
