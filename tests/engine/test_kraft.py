@@ -185,3 +185,21 @@ def test_a_rejoining_partitioned_voter_disrupts_the_leader_without_pre_vote_only
     assert result["controller"]["active"] is not None
     assert result["controller"]["voters"][str(other)]["role"] == "follower"
     assert (result["controller"]["raft_epoch"] > 2) == disrupted
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_unclean_election_is_honoured_and_marks_the_leader_recovering(era):
+    """KAFKA-12670 (3.9.0): the controller reads unclean.leader.election.enable; the unclean
+    leader is RECOVERING (KIP-704) until its first accepted AlterPartition."""
+    timeline = [{"op": "crash", "broker": 1, "at_ms": 5000},
+                {"op": "crash", "broker": 0, "at_ms": 25000},
+                {"op": "restart", "broker": 1, "at_ms": 40000},
+                {"op": "restart", "broker": 0, "at_ms": 50000}]
+    cfg = {"unclean.leader.election.enable": True, "eligible.leader.replicas.version": 0} \
+        if era == "4.1" else {"unclean.leader.election.enable": True}
+    result = Simulation(scenario(era, timeline, 60000, cfg, rf=2, brokers=2)).run()
+    unclean = [e for e in events(result, "leader_elected") if e["kind"] == "unclean"]
+    assert unclean and unclean[0]["leader"] == 1 and 40000 < unclean[0]["t_ms"] < 41000
+    recovering = [e for e in events(result, "partition_change") if e.get("leader_recovery_state")]
+    assert [e["leader_recovery_state"] for e in recovering][:2] == ["RECOVERING", "RECOVERED"]
+    assert result["partitions"]["t-0"]["leader_recovery_state"] == "RECOVERED"
