@@ -203,3 +203,13 @@ def test_unclean_election_is_honoured_and_marks_the_leader_recovering(era):
     recovering = [e for e in events(result, "partition_change") if e.get("leader_recovery_state")]
     assert [e["leader_recovery_state"] for e in recovering][:2] == ["RECOVERING", "RECOVERED"]
     assert result["partitions"]["t-0"]["leader_recovery_state"] == "RECOVERED"
+
+
+def test_a_snapshot_mid_run_continues_exactly():
+    doc = scenario("4.1", [{"op": "crash", "controller": 3001, "at_ms": 4000},
+                           {"op": "shutdown", "broker": 1, "at_ms": 6000}], 20000)
+    whole = Simulation(doc).run()
+    sim = Simulation(doc)
+    sim.advance_to(6500)
+    resumed = Simulation.restore(sim.snapshot()).run()
+    assert json.dumps(resumed, sort_keys=True) == json.dumps(whole, sort_keys=True)
