@@ -1,0 +1,106 @@
+// KRaft eras on the cluster map: the controller voters as nodes (Raft role, epoch, log end offset
+// and high watermark; the Raft leader is the active controller) in place of the ZooKeeper pill,
+// and on each broker card what the quorum knows of it: broker epoch, fenced or not, controlled
+// shutdown, how far its metadata lags the log, and the session deadline the active controller
+// fences it at (the KRaft analogue of the ZooKeeper session countdown, docs/model.md §2.4 of the
+// KRaft reference: fenced at last heartbeat + broker.session.timeout.ms).
+import { h, reconcile, setText, setClass, setStyle } from "../dom.js";
+import { shortSeconds } from "../format.js";
+
+const ROLE = { leader: "leader", follower: "follower", candidate: "candidate", prospective: "prospective",
+  unattached: "unattached", resigned: "resigned" };
+
+export function createVoterLayer(app, nodesEl) {
+  const layer = h("div.voters");
+  nodesEl.append(layer);
+
+  function create() {
+    const el = h("div.node.voter", { tabIndex: 0, onclick: () => {
+      // the live page acts on a voter; a replay only shows the quorum panel
+      if (app.controllerMenu) app.controllerMenu(Number(el.dataset.voter), el); else app.showTab("zk");
+    } },
+      h("div.vrow1", null, h("span.vname"), h("span.vrole")),
+      h("div.vrow2.mono"));
+    return el;
+  }
+
+  function update(el, v, q, box, store) {
+    el.dataset.voter = v.id;
+    el.style.left = box.x + "px"; el.style.top = box.y + "px"; el.style.width = box.w + "px";
+    const active = q.active === v.id;
+    el.className = "node voter r-" + v.role + " s-" + v.state + (active ? " active" : "")
+      + (store.ui.highlight.voters.has(v.id) ? " hl" : "");
+    setText(el.querySelector(".vname"), `Controller ${v.id}`);
+    const down = v.state !== "running";
+    setText(el.querySelector(".vrole"), down ? (v.state === "paused" ? "paused" : "down") : active ? "active" : ROLE[v.role] || v.role);
+    el.title = `controller voter ${v.id}: Raft ${v.role}, epoch ${v.epoch}` + (active ? " — the active controller" : "")
+      + (v.voted_for !== null && v.voted_for !== undefined ? `; voted for ${v.voted_for}` : "") + " (click: controller actions)";
+    setText(el.querySelector(".vrow2"), box.w < 150 ? `e${v.epoch} · LEO ${v.log_end_offset} · HW ${v.high_watermark}`
+      : `epoch ${v.epoch} · LEO ${v.log_end_offset} · HW ${v.high_watermark}`);
+  }
+
+  /** Draw the voters that are nodes of their own (`layout.nodes["v:<id>"]`); none in ZooKeeper mode. */
+  function render(store, layout) {
+    const q = store.quorum;
+    const voters = q ? q.voters.filter(v => layout.nodes["v:" + v.id]) : [];
+    reconcile(layer, voters, v => v.id, create, (el, v) => update(el, v, q, layout.nodes["v:" + v.id], store));
+  }
+
+  return { render };
+}
+
+/** The broker card's KRaft lines: built once per card, filled each frame. */
+export function kraftLines() {
+  return h("div.kraft", null, h("div.kline.mono"), h("div.kchips"));
+}
+
+function brokerChips(b) {
+  const chips = [];
+  if (b.fenced) chips.push(["FENCED", "bad", "fenced by the active controller: not a leader, not in any ISR, no new leadership"]);
+  if (b.in_controlled_shutdown) chips.push(["CONTROLLED SHUTDOWN", "warn", "asked to shut down through its heartbeats; leaderships moving away"]);
+  return chips;
+}
+
+/** Broker epoch and metadata position; fencing and controlled shutdown as chips. */
+export function updateKraftLines(el, b) {
+  const line = el.querySelector(".kraft .kline");
+  const lag = b.metadata_lag === null || b.metadata_lag === undefined ? "" : ` (lag ${b.metadata_lag})`;
+  const meta = b.metadata_offset === null || b.metadata_offset === undefined ? "no metadata" : `meta ${b.metadata_offset}${lag}`;
+  setText(line, `epoch ${b.broker_epoch === null || b.broker_epoch === undefined ? "–" : b.broker_epoch} · ${meta}`);
+  line.title = "broker epoch (the offset of its RegisterBrokerRecord) · the metadata log offset it has applied, and how far that is behind the log's high watermark";
+  setClass(line, "lagging", Boolean(b.metadata_lag && b.metadata_lag > 0));
+  const chipsEl = el.querySelector(".kraft .kchips");
+  const chips = brokerChips(b);
+  const key = chips.map(c => c[0]).join("|");
+  if (chipsEl.__key !== key) {
+    chipsEl.__key = key;
+    chipsEl.replaceChildren(...chips.map(([t, k, title]) => h("span.chip." + k, { text: t, title })));
+  }
+}
+
+/** The session line in KRaft: the controller's fencing deadline, counted down once a heartbeat
+ *  is overdue (a heartbeat normally renews it every broker.heartbeat.interval.ms). */
+export function updateFencingDeadline(el, b, store, tNow) {
+  const cfg = (store.meta && store.meta.config) || {};
+  const timeout = Number(cfg["broker.session.timeout.ms"]) || 9000;
+  const interval = Number(cfg["broker.heartbeat.interval.ms"]) || 2000;
+  const line = el.querySelector(".zk");
+  const text = line.querySelector(".zktext");
+  const ttl = el.querySelector(".ttl");
+  const deadline = b.session_deadline_ms;
+  if (deadline === null || deadline === undefined) {
+    line.className = "zk " + (b.fenced ? "none" : "connected");
+    setText(text, b.fenced ? "fenced · no session" : b.state === "running" ? "registering…" : "no session");
+    ttl.hidden = true;
+    return;
+  }
+  const left = Math.max(0, deadline - tNow);
+  // a heartbeat more than half an interval late: the countdown to fencing is what matters now
+  const overdue = left < timeout - 1.5 * interval;
+  line.className = "zk " + (overdue ? "disconnected" : "connected");
+  ttl.hidden = false;
+  setStyle(ttl.firstChild, "width", (Math.min(1, left / timeout) * 100).toFixed(1) + "%");
+  setClass(ttl, "low", overdue);
+  setText(text, overdue ? `fenced in ${shortSeconds(left)}` : `heartbeats · session ${shortSeconds(left)}`);
+  setClass(text, "countdown", overdue);
+}
