@@ -36,12 +36,20 @@ export function createMap(app) {
   const voters = createVoterLayer(app, nodesEl);
 
   const legend = document.getElementById("legend");
-  for (const k of MESSAGE_KINDS) legend.appendChild(h("span", null, h("i", { style: { background: k.color } }), k.label));
-  legend.appendChild(h("span", { title: "Messages shorter than a frame are drawn in slow motion; filled = request, hollow = response" },
-    h("i", { style: { background: DROP_COLOR } }), "dropped"));
   // the ISR changes a leader asks the controller for (2.7+, docs/model.md §17), named while in flight
   const alterEl = h("span.inflight-alter#inflight-alter", { hidden: true, role: "status" });
-  legend.appendChild(alterEl);
+  let legendMode = null;
+  /** The message kinds the era sends (ZooKeeper or KRaft), then "dropped" and what is in flight. */
+  function fillLegend(kraft) {
+    if (legendMode === kraft) return;
+    legendMode = kraft;
+    const mode = kraft ? "kraft" : "zk";
+    legend.replaceChildren(...MESSAGE_KINDS.filter(k => !k.mode || k.mode === mode)
+      .map(k => h("span", { dataset: { kind: k.kind } }, h("i", { style: { background: k.color } }), k.label)),
+    h("span", { title: "Messages shorter than a frame are drawn in slow motion; filled = request, hollow = response" },
+      h("i", { style: { background: DROP_COLOR } }), "dropped"), alterEl);
+  }
+  fillLegend(false);
 
   new ResizeObserver(() => { layoutKey = ""; app.requestRender(); }).observe(root);
 
@@ -99,7 +107,8 @@ export function createMap(app) {
     setText(el.querySelector(".state"), stateText);
     const kraft = el.querySelector(".kraft");
     kraft.hidden = !store.quorum;
-    if (store.quorum) updateKraftLines(el, b);
+    el.__wide = box.w >= 200;
+    if (store.quorum) updateKraftLines(el, b, el.__wide);
     // leadership: what ZooKeeper says vs what the broker believes (a zombie believes more)
     const zkLeads = [], believes = [];
     for (const p of store.partitions.values()) {
@@ -178,6 +187,7 @@ export function createMap(app) {
 
   function render(store, changes) {
     if (!store.meta) return;
+    fillLegend(isKraft(store));
     const relayout = ensureLayout(store);
     if (relayout) for (const m of store.messages) m.path = null;
     const brokers = sortedBrokers(store);
@@ -277,7 +287,8 @@ export function createMap(app) {
       const forward = nodeKey(m.src) < nodeKey(m.dst);
       const path = m.path || (m.path = messagePath(sb, db, forward));
       const response = m.type.endsWith("Response");
-      const color = m.dropped ? DROP_COLOR : messageColor(m.type);
+      const quorumHop = voterSet.has(m.src) || voterSet.has(m.dst);
+      const color = m.dropped ? DROP_COLOR : messageColor(m.type, quorumHop);
       const tt = m.dropped ? Math.min(t, 0.5) : t;
       const p = curvePoint(path.a, path.c, path.b, tt);
       const fade = t >= 1 ? Math.max(0, 1 - (now - m.born - m.dur) / 160) : (m.dropped && t > 0.5 ? 1 - (t - 0.5) * 2 : 1);
@@ -286,7 +297,7 @@ export function createMap(app) {
       ctx.arc(p.x, p.y, m.type.startsWith("Zk") ? 2.6 : 3.4, 0, Math.PI * 2);
       if (response) { ctx.strokeStyle = color; ctx.lineWidth = 1.6; ctx.stroke(); }
       else { ctx.fillStyle = color; ctx.fill(); }
-      if (messageKind(m.type) === "alterisr" && !m.dropped) {
+      if (messageKind(m.type, quorumHop) === "alterisr" && !m.dropped) {
         const name = messageName(m.type, store.meta);
         alter.push(`${name} ${nodeLabel(m.src)} → ${nodeLabel(m.dst)}${response || voterSet.has(m.dst) ? "" : " (controller)"}`);
         ctx.font = "11px system-ui, sans-serif";

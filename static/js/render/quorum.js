@@ -33,8 +33,9 @@ export function createQuorum(app) {
   logEl.addEventListener("scroll", () => { pinned = logEl.scrollTop + logEl.clientHeight >= logEl.scrollHeight - 4; });
 
   function createVoter() {
-    return h("div.qvoter", null, h("div.qv1", null, h("b.qvid"), h("span.qrole")),
-      h("div.qv2.mono"), h("div.qv3.mono.dim"));
+    // one row per voter: name, Raft role, its vote (or "active controller"); epoch, log end and
+    // high watermark under them
+    return h("div.qvoter", null, h("b.qvid"), h("span.qrole"), h("span.qv4.small"), h("span.qv3.mono"));
   }
 
   function updateVoter(el, v, q, store) {
@@ -43,16 +44,20 @@ export function createQuorum(app) {
     el.dataset.voter = v.id;
     setText(el.querySelector(".qvid"), `Controller ${v.id}`);
     const role = el.querySelector(".qrole");
-    setText(role, active ? "leader · active controller" : v.role);
+    setText(role, v.role);
     role.title = ROLE_TITLE[v.role] || "";
-    setText(el.querySelector(".qv2"), `epoch ${v.epoch} · LEO ${v.log_end_offset} · HW ${v.high_watermark}`);
-    const voted = v.voted_for === null || v.voted_for === undefined ? "" : ` · voted for ${v.voted_for}`;
-    setText(el.querySelector(".qv3"), (v.state === "running" ? "running" : v.state === "paused" ? "paused" : "stopped") + voted);
+    setText(el.querySelector(".qv3"), `epoch ${v.epoch} · LEO ${v.log_end_offset} · HW ${v.high_watermark}`);
+    // the leader is what the cluster calls the active controller; a stopped voter keeps its last state
+    const voted = v.voted_for === null || v.voted_for === undefined ? "" : `voted for ${v.voted_for}`;
+    const line = v.state !== "running" ? `${v.state}${voted ? " · " + voted : ""}` : active ? "active controller" : voted || "no vote cast";
+    const four = el.querySelector(".qv4");
+    setText(four, line);
+    setClass(four, "activec", active && v.state === "running");
   }
 
   function createRecord(r) {
     return h("div.qrec", { role: "listitem", tabIndex: 0, onclick: () => pick(r.offset), onkeydown: e => { if (e.key === "Enter") pick(r.offset); } },
-      h("span.qoff.mono"), h("span.qep.mono"), h("span.qtype"), h("span.qtext"));
+      h("span.qoff.mono"), h("span.qep.mono"), h("span.qwhat", null, h("span.qtype"), " ", h("span.qtext")));
   }
 
   function updateRecord(el, r) {

@@ -62,11 +62,14 @@ function brokerChips(b) {
 }
 
 /** Broker epoch and metadata position; fencing and controlled shutdown as chips. */
-export function updateKraftLines(el, b) {
+export function updateKraftLines(el, b, wide) {
   const line = el.querySelector(".kraft .kline");
-  const lag = b.metadata_lag === null || b.metadata_lag === undefined ? "" : ` (lag ${b.metadata_lag})`;
-  const meta = b.metadata_offset === null || b.metadata_offset === undefined ? "no metadata" : `meta ${b.metadata_offset}${lag}`;
-  setText(line, `epoch ${b.broker_epoch === null || b.broker_epoch === undefined ? "–" : b.broker_epoch} · ${meta}`);
+  // a lag of 0 goes without saying; a narrow card uses the short words
+  const lag = b.metadata_lag ? (wide ? ` (lag ${b.metadata_lag})` : ` · lag ${b.metadata_lag}`) : "";
+  const meta = b.metadata_offset === null || b.metadata_offset === undefined ? "no metadata"
+    : `${wide ? "metadata" : "meta"} ${b.metadata_offset}${lag}`;
+  const epoch = b.broker_epoch === null || b.broker_epoch === undefined ? "–" : b.broker_epoch;
+  setText(line, (wide ? "broker epoch " : "epoch ") + `${epoch} · ${meta}`);
   line.title = "broker epoch (the offset of its RegisterBrokerRecord) · the metadata log offset it has applied, and how far that is behind the log's high watermark";
   setClass(line, "lagging", Boolean(b.metadata_lag && b.metadata_lag > 0));
   const chipsEl = el.querySelector(".kraft .kchips");
@@ -101,6 +104,7 @@ export function updateFencingDeadline(el, b, store, tNow) {
   ttl.hidden = false;
   setStyle(ttl.firstChild, "width", (Math.min(1, left / timeout) * 100).toFixed(1) + "%");
   setClass(ttl, "low", overdue);
-  setText(text, overdue ? `fenced in ${shortSeconds(left)}` : `heartbeats · session ${shortSeconds(left)}`);
+  const wide = Boolean(el.__wide);       // set by the map from the card's layout box (no layout read here)
+  setText(text, overdue ? `fenced in ${shortSeconds(left)}` : `${wide ? "heartbeats ok · " : ""}session ${shortSeconds(left)}`);
   setClass(text, "countdown", overdue);
 }
