@@ -30,6 +30,8 @@ class Simulation(TimelineOperations):
     #: the engine behaviour this run follows (a class default: snapshots pickled before it existed
     #: continue as the current engine)
     engine_version = ENGINE_VERSION
+    #: KRaft eras: the controller quorum (docs/model.md §20); a class default for old snapshots
+    quorum = None
 
     def __init__(self, scenario, trace=None, engine_version=None):
         """``engine_version``: None runs the current engine; "1.1.0" re-simulates a run saved by

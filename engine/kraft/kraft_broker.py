@@ -84,6 +84,7 @@ class KraftBroker(MetadataFetcher, Broker):
                              f"{self.broker_epoch} (the offset of its RegisterBrokerRecord); fenced "
                              f"until it has applied that record")
         self._start_tasks()
+        self.publish()
         self._heartbeat()
 
     # -- heartbeats (BrokerLifecycleManager) ---------------------------------------------------------

@@ -49,11 +49,11 @@ class MetadataFetcher:
         for record in body["records"]:
             if record["offset"] == self.metadata_offset:
                 self.apply_metadata(record)
-        if self.metadata_offset >= body["hw"]:
-            self._publish()  # MetadataLoader: one new image per batch, once caught up
+        if self.metadata_offset >= body["hw"] and self.state != "starting":
+            self.publish()  # MetadataLoader: one new image per batch, once caught up and registered
         self.fetch_metadata()
 
-    def _publish(self):
+    def publish(self):
         touched, self.md_touched = self.md_touched, {}
         for topic, index in touched:
             self.apply_partition(topic, index)
