@@ -42,10 +42,10 @@ const CLUSTER_ID = "SVNSTGFiLVNpbXVsYXRvcg";          // a fixed id: the simulat
 
 function activeVoter(q) { return q.voters.find(v => v.id === q.active) || null; }
 
-/** Brokers the quorum leader sees as observers: every broker that has fetched metadata. A crashed
- *  broker stays listed (Kafka keeps observers for 300 s after their last fetch). */
+/** Brokers the quorum leader sees as observers: every registered broker. A crashed broker stays
+ *  listed (Kafka keeps observers for 300 s after their last fetch), its lag growing. */
 function observers(brokers) {
-  return brokers.filter(b => b.metadata_offset !== null && b.metadata_offset !== undefined);
+  return brokers.filter(b => typeof b.broker_epoch === "number" && b.broker_epoch >= 0);
 }
 
 /** `kafka-metadata-quorum.sh describe --status`, 3.9+ layout (kafka-replication-kraft.md §6.1). */
@@ -101,9 +101,13 @@ export function elrColumns(p) {
   return `\tElr: ${(p.elr || []).join(",")}\tLastKnownElr: ${(p.last_known_elr || []).join(",")}`;
 }
 
-/** One metadata record as a line of the quorum panel: its type and what it says. */
+/** What one metadata record says, for the quorum panel's line (which names its type already). */
 export function recordSummary(r) {
-  if (r.text) return r.text;
+  if (r.text) {
+    // the engine's text starts with the record's name ("RegisterBrokerRecord broker 0 …"): drop it
+    const first = r.text.split(" ", 1)[0];
+    return r.type.startsWith(first) ? r.text.slice(first.length).trim() : r.text;
+  }
   if (r.type === "PartitionChangeRecord") return `${r.topic}-${r.partition} leader ${r.leader} ISR [${(r.isr || []).join(",")}]`;
   if (r.broker !== undefined) return `broker ${r.broker}`;
   return "";

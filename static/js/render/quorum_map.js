@@ -66,12 +66,13 @@ export function updateKraftLines(el, b, wide) {
   const line = el.querySelector(".kraft .kline");
   // a lag of 0 goes without saying; a narrow card uses the short words
   const lag = b.metadata_lag ? (wide ? ` (lag ${b.metadata_lag})` : ` · lag ${b.metadata_lag}`) : "";
-  const meta = b.metadata_offset === null || b.metadata_offset === undefined ? "no metadata"
-    : `${wide ? "metadata" : "meta"} ${b.metadata_offset}${lag}`;
-  const epoch = b.broker_epoch === null || b.broker_epoch === undefined ? "–" : b.broker_epoch;
+  // a stopped broker fetches nothing: its metadata offset means nothing until it restarts
+  const fetching = b.state !== "stopped" && b.metadata_offset !== null && b.metadata_offset !== undefined;
+  const meta = !fetching ? "no metadata fetch" : `${wide ? "metadata" : "meta"} ${b.metadata_offset}${lag}`;
+  const epoch = typeof b.broker_epoch === "number" && b.broker_epoch >= 0 ? b.broker_epoch : "–";
   setText(line, (wide ? "broker epoch " : "epoch ") + `${epoch} · ${meta}`);
   line.title = "broker epoch (the offset of its RegisterBrokerRecord) · the metadata log offset it has applied, and how far that is behind the log's high watermark";
-  setClass(line, "lagging", Boolean(b.metadata_lag && b.metadata_lag > 0));
+  setClass(line, "lagging", fetching && b.metadata_lag > 5);     // a record or two in flight is the normal state
   const chipsEl = el.querySelector(".kraft .kchips");
   const chips = brokerChips(b);
   const key = chips.map(c => c[0]).join("|");
