@@ -29,8 +29,10 @@ export function createQuorum(app) {
   const detail = h("pre.block.qdetail", { hidden: true });
   root.append(head, votersEl, logHead, logEl, detail);
   let selected = null;         // offset of the record the user clicked
+  let reveal = false;          // scroll the clicked record into view at the next render
   let pinned = true;           // follow the log's tail until the user scrolls up
-  logEl.addEventListener("scroll", () => { pinned = logEl.scrollTop + logEl.clientHeight >= logEl.scrollHeight - 4; });
+  logEl.addEventListener("scroll", () => follow());
+  function follow() { pinned = logEl.scrollTop + logEl.clientHeight >= logEl.scrollHeight - 4; }
 
   function createVoter() {
     // one row per voter: name, Raft role, its vote (or "active controller"); epoch, log end and
@@ -53,6 +55,23 @@ export function createQuorum(app) {
     const four = el.querySelector(".qv4");
     setText(four, line);
     setClass(four, "activec", active && v.state === "running");
+  }
+
+  function createNoOps() {
+    return h("div.qrec.qnoop", { title: "NoOpRecords: the active controller appends one every metadata.max.idle.interval.ms (500 ms) so that brokers see the log advance" },
+      h("span.qoff.mono"), h("span.qep.mono"), h("span.qwhat", null, h("span.qtype", { text: "NoOp" }), " ", h("span.qtext")));
+  }
+
+  function updateNoOps(el, g) {
+    el.dataset.offset = g.first;
+    el.dataset.type = "NoOpRecord";
+    el.dataset.count = g.count;
+    setClass(el, "uncommitted", !g.committed);
+    setText(el.querySelector(".qoff"), g.first);
+    const ep = el.querySelector(".qep");
+    setText(ep, `e${g.epoch}`);
+    ep.style.color = epochColor(g.epoch);
+    setText(el.querySelector(".qtext"), g.count === 1 ? "" : `×${g.count} (offsets ${g.first}–${g.last})`);
   }
 
   function createRecord(r) {
@@ -80,6 +99,7 @@ export function createQuorum(app) {
   /** Highlight what record `offset` changed and show its fields. */
   function pick(offset) {
     selected = offset;
+    reveal = true;
     const r = findRecord(app.store, offset);
     if (r) app.highlightRecord(recordTarget(r));
     app.requestRender(true);
@@ -104,13 +124,30 @@ export function createQuorum(app) {
     if (key === lastKey && !force) return;
     lastKey = key;
     // the committed records, the high watermark line, then what the quorum has not committed yet
-    const items = [...q.log.filter(r => r.committed), { hw: true }, ...q.log.filter(r => !r.committed)];
-    reconcile(logEl, items, it => (it.hw ? "hw" : it.offset), it => (it.hw ? hwMark : createRecord(it)), (el, it) => {
-      if (it.hw) setText(el, `high watermark ${q.high_watermark}`);
-      else updateRecord(el, it);
-    });
-    if (pinned) logEl.scrollTop = logEl.scrollHeight;
+    const items = [...groupNoOps(q.log.filter(r => r.committed)), { hw: true }, ...groupNoOps(q.log.filter(r => !r.committed))];
+    reconcile(logEl, items, it => (it.hw ? "hw" : it.noop ? "n" + it.first : it.offset),
+      it => (it.hw ? hwMark : it.noop ? createNoOps() : createRecord(it)), (el, it) => {
+        if (it.hw) setText(el, `high watermark ${q.high_watermark}`);
+        else if (it.noop) updateNoOps(el, it);
+        else updateRecord(el, it);
+      });
+    const row = reveal && selected !== null ? logEl.querySelector(`.qrec[data-offset="${selected}"]`) : null;
+    if (row) { row.scrollIntoView({ block: "nearest" }); reveal = false; follow(); }
+    else if (pinned) logEl.scrollTop = logEl.scrollHeight;
     renderDetail(store);
+  }
+
+  /** Runs of NoOpRecords as one row each: they carry nothing but the log's heartbeat, and a run
+   *  of them would push what changed the cluster out of sight. */
+  function groupNoOps(records) {
+    const out = [];
+    for (const r of records) {
+      const last = out[out.length - 1];
+      if (r.type !== "NoOpRecord") out.push(r);
+      else if (last && last.noop && last.epoch === r.epoch) { last.last = r.offset; last.count += 1; }
+      else out.push({ noop: true, first: r.offset, last: r.offset, count: 1, epoch: r.epoch, committed: r.committed });
+    }
+    return out;
   }
 
   function renderDetail(store) {

@@ -51,7 +51,7 @@ export function createVoterLayer(app, nodesEl) {
 
 /** The broker card's KRaft lines: built once per card, filled each frame. */
 export function kraftLines() {
-  return h("div.kraft", null, h("div.kline.mono"), h("div.kchips"));
+  return h("div.kraft", null, h("div.kline", null, h("span.kepoch.mono"), h("span.kchips")), h("div.kmeta.mono"));
 }
 
 function brokerChips(b) {
@@ -61,17 +61,19 @@ function brokerChips(b) {
   return chips;
 }
 
-/** Broker epoch and metadata position; fencing and controlled shutdown as chips. */
+/** Broker epoch with the fencing and controlled-shutdown chips; the metadata it has applied. */
 export function updateKraftLines(el, b, wide) {
-  const line = el.querySelector(".kraft .kline");
-  // a lag of 0 goes without saying; a narrow card uses the short words
-  const lag = b.metadata_lag ? (wide ? ` (lag ${b.metadata_lag})` : ` · lag ${b.metadata_lag}`) : "";
-  // a stopped broker fetches nothing: its metadata offset means nothing until it restarts
-  const fetching = b.state !== "stopped" && b.metadata_offset !== null && b.metadata_offset !== undefined;
-  const meta = !fetching ? "no metadata fetch" : `${wide ? "metadata" : "meta"} ${b.metadata_offset}${lag}`;
+  const epochEl = el.querySelector(".kraft .kepoch");
   const epoch = typeof b.broker_epoch === "number" && b.broker_epoch >= 0 ? b.broker_epoch : "–";
-  setText(line, (wide ? "broker epoch " : "epoch ") + `${epoch} · ${meta}`);
-  line.title = "broker epoch (the offset of its RegisterBrokerRecord) · the metadata log offset it has applied, and how far that is behind the log's high watermark";
+  setText(epochEl, `broker epoch ${epoch}`);
+  epochEl.title = "broker epoch: the offset of its RegisterBrokerRecord; a new incarnation registers with a new one";
+  const line = el.querySelector(".kraft .kmeta");
+  // a stopped broker fetches nothing: its metadata offset means nothing until it restarts; a lag
+  // of 0 goes without saying; a narrow card uses the short word
+  const fetching = b.state !== "stopped" && b.metadata_offset !== null && b.metadata_offset !== undefined;
+  const lag = b.metadata_lag ? ` · lag ${b.metadata_lag}` : "";
+  setText(line, !fetching ? "no metadata fetch" : `${wide ? "metadata offset" : "metadata"} ${b.metadata_offset}${lag}`);
+  line.title = "the metadata log offset this broker has applied, and how far that is behind the log's high watermark";
   setClass(line, "lagging", fetching && b.metadata_lag > 5);     // a record or two in flight is the normal state
   const chipsEl = el.querySelector(".kraft .kchips");
   const chips = brokerChips(b);
