@@ -183,7 +183,7 @@ CONFIG = {
     "replica.socket.timeout.ms": ("int", "broker", _all(30000), 1),
     "replica.high.watermark.checkpoint.interval.ms": ("int", "broker", _all(5000), 1),
     "num.replica.fetchers": ("int", "broker", _all(1), 1),
-    "zookeeper.session.timeout.ms": ("int", "broker", {**_from("2.6", 18000, 6000), **_kraft(None)}, 300),
+    "zookeeper.session.timeout.ms": ("int", "broker", {**_from("2.6", 18000, 6000), **{v: None for v in KRAFT_VERSIONS}}, 300),
     "auto.leader.rebalance.enable": ("bool", "broker", _all(True), None),
     "leader.imbalance.check.interval.seconds": ("int", "broker", _all(300), 1),
     "leader.imbalance.per.broker.percentage": ("int", "broker", _all(10), 0),

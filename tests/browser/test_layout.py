@@ -77,6 +77,24 @@ def test_live_page(page, server):
     _assert_sound(check_sizes(page, base + "/", LIVE, LIVE_CLIP, _live_ready, SHOTS, "live", band=BAND))
 
 
+def test_live_page_kraft(page, server):
+    """A KRaft room (4.1): the controller voters in place of the ZooKeeper pill, the quorum panel
+    open; no two nodes of the map overlap, nor the quorum panel's parts."""
+    base, _ = server
+    import requests
+    doc = {**library()["broker-failure-clean-election"], "kafka_version": "4.1", "name": "layout kraft"}
+    reply = requests.post(base + "/api/rooms", json={"scenario": doc}, timeout=20).json()
+    assert reply["ok"], reply
+
+    def ready(p):
+        p.wait_for_function("() => window.isrlab && window.isrlab.store.quorum && document.querySelector('.pcard')"
+                            " && document.querySelectorAll('.node.voter').length === 3 && document.querySelector('.qrec')"
+                            " || (document.querySelector('.tabs button[data-tab=zk]').click(), false)")
+    found = check_sizes(page, base + reply["url"], LIVE + [".quorum", ".qvoters", ".qloghead"], LIVE_CLIP + [".quorum", ".qvoter"],
+                        ready, SHOTS, "live-kraft", band=BAND, placed=["#nodes .node"])
+    _assert_sound(found)
+
+
 def test_replay_page(page, server):
     base, run_id = server
     _assert_sound(check_sizes(page, base + f"/runs/{run_id}", LIVE, LIVE_CLIP, _replay_ready, SHOTS, "replay", band=BAND))
