@@ -1,7 +1,7 @@
 // Pure geometry: where things go and how far along a message is. No DOM, no state.
 
 export const MAP = { pad: 16, zkY: 24, brokerTop: 58, brokerH: 100, rowGap: 14, clientGap: 30, maxPerRow: 8, maxStretch: 2.2,
-  voterY: 30, voterW: 176, voterH: 46, voterGap: 16, kraftBrokerTop: 74 };
+  voterY: 30, voterW: 176, voterH: 46, voterGap: 16, kraftBrokerTop: 92 };
 
 /** Positions of the ZooKeeper pill (or, in KRaft eras, the controller voters: `voterIds`), the
  *  broker cards and the clients in a box of `width`. The content's own height is `natural`; given

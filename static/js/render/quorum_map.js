@@ -84,6 +84,11 @@ export function updateKraftLines(el, b, wide) {
   }
 }
 
+function cutFromQuorum(b, store) {
+  const from = b.isolated_from || [];
+  return store.quorum.active !== null && from.includes(store.quorum.active);
+}
+
 /** The session line in KRaft: the controller's fencing deadline, counted down once a heartbeat
  *  is overdue (a heartbeat normally renews it every broker.heartbeat.interval.ms). */
 export function updateFencingDeadline(el, b, store, tNow) {
@@ -101,8 +106,10 @@ export function updateFencingDeadline(el, b, store, tNow) {
     return;
   }
   const left = Math.max(0, deadline - tNow);
-  // a heartbeat more than half an interval late: the countdown to fencing is what matters now
-  const overdue = left < timeout - 1.5 * interval;
+  // a heartbeat more than half an interval late, or a broker that cannot send one (stopped,
+  // paused, cut off from the controllers): the countdown to fencing is what matters now
+  const silent = b.state === "stopped" || b.state === "paused" || cutFromQuorum(b, store);
+  const overdue = silent || left < timeout - 1.5 * interval;
   line.className = "zk " + (overdue ? "disconnected" : "connected");
   ttl.hidden = false;
   setStyle(ttl.firstChild, "width", (Math.min(1, left / timeout) * 100).toFixed(1) + "%");
