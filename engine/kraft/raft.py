@@ -209,7 +209,8 @@ class QuorumVoter(RaftReplication, Node):
             if granted:
                 self.voted_for = body["candidate_id"]
                 self._arm_election_timer()
-        self.reply(env, {"error": None, "epoch": self.epoch, "leader": self.leader_id,
+        leader = self.leader_id if self.role in ("follower", "leader") else None
+        self.reply(env, {"error": None, "epoch": self.epoch, "leader": leader,
                          "voter": self.node_id, "vote_granted": granted})
 
     def _grants_pre_vote(self):

@@ -11,7 +11,7 @@ receives, in order. Never skipped: without ZooKeeper or kazoo the test fails.
 """
 import pytest
 
-from engine.eras import VERSIONS
+from engine.eras import ZK_VERSIONS as VERSIONS  # ZooKeeper-mode operations
 from engine.scenario import ScenarioError
 from engine.scenarios import library
 from engine.zktrace import record
