@@ -5,7 +5,7 @@ import { h } from "./dom.js";
 import { elrColumns, topicId, quorumStatus, quorumReplication } from "./kraft.js";
 
 /** `kraft`: against a KRaft broker (3.8+) the header carries the TopicId and every partition line
- *  the Elr and LastKnownElr columns (kafka-replication-kraft.md §6.3). */
+ *  the Elr and LastKnownElr columns (TopicCommand from 3.8, through DescribeTopicPartitions). */
 export function describeTopics(meta, partitions, { topic = null, underReplicated = false, unavailable = false, kraft = false } = {}) {
   const lines = [];
   const byTopic = new Map();

@@ -48,7 +48,8 @@ function observers(brokers) {
   return brokers.filter(b => typeof b.broker_epoch === "number" && b.broker_epoch >= 0);
 }
 
-/** `kafka-metadata-quorum.sh describe --status`, 3.9+ layout (kafka-replication-kraft.md §6.1). */
+/** `kafka-metadata-quorum.sh describe --status`, in the layout of Kafka 3.9+ (MetadataQuorumCommand:
+ *  voters and observers as JSON-like objects on one line). */
 export function quorumStatus(quorum, brokers) {
   const leader = activeVoter(quorum);
   const leo = leader ? leader.log_end_offset : 0;
@@ -70,7 +71,7 @@ export function quorumStatus(quorum, brokers) {
   ];
 }
 
-/** `kafka-metadata-quorum.sh describe --replication` (3.9+ columns, §6.2): the leader, the other
+/** `kafka-metadata-quorum.sh describe --replication` (the 3.9+ columns): the leader, the other
  *  voters, then the brokers as observers; cells left-aligned, padded and tab-separated like
  *  ToolsUtils.prettyPrintTable. Fetch timestamps the frame does not carry print as -1. */
 export function quorumReplication(quorum, brokers) {

@@ -2,8 +2,8 @@
 // and high watermark; the Raft leader is the active controller) in place of the ZooKeeper pill,
 // and on each broker card what the quorum knows of it: broker epoch, fenced or not, controlled
 // shutdown, how far its metadata lags the log, and the session deadline the active controller
-// fences it at (the KRaft analogue of the ZooKeeper session countdown, docs/model.md §2.4 of the
-// KRaft reference: fenced at last heartbeat + broker.session.timeout.ms).
+// fences it at (the KRaft analogue of the ZooKeeper session countdown, docs/model.md §20.4:
+// fenced at last heartbeat + broker.session.timeout.ms).
 import { h, reconcile, setText, setClass, setStyle } from "../dom.js";
 import { shortSeconds } from "../format.js";
 
