@@ -1,7 +1,7 @@
 // Pure geometry: where things go and how far along a message is. No DOM, no state.
 
 export const MAP = { pad: 16, zkY: 24, brokerTop: 58, brokerH: 100, rowGap: 14, clientGap: 30, maxPerRow: 8, maxStretch: 2.2,
-  voterY: 30, voterW: 176, voterH: 46, voterGap: 16, kraftBrokerTop: 92 };
+  voterTop: 8, voterW: 200, voterH: 46, voterNarrowH: 60, voterNarrow: 196, voterGap: 16, voterBrokerGap: 40 };
 
 /** Positions of the ZooKeeper pill (or, in KRaft eras, the controller voters: `voterIds`), the
  *  broker cards and the clients in a box of `width`. The content's own height is `natural`; given
@@ -16,15 +16,18 @@ export function clusterLayout(width, brokerIds, clientNames, height = 0, voterId
   const slot = usable / perRow;
   const bw = Math.max(104, Math.min(236, slot - 18));
   const nodes = {};
-  let top = MAP.brokerTop;
+  let top = MAP.brokerTop, y0 = MAP.zkY;
   if (voterIds.length) {
-    // one row of voters above the brokers, narrower cards when the map is narrow
+    // one row of voters above the brokers; on a narrow map a voter's role goes under its name
     const vw = Math.min(MAP.voterW, (usable - (voterIds.length - 1) * MAP.voterGap) / voterIds.length);
+    const narrow = vw < MAP.voterNarrow;
+    const vh = narrow ? MAP.voterNarrowH : MAP.voterH;
     const span = voterIds.length * vw + (voterIds.length - 1) * MAP.voterGap;
+    y0 = MAP.voterTop + vh / 2;
     voterIds.forEach((id, i) => {
-      nodes["v:" + id] = { x: width / 2 - span / 2 + vw / 2 + i * (vw + MAP.voterGap), y: MAP.voterY, w: vw, h: MAP.voterH };
+      nodes["v:" + id] = { x: width / 2 - span / 2 + vw / 2 + i * (vw + MAP.voterGap), y: y0, w: vw, h: vh, narrow };
     });
-    top = MAP.kraftBrokerTop;
+    top = MAP.voterTop + vh + MAP.voterBrokerGap;
   } else {
     nodes.zk = { x: width / 2, y: MAP.zkY, w: 190, h: 28 };
   }
@@ -42,7 +45,6 @@ export function clusterLayout(width, brokerIds, clientNames, height = 0, voterId
   });
   const natural = clientY + (m ? 24 : 4);
   const tall = Math.min(Math.round(natural * MAP.maxStretch), Math.max(natural, Math.floor(height || 0)));
-  const y0 = voterIds.length ? MAP.voterY : MAP.zkY;
   if (tall > natural) {
     const k = (tall - y0) / (natural - y0);
     for (const box of Object.values(nodes)) box.y = y0 + (box.y - y0) * k;

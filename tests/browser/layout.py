@@ -91,7 +91,8 @@ _BAND_JS = r"""
 
 
 # Boxes placed by hand (absolutely positioned, e.g. the nodes of the cluster map) escape the sibling
-# check above: every pair of visible elements matched by `selector` is compared instead.
+# and clip checks above: every pair of visible elements matched by `selector` is compared instead,
+# and each one that hides its overflow must not have content wider than itself.
 _PLACED_JS = r"""
 ([selector, tolerance]) => {
   const els = [...document.querySelectorAll(selector)].filter((el) => {
@@ -102,6 +103,11 @@ _PLACED_JS = r"""
   const label = (el) => el.className.split(' ').slice(0, 3).join('.') + (el.dataset.broker ? ' ' + el.dataset.broker : '')
     + (el.dataset.voter ? ' ' + el.dataset.voter : '') + (el.textContent ? ' "' + el.textContent.slice(0, 24) + '"' : '');
   const out = [];
+  for (const el of els) {         // a placed box that hides its overflow must not need to
+    const ox = getComputedStyle(el).overflowX;
+    if ((ox === 'hidden' || ox === 'clip') && el.scrollWidth > el.clientWidth + tolerance)
+      out.push(`${label(el)} clips its content: ${el.scrollWidth} > ${el.clientWidth}`);
+  }
   const rects = els.map((el) => el.getBoundingClientRect());
   for (let i = 0; i < els.length; i++) {
     for (let j = i + 1; j < els.length; j++) {
@@ -117,7 +123,8 @@ _PLACED_JS = r"""
 
 
 def placed_overlaps(page, selector, tolerance=1):
-    """Overlapping pairs among the visible elements matched by `selector` (hand-placed boxes)."""
+    """Overlapping pairs among the visible elements matched by `selector` (hand-placed boxes), and
+    those of them that clip their content."""
     return page.evaluate(_PLACED_JS, [selector, tolerance])
 
 

@@ -91,7 +91,7 @@ def test_live_page_kraft(page, server):
         p.wait_for_function("() => window.isrlab && window.isrlab.store.quorum && document.querySelector('.pcard')"
                             " && document.querySelectorAll('.node.voter').length === 3 && document.querySelector('.qrec')"
                             " || (document.querySelector('.tabs button[data-tab=zk]').click(), false)")
-    found = check_sizes(page, base + reply["url"], LIVE + [".quorum", ".qvoters", ".qloghead"], LIVE_CLIP + [".quorum", ".qvoter"],
+    found = check_sizes(page, base + reply["url"], LIVE + [".quorum", ".qvoters", ".qloghead"], LIVE_CLIP + [".quorum", ".qvoter", ".node.voter", ".broker"],
                         ready, SHOTS, "live-kraft", band=BAND, placed=["#nodes .node"])
     _assert_sound(found)
 

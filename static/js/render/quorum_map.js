@@ -28,15 +28,16 @@ export function createVoterLayer(app, nodesEl) {
     el.dataset.voter = v.id;
     el.style.left = box.x + "px"; el.style.top = box.y + "px"; el.style.width = box.w + "px";
     const active = q.active === v.id;
-    el.className = "node voter r-" + v.role + " s-" + v.state + (active ? " active" : "")
+    el.className = "node voter r-" + v.role + " s-" + v.state + (active ? " active" : "") + (box.narrow ? " narrow" : "")
       + (store.ui.highlight.voters.has(v.id) ? " hl" : "");
     setText(el.querySelector(".vname"), `Controller ${v.id}`);
     const down = v.state !== "running";
     setText(el.querySelector(".vrole"), down ? (v.state === "paused" ? "paused" : "down") : active ? "active" : ROLE[v.role] || v.role);
     el.title = `controller voter ${v.id}: Raft ${v.role}, epoch ${v.epoch}` + (active ? " — the active controller" : "")
       + (v.voted_for !== null && v.voted_for !== undefined ? `; voted for ${v.voted_for}` : "") + " (click: controller actions)";
-    setText(el.querySelector(".vrow2"), box.w < 150 ? `e${v.epoch} · LEO ${v.log_end_offset} · HW ${v.high_watermark}`
+    setText(el.querySelector(".vrow2"), box.narrow ? `e${v.epoch} · LEO ${v.log_end_offset} · HW ${v.high_watermark}`
       : `epoch ${v.epoch} · LEO ${v.log_end_offset} · HW ${v.high_watermark}`);
+    el.querySelector(".vrow2").title = `Raft epoch ${v.epoch} · log end offset ${v.log_end_offset} · high watermark ${v.high_watermark}`;
   }
 
   /** Draw the voters that are nodes of their own (`layout.nodes["v:<id>"]`); none in ZooKeeper mode. */
