@@ -263,8 +263,11 @@ def _check_cell(sweep, cell, limits):
 
 
 def session_timeout(scenario):
-    value = scenario["config"].get("zookeeper.session.timeout.ms")
-    return value if value is not None else eras.default(scenario["kafka_version"], "zookeeper.session.timeout.ms")
+    # KRaft eras (docs/model.md §20.4): the broker session of the controller, not of ZooKeeper
+    key = "broker.session.timeout.ms" if scenario["kafka_version"] in eras.KRAFT_VERSIONS \
+        else "zookeeper.session.timeout.ms"
+    value = scenario["config"].get(key)
+    return value if value is not None else eras.default(scenario["kafka_version"], key)
 
 
 def apply_settings(base, settings):

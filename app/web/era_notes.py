@@ -43,12 +43,12 @@ NOTES = {
             "As 3.3, plus KAFKA-15583: the HW does not move while the ISR is below "
             "min.insync.replicas."),
     "3.9-kraft": ("3.9.0", "KRaft", "controller",
-                  "KRaft: a Raft quorum of three controllers and a metadata log instead of ZooKeeper; brokers "
-                  "heartbeat and are fenced 9 s (broker.session.timeout.ms) after their last heartbeat; "
-                  "no Eligible Leader Replicas; an ISR shrink does not bump the leader epoch."),
+                  "KRaft: a Raft quorum of controllers and a metadata log instead of ZooKeeper; "
+                  "brokers heartbeat and are fenced 9 s after the last one; no ELR; unclean "
+                  "election honoured by the controller."),
     "4.1": ("4.1.0", "KRaft + ELR", "controller",
-            "KRaft with Eligible Leader Replicas (KIP-966): replicas that leave the ISR at or below "
-            "min.insync.replicas stay electable (ELR, LastKnownElr); pre-vote elections."),
+            "As 3.9-kraft with Eligible Leader Replicas on by default (KIP-966), pre-vote "
+            "(KIP-996) and a periodic fencing check."),
 }
 KRAFT = {"3.9-kraft", "4.1", "3.5-kraft", "4.0"}
 
