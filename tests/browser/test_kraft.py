@@ -52,6 +52,10 @@ def test_quorum_panel_voters_and_the_metadata_log(page, server):
     _app, base = server
     load(page, base, kraft_doc("3.9-kraft"))
     run_until(page, "s.quorum.active !== null && s.partitions.get('orders-0').leader === 0 && s.clock.t_ms > 3000")
+    # the era picker names the KRaft eras and what distinguishes them
+    assert page.locator("#era-select option[value='3.9-kraft']").inner_text() == "3.9-kraft · KRaft"
+    elr = page.locator("#era-select option[value='4.1']")
+    assert elr.inner_text() == "4.1 · KRaft + ELR" and "KIP-966" in elr.get_attribute("title")
     tab = page.locator(QUORUM_TAB)
     expect(tab).to_have_text("Quorum")
     tab.click()
