@@ -261,3 +261,26 @@ def test_the_fault_menu_in_kraft(page, server):
     panel.locator(f"#voter-faults tr[data-voter='{follower}'] button[data-op=controller-pause]").click()
     wait_store(page, "s.quorum.voters.find(v => v.id === arg).state === 'paused'", arg=follower)
     expect(page.locator(f".node.voter[data-voter='{follower}'] .vrole")).to_have_text("paused")
+
+
+def test_the_compare_page_shows_zookeeper_and_kraft_side_by_side(page, tmp_path):
+    """The same story under 2.6 and re-run under 4.1: the left pane has the ZooKeeper pill and
+    znode tab, the right one the controller voters and the quorum tab; the page says how an ISR
+    change travels in each world."""
+    from engine.scenarios import library
+    from tests.browser.conftest import serving
+    from tests.replay.test_browser import save_run
+    with serving(tmp_path, "kraft-compare") as (app, base):
+        run_id = save_run(app.test_client(), {"scenario": library()["broker-failure-clean-election"]})
+        page.goto(base + f"/compare?a={run_id}&era=4.1")
+        page.wait_for_selector("#divergence", timeout=60000)
+        zk, kraft = page.frame_locator("#pane-a"), page.frame_locator("#pane-b")
+        kraft.locator(".node.voter").first.wait_for(timeout=60000)
+        expect(kraft.locator(".node.voter")).to_have_count(3)
+        expect(kraft.locator(QUORUM_TAB)).to_have_text("Quorum")
+        expect(kraft.locator(".zknode")).to_be_hidden()
+        expect(zk.locator(".zknode")).to_be_visible()
+        expect(zk.locator(QUORUM_TAB)).to_have_text("ZooKeeper")
+        expect(zk.locator(".node.voter")).to_have_count(0)
+        expect(page.locator("#isr-path")).to_contain_text("appends a PartitionChangeRecord to the metadata log")
+        page.screenshot(path=str(ARTIFACTS / "kraft-compare.png"))

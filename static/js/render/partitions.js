@@ -16,6 +16,10 @@ export { minIsr, unclean };
 
 function setHidden(el, hidden) { if (el.hidden !== hidden) el.hidden = hidden; }
 
+/** Whether the controller has created the partition: its state znode exists (ZooKeeper eras), or
+ *  its PartitionRecord is committed (KRaft eras: partition epoch -1 before). */
+function created(p) { return p.zk_version !== undefined ? p.zk_version !== -1 : p.partition_epoch !== -1; }
+
 const ROW_H = 22;          // a strip's height
 const PITCH = 26;          // one replica row (CSS: .prows grid-auto-rows)
 const RULER_H = 16;
@@ -110,7 +114,7 @@ export function createPartitions(app) {
 
   function updateCard(card, p, store, force) {
     const hl = store.ui.highlight;
-    const cls = "pcard" + (p.offline && p.zk_version !== -1 ? " offline" : "") + (hl.partitions.has(p.key) ? " hl" : "");
+    const cls = "pcard" + (p.offline && created(p) ? " offline" : "") + (hl.partitions.has(p.key) ? " hl" : "");
     if (card.className !== cls) card.className = cls;
     setText(card.querySelector(".pkey"), p.key);
     const facts = card.querySelector(".facts");
@@ -133,12 +137,13 @@ export function createPartitions(app) {
     }
     const badges = [];
     const min = minIsr(store, p.topic);
-    const created = p.zk_version !== -1;     // the controller has written its state znode
-    if (!created) badges.push(["NOT CREATED YET", "info", "no state znode yet: the controller has not elected its first leader"]);
+    const made = created(p);
+    if (!made) badges.push(["NOT CREATED YET", "info", store.quorum ? "no PartitionRecord committed yet: the controller has not created it"
+      : "no state znode yet: the controller has not elected its first leader"]);
     else if (p.offline) badges.push(["OFFLINE", "bad", "no live leader: produce and fetch fail"]);
     if (p.leader_recovery_state === 1 || p.leader_recovery_state === "RECOVERING") badges.push(["RECOVERING", "warn", "KIP-704: elected uncleanly; the leader is recovering its log and the ISR cannot grow until it is done (leader_recovery_state 1)"]);
-    else if (p.isr.length < p.replicas.length) badges.push(["UNDER-REPLICATED", "warn", "ISR smaller than the replica list"]);
-    if (created && !p.offline && p.isr.length < min) badges.push([`ISR < min.insync.replicas=${min}`, "bad", "acks=all produce fails with NOT_ENOUGH_REPLICAS"]);
+    else if (made && p.isr.length < p.replicas.length) badges.push(["UNDER-REPLICATED", "warn", "ISR smaller than the replica list"]);
+    if (made && !p.offline && p.isr.length < min) badges.push([`ISR < min.insync.replicas=${min}`, "bad", "acks=all produce fails with NOT_ENOUGH_REPLICAS"]);
     const badgeText = badges.map(b => b[0]).join("|");
     const badgeEl = card.querySelector(".badges");
     if (badgeEl.__text !== badgeText) {
@@ -209,6 +214,10 @@ export function createPartitions(app) {
       const b = store.brokers.get(r.broker);
       const state = b ? b.state : "stopped";
       setText(text, state === "starting" ? "broker starting" : state === "paused" ? "broker paused" : "broker down (log on disk)");
+    } else if (store.quorum && (store.brokers.get(r.broker) || {}).fenced) {
+      // KRaft: a running broker the controller fenced is in no ISR and leads nothing until unfenced
+      setHidden(row.el.bar, true);
+      setText(text, "broker fenced");
     } else if (zkLeader) {
       setHidden(row.el.bar, true);
       setText(text, r.is_leader ? "leader" : "named leader, not acting yet");
@@ -290,7 +299,7 @@ export function createPartitions(app) {
     const hl = store.ui.highlight;
     const shown = all.filter(p => filter === "all" || (filter === "urp" && p.isr.length < p.replicas.length)
       || (filter === "offline" && p.offline) || (filter === "highlighted" && hl.partitions.has(p.key)));
-    const live = all.filter(p => p.zk_version !== -1);           // partitions the controller has created
+    const live = all.filter(created);                            // partitions the controller has created
     const offline = live.filter(p => p.offline).length, urp = live.filter(p => p.isr.length < p.replicas.length).length;
     setText(summary, `${all.length} partition${all.length === 1 ? "" : "s"} · ${urp} under-replicated · ${offline} offline`);
     let widthChanged = widthKey !== lastWidthKey;
