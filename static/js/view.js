@@ -52,7 +52,7 @@ export function createView(app, { adaptStrips = false, afterRender = null } = {}
       if (target && target.partition) hl.partitions.add(target.partition);
       if (target && target.broker !== undefined) hl.brokers.add(target.broker);
       store.ui.highlight = hl;
-      if (target && target.broker !== undefined && store.brokers.has(target.broker)) store.ui.selectedBroker = target.broker;
+      store.ui.selectedBroker = target && target.broker !== undefined && store.brokers.has(target.broker) ? target.broker : null;
       app.requestRender(true);
       if (target && target.partition) requestAnimationFrame(() => partitions.scrollTo(target.partition));
     },

@@ -284,3 +284,32 @@ def test_the_compare_page_shows_zookeeper_and_kraft_side_by_side(page, tmp_path)
         expect(zk.locator(".node.voter")).to_have_count(0)
         expect(page.locator("#isr-path")).to_contain_text("appends a PartitionChangeRecord to the metadata log")
         page.screenshot(path=str(ARTIFACTS / "kraft-compare.png"))
+
+
+def test_without_a_majority_the_log_tail_stays_uncommitted(page, server):
+    """Two of three voters crashed: the active controller still appends (NoOpRecords) but nothing
+    reaches a majority, so the records below the high watermark line are drawn uncommitted."""
+    _app, base = server
+    load(page, base, kraft_doc("3.9-kraft"))
+    run_until(page, "s.quorum.active !== null && s.clock.t_ms > 3000")
+    active = store(page, "s.quorum.active")
+    for v in store(page, "s.quorum.voters.map(v => v.id)"):
+        if v != active:
+            page.evaluate("(id) => window.isrlab.command({op: 'crash', controller: id}, 'crash')", v)
+    wait_store(page, "s.quorum.voters.filter(v => v.state === 'stopped').length === 2")
+    hw = store(page, "s.quorum.high_watermark")
+    run_until(page, "s.quorum.log.some(r => !r.committed)", speed=1)
+    page.click(QUORUM_TAB)
+    tail = page.locator(".qrec.uncommitted")
+    expect(tail.first).to_be_visible()
+    assert store(page, "s.quorum.high_watermark") == hw, "no commit without a majority"
+    # drawn apart: after the high watermark line, in italics, with a dashed amber edge
+    after = page.evaluate("""() => {
+      const hw = document.querySelector('.qlog .qhw'), rec = document.querySelector('.qlog .qrec.uncommitted');
+      return Boolean(hw.compareDocumentPosition(rec) & Node.DOCUMENT_POSITION_FOLLOWING);
+    }""")
+    assert after
+    style = tail.first.evaluate("el => [getComputedStyle(el).fontStyle, getComputedStyle(el).borderLeftStyle]")
+    assert style == ["italic", "dashed"]
+    expect(page.locator(".qloghead")).to_contain_text(re.compile(r"[1-9]\d* uncommitted"))
+    page.screenshot(path=str(ARTIFACTS / "kraft-uncommitted.png"))
