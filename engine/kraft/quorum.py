@@ -76,6 +76,12 @@ class Quorum:
             fields = {k: record[k] for k in ("leader", "elr", "last_known_elr",
                                              "leader_recovery_state") if k in record}
             reg = self.image.partitions[(record["topic"], record["partition"])]
+            if record.get("election"):
+                sim.emit("leader_elected", topic=record["topic"], partition=record["partition"],
+                         leader=reg["leader"], leader_epoch=reg["leader_epoch"], isr=list(reg["isr"]),
+                         kind=record["election"], controller=self.active,
+                         reason=f"{record.get('reason')}: {record['election']} election of "
+                                f"{reg['leader']} (PartitionChangeBuilder, assignment order)")
             sim.emit("partition_change", topic=record["topic"], partition=record["partition"],
                      offset=record["offset"], isr=list(reg["isr"]), **fields,
                      leader_epoch=reg["leader_epoch"], partition_epoch=reg["partition_epoch"],

@@ -135,14 +135,9 @@ class QuorumController(BrokerControl):
                   "leader_epoch": after["leader_epoch"], "partition_epoch": after["partition_epoch"],
                   "text": "PartitionChangeRecord " + change_text(topic, partition, after),
                   "reason": reason}
-        record = self.write(PARTITION_CHANGE, fields)
         if kind is not None:
-            self.sim.emit("leader_elected", topic=topic, partition=partition, leader=after["leader"],
-                          leader_epoch=after["leader_epoch"], isr=list(after["isr"]), kind=kind,
-                          controller=self.voter.node_id,
-                          reason=f"{reason}: {kind} election of {after['leader']} "
-                                 f"(PartitionChangeBuilder, AR order)")
-        return record
+            fields["election"] = kind  # told as leader_elected when the record commits
+        return self.write(PARTITION_CHANGE, fields)
 
     def remove_from_isrs(self, broker, reason, unclean_shutdown=False):
         """generateLeaderAndIsrUpdates: the broker leaves every ISR it is in; partitions it led
