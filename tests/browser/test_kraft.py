@@ -9,7 +9,9 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.browser.conftest import ARTIFACTS, open_page, store, wait_store
+from engine.scenarios import library
+from tests.browser.conftest import ARTIFACTS, open_page, serving, store, wait_store
+from tests.replay.test_browser import save_run
 
 QUORUM_TAB = ".tabs button[data-tab=zk]"
 
@@ -267,9 +269,6 @@ def test_the_compare_page_shows_zookeeper_and_kraft_side_by_side(page, tmp_path)
     """The same story under 2.6 and re-run under 4.1: the left pane has the ZooKeeper pill and
     znode tab, the right one the controller voters and the quorum tab; the page says how an ISR
     change travels in each world."""
-    from engine.scenarios import library
-    from tests.browser.conftest import serving
-    from tests.replay.test_browser import save_run
     with serving(tmp_path, "kraft-compare") as (app, base):
         run_id = save_run(app.test_client(), {"scenario": library()["broker-failure-clean-election"]})
         page.goto(base + f"/compare?a={run_id}&era=4.1")

@@ -81,10 +81,9 @@ def test_live_page_kraft(page, server):
     """A KRaft room (4.1): the controller voters in place of the ZooKeeper pill, the quorum panel
     open; no two nodes of the map overlap, nor the quorum panel's parts."""
     base, _ = server
-    import requests
     doc = {**library()["broker-failure-clean-election"], "kafka_version": "4.1", "name": "layout kraft",
            "description": "A KRaft cluster whose leader crashes at 5 s: fenced 9 s after its last heartbeat."}
-    reply = requests.post(base + "/api/rooms", json={"scenario": doc}, timeout=20).json()
+    reply = page.request.post(base + "/api/rooms", data={"scenario": doc}).json()
     assert reply["ok"], reply
 
     def ready(p):
