@@ -10,7 +10,7 @@ import re
 from playwright.sync_api import expect
 
 from engine.scenarios import library
-from tests.browser.conftest import ARTIFACTS, open_page, serving, store, wait_store
+from tests.browser.conftest import ARTIFACTS, open_page, pick_library, serving, store, wait_store
 from tests.replay.test_browser import save_run
 
 QUORUM_TAB = ".tabs button[data-tab=zk]"
@@ -312,3 +312,37 @@ def test_without_a_majority_the_log_tail_stays_uncommitted(page, server):
     assert style == ["italic", "dashed"]
     expect(page.locator(".qloghead")).to_contain_text(re.compile(r"[1-9]\d* uncommitted"))
     page.screenshot(path=str(ARTIFACTS / "kraft-uncommitted.png"))
+
+
+STEP = "() => window.isrlab.request('control', {action: 'step'}).then(r => r.events || [])"
+
+
+def step_until(page, match, budget=2000):
+    for _ in range(budget):
+        found = next((e for e in page.evaluate(STEP) if match(e)), None)
+        if found:
+            return found
+    raise AssertionError("not reached within the step budget")
+
+
+def test_a_rolling_restart_shows_controlled_shutdown_and_a_new_broker_epoch(page, server):
+    """Library scenario rolling-restart (4.1): broker 0 asks to shut down through its heartbeat
+    (WantShutDown); its card says CONTROLLED SHUTDOWN while its leaderships move away; restarted,
+    it registers again with a new broker epoch (the offset of its new RegisterBrokerRecord)."""
+    _app, base = server
+    open_page(page, base)
+    pick_library(page, "rolling-restart")
+    page.evaluate("() => window.isrlab.control('pause')")
+    wait_store(page, "!s.clock.playing && s.quorum")
+    first = store(page, "s.brokers.get(0).broker_epoch")
+    step_until(page, lambda e: e["type"] == "controlled_shutdown_started" and e["broker"] == 0)
+    wait_store(page, "s.brokers.get(0).in_controlled_shutdown")
+    card = page.locator(".broker[data-broker='0']")
+    expect(card.locator(".chip", has_text="CONTROLLED SHUTDOWN")).to_be_visible()
+    registered = step_until(page, lambda e: e["type"] == "broker_registered" and e["broker"] == 0)
+    assert registered["broker_epoch"] > first
+    wait_store(page, "s.brokers.get(0).broker_epoch === arg", arg=registered["broker_epoch"])
+    expect(card.locator(".kepoch")).to_have_text(f"broker epoch {registered['broker_epoch']}")
+    expect(card.locator(".chip", has_text="CONTROLLED SHUTDOWN")).to_have_count(0)
+    page.click(QUORUM_TAB)
+    expect(page.locator(f".qrec[data-offset='{registered['broker_epoch']}']")).to_contain_text("RegisterBroker")
