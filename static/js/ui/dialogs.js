@@ -256,7 +256,9 @@ export function openHelp(app) {
   const tryit = (title, steps, lib) => h("div.step", null, h("b", { text: title }), h("ol", null, ...steps.map(s => h("li", { text: s }))),
     lib ? h("button.small", { type: "button", text: `Open ${lib}`, onclick: async () => { if (await app.load({ library: lib })) dlg.close(); } }) : null);
   frame(dlg, "ISR Lab — help", h("div", null,
-    h("p", { text: "A Kafka cluster of the ZooKeeper era, simulated event by event. Every line in the timeline names the rule that fired and its numbers; click one to highlight what it touched." }),
+    h("p", { text: app.store.quorum
+      ? "A Kafka cluster in KRaft mode (a Raft quorum of controllers instead of ZooKeeper), simulated event by event. Every line in the timeline names the rule that fired and its numbers; click one to highlight what it touched."
+      : "A Kafka cluster of the ZooKeeper era, simulated event by event. Every line in the timeline names the rule that fired and its numbers; click one to highlight what it touched." }),
     h("h3", { text: "Things to try" }),
     h("div.try", null,
       tryit("Watch an ISR shrink", ["Open the scenario below and press Play (Space).", "Broker 2 is cut off from the other brokers at 5 s: its lag bar fills up.",
@@ -274,6 +276,7 @@ export function openHelp(app) {
       h("li", { text: "Log strips: one cell per offset, coloured by leader epoch; solid below the replica's high watermark (committed), faint above. White marker = HW, dashed amber = LEO, red underline = a record different from the leader's at that offset." }),
       h("li", { text: "Lag bar: how long a follower has not been caught up, against replica.lag.time.max.ms (red = the leader will drop it at its next isr-expiration check)." }),
       h("li", { text: "Broker cards: state, CONTROLLER badge, ZooKeeper session and, while heartbeats do not arrive, the countdown to its expiry." }),
+      h("li", { text: "KRaft eras: the controller voters above the brokers (violet = the Raft leader, the active controller; role, epoch, log end offset and high watermark). Broker cards show the broker epoch, FENCED, CONTROLLED SHUTDOWN, the metadata offset applied and its lag, and the countdown to fencing at broker.session.timeout.ms once a heartbeat is late. The Quorum tab lists the metadata log: records under the high watermark line are not committed yet; click one to see what it changed." }),
       h("li", { text: "Dots: requests (filled) and responses (hollow) between brokers, ZooKeeper and clients; messages shorter than a frame are shown in slow motion. Red = dropped by a network fault." }))));
 }
 
