@@ -263,6 +263,12 @@ def test_the_fault_menu_in_kraft(page, server):
     panel.locator(f"#voter-faults tr[data-voter='{follower}'] button[data-op=controller-pause]").click()
     wait_store(page, "s.quorum.voters.find(v => v.id === arg).state === 'paused'", arg=follower)
     expect(page.locator(f".node.voter[data-voter='{follower}'] .vrole")).to_have_text("paused")
+    # the help names the era's own shortcuts: isolation from the controllers, no session to expire
+    page.keyboard.press("Escape")
+    page.click("button[data-action=help]")
+    help_text = page.locator("#dlg-help").inner_text()
+    assert "KRaft mode" in help_text and "Isolate from the controllers" in help_text
+    assert "Expire its ZooKeeper session" not in help_text
 
 
 def test_the_compare_page_shows_zookeeper_and_kraft_side_by_side(page, tmp_path):
