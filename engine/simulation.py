@@ -293,6 +293,10 @@ class Simulation(TimelineOperations):
                 track.brokers[bid] = "running"
             else:
                 track.brokers[bid] = "stopped"
+        if self.quorum is not None:  # KRaft eras: the voters' process states (§20.8)
+            for vid, voter in self.quorum.voters.items():
+                track.controllers[vid] = "paused" if voter.paused else \
+                    ("running" if voter.running else "stopped")
         for name, client in self.clients.items():
             track.clients.setdefault(name, {"name": name, "type": "producer" if isinstance(client, Producer)
                                             else "consumer"})

@@ -9,7 +9,10 @@ def controller_op(sim, op):
     if name == "crash" or name == "shutdown":
         if not voter.running:
             return f"ignored: controller {voter.node_id} is stopped"
-        voter.crash(op.get("mode", "process"))
+        if name == "shutdown":
+            voter.shutdown()
+        else:
+            voter.crash(op.get("mode", "process"))
         sim.emit("controller_stopped", controller=voter.node_id, mode=op.get("mode", name),
                  reason=f"controller {voter.node_id} stops; its metadata log and quorum-state "
                         f"file stay on disk")

@@ -1,8 +1,7 @@
 """Scenario fields of the KRaft eras (docs/scenario-format.md §4.2, docs/model.md §20.8).
 
-``controllers``: a list of dedicated controller ids, or ``"combined"`` (every broker is also a
-voter: the broker id is then the voter id too, simplified as a voter process beside the broker
-process on the same id space, §20.1); default three dedicated voters 3000, 3001, 3002.
+``controllers``: a list of dedicated controller ids (``"combined"`` is refused for now, §20.1);
+default three dedicated voters 3000, 3001, 3002.
 Operations that act on a controller take ``"controller": id``; ``"controllers"`` names every voter
 in network operations. ZooKeeper operations are errors in these eras, with a message that says so.
 """
@@ -27,24 +26,26 @@ def load_controllers(doc, version_is_kraft, brokers):
     if value is None:
         ids = list(DEFAULT_CONTROLLERS)
     elif value == "combined":
-        return "combined"
+        # A combined node is one process with one network address for both roles; the engine
+        # keeps brokers and voters as separate network nodes, so it cannot model it yet (§20.1).
+        raise ScenarioError("controllers", '"combined" (process.roles=broker,controller) is not '
+                                           'simulated yet', "a list of dedicated controller ids")
     else:
         _list(value, "controllers", MAX_CONTROLLERS)
         if not value:
-            raise ScenarioError("controllers", "is empty", "1 or more controller ids, or \"combined\"")
+            raise ScenarioError("controllers", "is empty", "1 or more controller ids")
         ids = [_int(c, f"controllers[{i}]", 0, 10 ** 9) for i, c in enumerate(value)]
         if len(set(ids)) != len(ids):
             raise ScenarioError("controllers", "has duplicate ids", "distinct integer ids")
     clash = sorted(set(ids) & set(brokers))
     if clash:
         raise ScenarioError("controllers", f"ids {clash} are also broker ids",
-                            'ids that are not broker ids, or "combined"')
+                            "ids that are not broker ids")
     return sorted(ids)
 
 
 def voter_ids(scenario):
-    controllers = scenario["controllers"]
-    return list(scenario["brokers"]) if controllers == "combined" else list(controllers)
+    return list(scenario["controllers"])
 
 
 def check_config(scenario):

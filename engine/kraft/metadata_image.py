@@ -71,7 +71,7 @@ def registration_of(record):
             "leader_recovery_state": record.get("leader_recovery_state", "RECOVERED")}
 
 
-def record_text(record, image=None):
+def record_text(record):
     """A short human summary of one record (the quorum panel's log list)."""
     kind = record["type"]
     if kind == REGISTER_BROKER:
@@ -87,13 +87,10 @@ def record_text(record, image=None):
         return f"BrokerRegistrationChangeRecord broker {record['broker']} " + " ".join(what)
     if kind == TOPIC:
         return f"TopicRecord {record['name']}"
-    if kind in (PARTITION, PARTITION_CHANGE):
-        reg = (image.partitions.get((record["topic"], record["partition"])) if image else None)
-        if kind == PARTITION or reg is None:
-            reg = registration_of(record) if kind == PARTITION else None
-        if reg is None:
-            return f"{kind} {record['topic']}-{record['partition']}"
-        return f"{kind} " + change_text(record["topic"], record["partition"], reg)
+    if kind == PARTITION:
+        return f"{kind} " + change_text(record["topic"], record["partition"], registration_of(record))
+    if kind == PARTITION_CHANGE:  # the controller writes its text with the resulting state
+        return f"{kind} {record['topic']}-{record['partition']}"
     if kind == LEADER_CHANGE:
         return f"LeaderChange leader {record['leader']} epoch {record['epoch']}"
     return kind

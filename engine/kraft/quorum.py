@@ -12,8 +12,6 @@ from .metadata_image import (BROKER_CHANGE, PARTITION, PARTITION_CHANGE, REGISTE
 from .quorum_controller import QuorumController
 from .raft import QuorumVoter
 
-DEFAULT_VOTERS = (3000, 3001, 3002)
-
 
 class Quorum:
     def __init__(self, sim, voter_ids):

@@ -48,6 +48,7 @@ class QuorumVoter(RaftReplication, Node):
         self.parked = {}           # leader: envelope id -> parked Fetch envelope
         self.epoch_start_offset = 0
         self.cq_fetched = set()
+        self.cq_token = 0
         self.fetch_in_flight = False
 
     @property

@@ -158,7 +158,7 @@ class RaftReplication:
     def _reset_check_quorum(self):
         self.cq_fetched = set()
         if len(self.voters) > 1:  # KAFKA-16144: no check with a single voter
-            self.cq_token = getattr(self, "cq_token", 0) + 1
+            self.cq_token += 1
             timeout = self.config["controller.quorum.fetch.timeout.ms"] * 3 // 2
             self.set_timer(timeout, self._check_quorum_expired, (self.epoch, self.cq_token))
 

@@ -144,3 +144,72 @@ def test_same_scenario_and_seed_give_identical_results(era):
     a = json.dumps(Simulation(doc).run(), sort_keys=True)
     b = json.dumps(Simulation(doc).run(), sort_keys=True)
     assert a == b
+
+
+def test_controller_operations_are_checked_and_live_ones_follow_the_voters_states():
+    with pytest.raises(ScenarioError, match="does not exist"):
+        load(scenario(timeline=[{"op": "crash", "controller": 7, "at_ms": 100}]))
+    with pytest.raises(ScenarioError, match="not simulated yet"):
+        load({**scenario(), "controllers": "combined"})
+    with pytest.raises(ScenarioError, match="also broker ids"):
+        load({**scenario(), "controllers": [0, 3000, 3001]})
+    doc = load(scenario(timeline=[{"op": "isolate", "broker": 0, "from": "controllers", "at_ms": 100},
+                                  {"op": "cut", "from": "controllers", "to": 1, "at_ms": 200}]))
+    assert doc["timeline"][0]["from"] == "controllers"
+    sim = Simulation(scenario(duration_ms=10000))
+    sim.advance_to(3000)
+    sim.apply({"op": "crash", "controller": 3001})
+    sim.advance_to(4000)
+    with pytest.raises(ScenarioError):
+        sim.apply({"op": "crash", "controller": 3001})
+    sim.apply({"op": "restart", "controller": 3001})
+    sim.advance_to(6000)
+    assert sim.quorum.voters[3001].running and sim.quorum.voters[3001].role == "follower"
+
+
+@pytest.mark.parametrize("era,disrupted", [("3.9-kraft", True), ("4.1", False)])
+def test_a_rejoining_partitioned_voter_disrupts_the_leader_without_pre_vote_only(era, disrupted):
+    """KIP-996: cut off, a 3.9 voter keeps bumping its epoch with every candidacy and its Vote
+    makes the leader step down when it is back; a 4.1 voter only asks for pre-votes, which a
+    follower that fetches from its leader refuses."""
+    sim = Simulation(scenario(era, duration_ms=30000))
+    sim.advance_to(4000)
+    active = sim.quorum.active
+    other = [v for v in sim.quorum.voter_ids if v != active][0]
+    sim.apply({"op": "isolate", "controller": other})
+    sim.advance_to(15000)
+    sim.apply({"op": "heal"})
+    result = sim.run()
+    stepped_down = [e for e in events(result, "controller_deactivated") if e["t_ms"] > 15000]
+    assert bool(stepped_down) == disrupted
+    assert result["controller"]["active"] is not None
+    assert result["controller"]["voters"][str(other)]["role"] == "follower"
+    assert (result["controller"]["raft_epoch"] > 2) == disrupted
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_unclean_election_is_honoured_and_marks_the_leader_recovering(era):
+    """KAFKA-12670 (3.9.0): the controller reads unclean.leader.election.enable; the unclean
+    leader is RECOVERING (KIP-704) until its first accepted AlterPartition."""
+    timeline = [{"op": "crash", "broker": 1, "at_ms": 5000},
+                {"op": "crash", "broker": 0, "at_ms": 25000},
+                {"op": "restart", "broker": 1, "at_ms": 40000},
+                {"op": "restart", "broker": 0, "at_ms": 50000}]
+    cfg = {"unclean.leader.election.enable": True, "eligible.leader.replicas.version": 0} \
+        if era == "4.1" else {"unclean.leader.election.enable": True}
+    result = Simulation(scenario(era, timeline, 60000, cfg, rf=2, brokers=2)).run()
+    unclean = [e for e in events(result, "leader_elected") if e["kind"] == "unclean"]
+    assert unclean and unclean[0]["leader"] == 1 and 40000 < unclean[0]["t_ms"] < 41000
+    recovering = [e for e in events(result, "partition_change") if e.get("leader_recovery_state")]
+    assert [e["leader_recovery_state"] for e in recovering][:2] == ["RECOVERING", "RECOVERED"]
+    assert result["partitions"]["t-0"]["leader_recovery_state"] == "RECOVERED"
+
+
+def test_a_snapshot_mid_run_continues_exactly():
+    doc = scenario("4.1", [{"op": "crash", "controller": 3001, "at_ms": 4000},
+                           {"op": "shutdown", "broker": 1, "at_ms": 6000}], 20000)
+    whole = Simulation(doc).run()
+    sim = Simulation(doc)
+    sim.advance_to(6500)
+    resumed = Simulation.restore(sim.snapshot()).run()
+    assert json.dumps(resumed, sort_keys=True) == json.dumps(whole, sort_keys=True)
