@@ -183,9 +183,12 @@ const CATEGORY = {
   consumer_truncation_detected: "client",
   fault: "fault", violation: "violation",
   // KRaft eras (docs/scenario-format.md §4.2)
-  partition_change: "election", raft_leader_elected: "controller", controller_activated: "controller",
+  partition_change: "election", isr_updated: "isr", raft_leader_elected: "controller", controller_activated: "controller",
+  raft_candidate: "controller", raft_prospective: "controller", raft_leader_resigned: "controller",
+  raft_fetch_timeout: "controller", controller_started: "controller", controller_stopped: "controller",
+  controller_deactivated: "controller",
   broker_fenced: "broker", broker_unfenced: "broker", registration_rejected: "broker",
-  controlled_shutdown_started: "broker", controlled_shutdown_granted: "broker",
+  controlled_shutdown_requested: "broker", controlled_shutdown_started: "broker", controlled_shutdown_granted: "broker",
 };
 
 export const CATEGORIES = [
