@@ -12,6 +12,7 @@ What diverged is named the way the issue asks: ``leader``, ``isr``, ``log``, ``o
 ``controller``, ``partitions`` (different topology), or ``record`` (a record's fate).
 """
 from .seek import fork_copy
+from app.runner.partition_state import active_controller, partition_state
 
 STEP_MS = 100
 
@@ -20,12 +21,10 @@ def digest(sim):
     """{partition key: (leader, epoch, isr, offline, ((broker, leo, hw, start, last), ...))},
     plus the controller under the key None."""
     out = {}
-    tree = sim.zk_server.tree
     for topic, spec in sim.topics.items():
         for p in range(spec["partitions"]):
             key = sim.key(topic, p)
-            node = tree.nodes.get(sim.state_path(key))
-            state = node.data if node else {"leader": -1, "leader_epoch": -1, "isr": []}
+            state, _version = partition_state(sim, key)     # the state znode, or the KRaft metadata image
             leader = sim.brokers.get(state["leader"])
             offline = state["leader"] == -1 or leader is None or not leader.running
             replicas = []
@@ -37,8 +36,7 @@ def digest(sim):
                 last = log.record_at(log.leo - 1) if log.leo > log.log_start_offset else None
                 replicas.append((b, log.leo, log.hw, log.log_start_offset, tuple(last) if last else None))
             out[key] = (state["leader"], state["leader_epoch"], tuple(state["isr"]), offline, tuple(replicas))
-    controller = tree.nodes.get("/controller")
-    out[None] = controller.data["brokerid"] if controller else None
+    out[None] = active_controller(sim)["broker"]
     return out
 
 

@@ -17,7 +17,9 @@ import json
 from collections import deque
 
 from .records import LOSS_EVENTS, RecordDigest, producer_settings  # noqa: F401  (LOSS_EVENTS: room.py)
+from .partition_state import active_controller
 from .refresh import PartitionRefresh
+from engine.kraft import kraft_view
 from engine.view import broker_view, links_view, partition_view, zk_view
 
 LOG_TAIL = 12            # record ids per replica sent each frame (the detail view asks for more)
@@ -71,6 +73,8 @@ class MessageTap:
 
 
 _PRIORITY = {"LeaderAndIsr": 0, "UpdateMetadata": 0, "StopReplica": 0, "ControlledShutdown": 0, "AlterIsr": 0,
+             # KRaft: elections, registrations and ISR requests are rare and tell the story
+             "Vote": 0, "BeginQuorumEpoch": 0, "BrokerRegistration": 0, "AlterPartition": 0, "BrokerHeartbeat": 3,
              "OffsetsForLeaderEpoch": 1, "Produce": 2, "Metadata": 3, "ListOffsets": 3, "Fetch": 4}
 
 
@@ -150,6 +154,7 @@ class LiveView:
                 # docs/model.md §17: who writes ISR changes, and the name of the request
                 "isr_path": "controller" if sim.era.alter_isr else "zookeeper",
                 "alter_isr_api": sim.era.alter_isr_api if sim.era.alter_isr else None,
+                "kraft": bool(sim.era.kraft),      # a controller quorum instead of ZooKeeper
                 "brokers": list(sim.broker_ids),
                 "topics": [{"name": name, "partitions": spec["partitions"],
                             "replication_factor": spec["replication_factor"],
@@ -190,20 +195,17 @@ class LiveView:
     def entities(self, dirty_keys=()):
         sim = self.sim
         self.frame_no += 1
-        tree = sim.zk_server.tree
-        controller = tree.nodes.get("/controller")
-        epoch = tree.nodes.get("/controller_epoch")
-        out = {"meta": self.meta(),
-               "controller": {"broker": controller.data["brokerid"] if controller else None,
-                              "epoch": epoch.data if epoch else 0},
-               "links": links_view(sim)}
+        out = {"meta": self.meta(), "controller": active_controller(sim), "links": links_view(sim)}
+        if sim.quorum is not None:     # KRaft: the quorum and its metadata log instead of znodes
+            out["quorum"] = kraft_view.quorum_view(sim)
         for broker in sim.brokers.values():
             out[f"b:{broker.node_id}"] = broker_view(sim, broker)
         keys = [sim.key(topic, p) for topic, spec in sim.topics.items() for p in range(spec["partitions"])]
         drawn = self.refresh.entities(sim, keys, dirty_keys or (), partition_entity)
         for key, entity in drawn.items():
             out["p:" + key] = entity
-        out.update(self._znodes(sim))
+        if sim.quorum is None:
+            out.update(self._znodes(sim))
         for name, client in sim.clients.items():
             view = client.view()
             spec = getattr(client, "spec", {}) or {}

@@ -14,19 +14,21 @@ leadership and ISR is therefore never stale; only offsets of quiet partitions la
 of a second.
 """
 
+from .partition_state import partition_state
+
 PARTITIONS_PER_FRAME = 48
 
 
 def structure_of(sim, key, replicas):
     """What must never be drawn late: the state znode's version and every replica's process and
     local leadership. Cheap (no log reads), computed for every partition every frame."""
-    node = sim.zk_server.tree.nodes.get(sim.state_path(key))
+    _state, version = partition_state(sim, key)
     local = []
     for b in replicas:
         broker = sim.brokers[b]
         part = broker.partitions.get(key) if broker.running else None
         local.append((broker.running, part.leader_epoch if part else None, bool(part and part.is_leader)))
-    return (node.mzxid if node else None, tuple(local))
+    return (version, tuple(local))
 
 
 class PartitionRefresh:

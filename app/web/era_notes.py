@@ -3,7 +3,8 @@
 ``short`` fits a drop-down option; ``text`` is the sentence shown under it. ``isr_path`` says
 who writes an ISR change: the leader itself plus /isr_change_notification ("zookeeper", up to
 2.6) or the controller after an AlterIsr / AlterPartition request ("controller", 2.7+,
-docs/model.md §17).
+docs/model.md §17); in KRaft eras ("kraft": true) the active controller of a Raft quorum writes
+it to the metadata log (docs/scenario-format.md §4.2).
 """
 from engine import eras
 
@@ -49,11 +50,22 @@ NOTES = {
             "As 3.9-kraft with Eligible Leader Replicas on by default (KIP-966), pre-vote "
             "(KIP-996) and a periodic fencing check."),
 }
+KRAFT = {"3.9-kraft", "4.1", "3.5-kraft", "4.0"}
+
+
+def _note(v):
+    """The era's note; an era added to the engine before its note reads as its bare name."""
+    fields = NOTES.get(v) or (v, v, "controller" if v in KRAFT else "zookeeper", "")
+    return dict(zip(("rules_of", "short", "isr_path", "text"), fields))
 
 
 def era_notes():
-    """{version: {rules_of, short, isr_path, text, api}} for every era of engine.eras.VERSIONS;
-    ``api`` is the request's name ("AlterIsr" / "AlterPartition") or None before 2.7."""
-    return {v: dict(zip(("rules_of", "short", "isr_path", "text"), NOTES[v]),
-                    api=eras.ERAS[v].alter_isr_api if eras.ERAS[v].alter_isr else None)
-            for v in eras.VERSIONS}
+    """{version: {rules_of, short, isr_path, text, api, kraft}} for every era of
+    engine.eras.VERSIONS; ``api`` is the request's name ("AlterIsr" / "AlterPartition") or None
+    before 2.7; ``kraft`` says whether a controller quorum replaces ZooKeeper."""
+    out = {}
+    for v in eras.VERSIONS:
+        era = eras.ERAS[v]
+        out[v] = dict(_note(v), api=era.alter_isr_api if getattr(era, "alter_isr", False) else None,
+                      kraft=bool(getattr(era, "kraft", v in KRAFT)))
+    return out

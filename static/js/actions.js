@@ -1,5 +1,7 @@
-// Every user action, once. The toolbar, the broker and partition menus, the keyboard shortcuts and
-// the help page are all built from this table.
+// Every user action, once. The toolbar, the broker, controller and partition menus, the keyboard
+// shortcuts and the help page are all built from this table. An action with `mode` exists only in
+// ZooKeeper ("zk") or KRaft ("kraft") eras: there is no session to expire in KRaft, and no
+// controller voter in ZooKeeper mode.
 
 const RUNNABLE = ["running", "starting", "shutting_down", "paused"];
 
@@ -36,8 +38,10 @@ export const ACTIONS = [
   { id: "pause", group: "broker", keys: ["g"], label: b => b && b.state === "paused" ? "Resume after the pause" : "Pause (long GC stall)",
     enabled: (s, b) => b && ["running", "starting", "shutting_down", "paused"].includes(b.state),
     command: b => ({ op: b.state === "paused" ? "resume" : "pause", broker: b.id }) },
-  { id: "isolate-zk", group: "broker", keys: ["z"], label: "Isolate from ZooKeeper", enabled: (s, b) => Boolean(b),
+  { id: "isolate-zk", group: "broker", mode: "zk", keys: ["z"], label: "Isolate from ZooKeeper", enabled: (s, b) => Boolean(b),
     command: b => ({ op: "isolate", broker: b.id, from: "zk" }) },
+  { id: "isolate-controllers", group: "broker", mode: "kraft", keys: ["z"], label: "Isolate from the controllers (not from clients or brokers)",
+    enabled: (s, b) => Boolean(b), command: b => ({ op: "isolate", broker: b.id, from: "controllers" }) },
   { id: "isolate-brokers", group: "broker", keys: ["i"], label: "Isolate from the other brokers", enabled: (s, b) => Boolean(b),
     command: b => ({ op: "isolate", broker: b.id, from: "brokers" }) },
   { id: "isolate-clients", group: "broker", keys: [], label: "Isolate from clients", enabled: (s, b) => Boolean(b),
@@ -47,10 +51,24 @@ export const ACTIONS = [
   { id: "heal-broker", group: "broker", keys: ["l"], label: "Heal this broker's links",
     enabled: (s, b) => Boolean(b && b.isolated_from && b.isolated_from.length),
     command: b => b.isolated_from.map(n => ({ op: "heal", from: b.id, to: n })) },
-  { id: "expire", group: "broker", keys: ["x"], label: "Expire its ZooKeeper session",
+  { id: "expire", group: "broker", mode: "zk", keys: ["x"], label: "Expire its ZooKeeper session",
     enabled: (s, b) => Boolean(b && b.zk && b.zk.session_id !== null), command: b => ({ op: "expire_session", broker: b.id }) },
   { id: "flush", group: "broker", keys: ["f"], label: "Flush (fsync) its logs",
     enabled: (s, b) => b && ["running", "shutting_down", "paused"].includes(b.state), command: b => ({ op: "flush", broker: b.id }) },
+
+  // -- one controller voter (KRaft eras; docs/scenario-format.md §4.2: "controller" in place of "broker")
+  { id: "controller-crash", group: "controller", mode: "kraft", keys: [], label: "Crash this controller (kill -9)",
+    enabled: (s, v) => v && v.state !== "stopped", command: v => ({ op: "crash", controller: v.id }) },
+  { id: "controller-shutdown", group: "controller", mode: "kraft", keys: [], label: "Shut it down (clean: a leader resigns)",
+    enabled: (s, v) => v && v.state === "running", command: v => ({ op: "shutdown", controller: v.id }) },
+  { id: "controller-pause", group: "controller", mode: "kraft", keys: [], label: v => v && v.state === "paused" ? "Resume after the pause" : "Pause (long GC stall)",
+    enabled: (s, v) => v && v.state !== "stopped", command: v => ({ op: v.state === "paused" ? "resume" : "pause", controller: v.id }) },
+  { id: "controller-isolate", group: "controller", mode: "kraft", keys: [], label: "Isolate from everything",
+    enabled: (s, v) => Boolean(v), command: v => ({ op: "isolate", controller: v.id, from: "all" }) },
+  { id: "controller-heal", group: "controller", mode: "kraft", keys: [], label: "Heal this controller's links",
+    enabled: (s, v) => Boolean(v && cutPeers(s, v.id).length), command: (v, s) => cutPeers(s, v.id).map(n => ({ op: "heal", from: v.id, to: n })) },
+  { id: "controller-restart", group: "controller", mode: "kraft", keys: [], label: "Start / restart",
+    enabled: (s, v) => v && v.state === "stopped", command: v => ({ op: "restart", controller: v.id }) },
 
   // -- the cluster
   { id: "heal-all", group: "cluster", keys: ["h"], label: "Heal every link", enabled: s => Boolean(s.links && (s.links.blocked.length || s.links.slow.length)),
@@ -73,16 +91,43 @@ export const ACTIONS = [
 
 export const BY_ID = Object.fromEntries(ACTIONS.map(a => [a.id, a]));
 
+/** Nodes a controller has a cut link with (either way), from the frame's links. */
+function cutPeers(s, id) {
+  const out = new Set();
+  for (const [a, b] of (s.links && s.links.blocked) || []) { if (a === id) out.add(b); if (b === id) out.add(a); }
+  return [...out];
+}
+
+/** Whether the action exists in the era of the run shown (see `mode` above). */
+export function inMode(action, store) {
+  if (!action.mode) return true;
+  return (action.mode === "kraft") === Boolean(store && store.quorum);
+}
+
+/** A controller voter of the quorum, by id (null in ZooKeeper mode). */
+export function voterOf(store, id) {
+  return store.quorum ? store.quorum.voters.find(v => v.id === id) || null : null;
+}
+
 export function labelOf(action, store, b) {
-  return typeof action.label === "function" ? action.label(action.group === "broker" ? b : store, b) : action.label;
+  const own = action.group === "broker" || action.group === "controller";
+  return typeof action.label === "function" ? action.label(own ? b : store, b) : action.label;
 }
 
 export function isEnabled(action, store, b) {
   return action.enabled ? Boolean(action.enabled(store, b)) : true;
 }
 
-/** Run an action; broker actions act on ctx.broker or the selected broker. */
+/** Run an action; broker actions act on ctx.broker or the selected broker, controller actions on
+ *  ctx.voter. */
 export function runAction(action, ctx) {
+  if (!inMode(action, ctx.store)) return;
+  if (action.group === "controller") {
+    const v = ctx.voter;
+    if (!v || !isEnabled(action, ctx.store, v)) return;
+    ctx.app.command(action.command(v, ctx.store), `${labelOf(action, ctx.store, v)} (controller ${v.id})`);
+    return;
+  }
   const b = broker(ctx);
   if (action.group === "broker" && !b) {
     ctx.app.toast("Select a broker first", "click a broker card or press its id (0-9)");
@@ -97,10 +142,10 @@ export function runAction(action, ctx) {
   }
 }
 
-/** The action bound to a key press, or a broker selection for digits. */
-export function actionForKey(key) {
+/** The action bound to a key press in the era shown, or a broker selection for digits. */
+export function actionForKey(key, store = null) {
   if (/^[0-9]$/.test(key)) return { select: Number(key) };
-  return ACTIONS.find(a => a.keys.includes(key)) || null;
+  return ACTIONS.find(a => a.keys.includes(key) && inMode(a, store)) || null;
 }
 
 export function keyLabel(action) {

@@ -1,12 +1,13 @@
 // Pure geometry: where things go and how far along a message is. No DOM, no state.
 
-export const MAP = { pad: 16, zkY: 24, brokerTop: 58, brokerH: 100, rowGap: 14, clientGap: 30, maxPerRow: 8, maxStretch: 2.2 };
+export const MAP = { pad: 16, zkY: 24, brokerTop: 58, brokerH: 100, rowGap: 14, clientGap: 30, maxPerRow: 8, maxStretch: 2.2,
+  voterTop: 26, voterW: 200, voterH: 46, voterNarrowH: 60, voterNarrow: 196, voterGap: 16, voterBrokerGap: 40 };
 
-/** Positions of the ZooKeeper pill, the broker cards and the clients in a box of `width`. The
- *  content's own height is `natural`; given a taller box (`height`, the room the page leaves the
- *  map, at most `maxStretch` times the content) the rows spread down to fill it instead of
- *  leaving an empty band under them. */
-export function clusterLayout(width, brokerIds, clientNames, height = 0) {
+/** Positions of the ZooKeeper pill (or, in KRaft eras, the controller voters: `voterIds`), the
+ *  broker cards and the clients in a box of `width`. The content's own height is `natural`; given
+ *  a taller box (`height`, the room the page leaves the map, at most `maxStretch` times the
+ *  content) the rows spread down to fill it instead of leaving an empty band under them. */
+export function clusterLayout(width, brokerIds, clientNames, height = 0, voterIds = []) {
   const n = Math.max(1, brokerIds.length);
   const usable = Math.max(200, width - 2 * MAP.pad);
   const fit = Math.max(1, Math.min(MAP.maxPerRow, Math.floor(usable / 128) || 1));
@@ -14,15 +15,31 @@ export function clusterLayout(width, brokerIds, clientNames, height = 0) {
   const perRow = Math.ceil(n / rows);          // balanced rows: 9 brokers -> 5 + 4
   const slot = usable / perRow;
   const bw = Math.max(104, Math.min(236, slot - 18));
-  const nodes = { zk: { x: width / 2, y: MAP.zkY, w: 190, h: 28 } };
+  const nodes = {};
+  let top = MAP.brokerTop, y0 = MAP.zkY;
+  if (voterIds.length) {
+    // one row of voters above the brokers, with room above it for the arcs of the Raft messages
+    // between voters; on a narrow map a voter's role goes under its name
+    const vw = Math.min(MAP.voterW, (usable - (voterIds.length - 1) * MAP.voterGap) / voterIds.length);
+    const narrow = vw < MAP.voterNarrow;
+    const vh = narrow ? MAP.voterNarrowH : MAP.voterH;
+    const span = voterIds.length * vw + (voterIds.length - 1) * MAP.voterGap;
+    y0 = MAP.voterTop + vh / 2;
+    voterIds.forEach((id, i) => {
+      nodes["v:" + id] = { x: width / 2 - span / 2 + vw / 2 + i * (vw + MAP.voterGap), y: y0, w: vw, h: vh, narrow };
+    });
+    top = MAP.voterTop + vh + MAP.voterBrokerGap;
+  } else {
+    nodes.zk = { x: width / 2, y: MAP.zkY, w: 190, h: 28 };
+  }
   brokerIds.forEach((id, i) => {
     const row = Math.floor(i / perRow);
     const inRow = row === rows - 1 ? n - row * perRow : perRow;
     const offset = (usable - inRow * slot) / 2;
     nodes["b:" + id] = { x: MAP.pad + offset + (i - row * perRow + 0.5) * slot,
-                         y: MAP.brokerTop + MAP.brokerH / 2 + row * (MAP.brokerH + MAP.rowGap), w: bw, h: MAP.brokerH };
+                         y: top + MAP.brokerH / 2 + row * (MAP.brokerH + MAP.rowGap), w: bw, h: MAP.brokerH };
   });
-  const clientY = MAP.brokerTop + rows * (MAP.brokerH + MAP.rowGap) + MAP.clientGap - 6;
+  const clientY = top + rows * (MAP.brokerH + MAP.rowGap) + MAP.clientGap - 6;
   const m = clientNames.length;
   clientNames.forEach((name, i) => {
     nodes["c:" + name] = { x: MAP.pad + (i + 0.5) * usable / Math.max(1, m), y: clientY, w: 120, h: 22 };
@@ -30,8 +47,8 @@ export function clusterLayout(width, brokerIds, clientNames, height = 0) {
   const natural = clientY + (m ? 24 : 4);
   const tall = Math.min(Math.round(natural * MAP.maxStretch), Math.max(natural, Math.floor(height || 0)));
   if (tall > natural) {
-    const k = (tall - MAP.zkY) / (natural - MAP.zkY);
-    for (const box of Object.values(nodes)) box.y = MAP.zkY + (box.y - MAP.zkY) * k;
+    const k = (tall - y0) / (natural - y0);
+    for (const box of Object.values(nodes)) box.y = y0 + (box.y - y0) * k;
   }
   return { nodes, brokerWidth: bw, height: tall, natural, rows };
 }

@@ -1,8 +1,12 @@
-// The Kafka-native corner: kafka-topics.sh --describe and zookeeper-shell, computed from the state.
+// The Kafka-native corner: kafka-topics.sh --describe and zookeeper-shell, computed from the state;
+// in KRaft eras kafka-metadata-quorum.sh instead of zookeeper-shell (kraft.js).
 import { kafkaDigits } from "./format.js";
 import { h } from "./dom.js";
+import { elrColumns, topicId, quorumStatus, quorumReplication } from "./kraft.js";
 
-export function describeTopics(meta, partitions, { topic = null, underReplicated = false, unavailable = false } = {}) {
+/** `kraft`: against a KRaft broker (3.8+) the header carries the TopicId and every partition line
+ *  the Elr and LastKnownElr columns (TopicCommand from 3.8, through DescribeTopicPartitions). */
+export function describeTopics(meta, partitions, { topic = null, underReplicated = false, unavailable = false, kraft = false } = {}) {
   const lines = [];
   const byTopic = new Map();
   for (const p of partitions) {
@@ -16,11 +20,12 @@ export function describeTopics(meta, partitions, { topic = null, underReplicated
                                        && (!unavailable || p.leader === -1 || p.offline));
     if (!underReplicated && !unavailable) {
       const configs = Object.entries(t.config || {}).map(([k, v]) => `${k}=${typeof v === "number" ? kafkaDigits(v) : v}`).join(",");   // Long.MAX_VALUE as Kafka prints it
-      lines.push(`Topic: ${t.name}\tPartitionCount: ${t.partitions}\tReplicationFactor: ${t.replication_factor}\tConfigs: ${configs}`);
+      const id = kraft ? `\tTopicId: ${topicId(t.name)}` : "";
+      lines.push(`Topic: ${t.name}${id}\tPartitionCount: ${t.partitions}\tReplicationFactor: ${t.replication_factor}\tConfigs: ${configs}`);
     }
     for (const p of filtered) {
       const leader = p.leader === -1 ? "none" : String(p.leader);
-      lines.push(`\tTopic: ${p.topic}\tPartition: ${p.partition}\tLeader: ${leader}\tReplicas: ${p.replicas.join(",")}\tIsr: ${p.isr.join(",")}`);
+      lines.push(`\tTopic: ${p.topic}\tPartition: ${p.partition}\tLeader: ${leader}\tReplicas: ${p.replicas.join(",")}\tIsr: ${p.isr.join(",")}${kraft ? elrColumns(p) : ""}`);
     }
   }
   return lines;
@@ -78,13 +83,34 @@ export const SHELL_HELP = [
   "clear            clear the screen",
 ];
 
-/** Run one line; returns {lines} or {error} (or {clear: true}). */
-export function runShell(line, { meta, partitions, znodes }) {
+export const KRAFT_HELP = [
+  "kafka-topics.sh --describe [--topic T] [--under-replicated-partitions] [--unavailable-partitions]",
+  "kafka-metadata-quorum.sh describe --status        the Raft leader, epoch and high watermark",
+  "kafka-metadata-quorum.sh describe --replication   every voter's and broker's metadata log end",
+  "clear            clear the screen",
+];
+const NO_ZOOKEEPER = "There is no ZooKeeper in KRaft mode: the cluster's metadata is the controllers' Raft log (try kafka-metadata-quorum.sh describe --status)";
+
+function metadataQuorum(words, { quorum, brokers }) {
+  if (!words.includes("describe")) return { error: "only describe --status / --replication is supported here" };
+  if (words.includes("--replication")) return { lines: quorumReplication(quorum, brokers) };
+  if (words.includes("--status")) return { lines: quorumStatus(quorum, brokers) };
+  return { error: "One of --status or --replication must be specified with describe sub-command" };
+}
+
+/** Run one line; returns {lines} or {error} (or {clear: true}). `quorum` is set in KRaft eras. */
+export function runShell(line, { meta, partitions, znodes, quorum = null, brokers = [] }) {
   const words = line.trim().split(/\s+/).filter(Boolean);
   if (!words.length) return { lines: [] };
   let cmd = words[0];
-  if (cmd === "help") return { lines: SHELL_HELP };
+  if (cmd === "help") return { lines: quorum ? KRAFT_HELP : SHELL_HELP };
   if (cmd === "clear") return { clear: true };
+  if (quorum) {
+    if (cmd === "kafka-metadata-quorum.sh" || cmd === "kafka-metadata-quorum") return metadataQuorum(words, { quorum, brokers });
+    if (["zookeeper-shell.sh", "zkCli.sh", "ls", "get", "stat"].includes(cmd)) return { error: NO_ZOOKEEPER };
+  } else if (cmd.startsWith("kafka-metadata-quorum")) {
+    return { error: "kafka-metadata-quorum.sh needs a KRaft cluster: this era runs on ZooKeeper (try ls /controller)" };
+  }
   if (cmd === "zookeeper-shell.sh" || cmd === "zkCli.sh") { words.splice(0, words[1] && words[1].includes(":") ? 2 : 1); cmd = words[0]; }
   if (cmd === "ls") return zkLs(znodes, words[1] || "/");
   if (cmd === "get") return zkGet(znodes, words.filter(w => w !== "-s")[1] || "");
@@ -101,7 +127,7 @@ export function runShell(line, { meta, partitions, znodes }) {
       return { error: `Error while executing topic command : Topic '${topic}' does not exist as expected` };
     }
     return { lines: describeTopics(meta, partitions, { topic, underReplicated: words.includes("--under-replicated-partitions"),
-                                                       unavailable: words.includes("--unavailable-partitions") }) };
+                                                       unavailable: words.includes("--unavailable-partitions"), kraft: Boolean(quorum) }) };
   }
   return { error: `unknown command: ${cmd} (try help)` };
 }

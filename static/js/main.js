@@ -3,7 +3,7 @@
 // on the live cluster (commands, speed, broker and partition menus, keys).
 import { connectSocket } from "./socket.js";
 import { createStore, touched, emptyHighlight } from "./store.js";
-import { ACTIONS, actionForKey, runAction, isEnabled, labelOf, keyLabel } from "./actions.js";
+import { ACTIONS, actionForKey, runAction, isEnabled, labelOf, keyLabel, inMode, voterOf } from "./actions.js";
 import { errorText, seconds } from "./format.js";
 import { getJSON } from "./http.js";
 import { createView, pageKey } from "./view.js";
@@ -93,9 +93,20 @@ const app = {
     if (!b) return;
     store.ui.selectedBroker = id;
     app.requestRender(true);
-    const items = ACTIONS.filter(a => a.group === "broker").map(a => ({ id: a.id, label: labelOf(a, store, b), key: keyLabel(a),
+    const items = ACTIONS.filter(a => a.group === "broker" && inMode(a, store)).map(a => ({ id: a.id, label: labelOf(a, store, b), key: keyLabel(a),
       enabled: isEnabled(a, store, b), run: () => runAction(a, { app, store, broker: store.brokers.get(id) }) }));
-    openMenu(`Broker ${id} · ${b.state}${b.controller ? " · controller" : ""}`, items, anchor);
+    const kraft = store.quorum ? `${b.fenced ? " · fenced" : ""}${b.broker_epoch !== undefined ? ` · broker epoch ${b.broker_epoch}` : ""}` : "";
+    openMenu(`Broker ${id} · ${b.state}${b.controller ? " · controller" : ""}${kraft}`, items, anchor);
+  },
+
+  /** The actions on one controller voter (KRaft eras). */
+  controllerMenu(id, anchor) {
+    const v = voterOf(store, id);
+    if (!v) return;
+    const items = ACTIONS.filter(a => a.group === "controller").map(a => ({ id: a.id, label: labelOf(a, store, v),
+      enabled: isEnabled(a, store, v), run: () => runAction(a, { app, store, voter: voterOf(store, id) }) }));
+    const active = store.quorum.active === id ? " · active controller" : "";
+    openMenu(`Controller ${id} · Raft ${v.role}, epoch ${v.epoch}${active}`, items, anchor);
   },
 
   partitionMenu(key, anchor) {
@@ -112,7 +123,9 @@ const app = {
         run: () => app.command({ op: "produce", topic: p.topic, partition: p.partition, count: 10, acks: "1", producer: "console" }, `produce 10 to ${key} (acks=1)`) },
       "-",
       { id: "describe", label: "kafka-topics.sh --describe --topic " + p.topic, run: () => { app.showTab("cli"); cli.exec(`kafka-topics.sh --describe --topic ${p.topic}`); } },
-      { id: "state", label: "get its state znode", run: () => { app.showTab("cli"); cli.exec(`get /brokers/topics/${p.topic}/partitions/${p.partition}/state`); } },
+      // KRaft has no state znode: its state is the PartitionChangeRecords in the quorum panel
+      store.quorum ? { id: "state", label: "its records in the metadata log", run: () => app.showTab("zk") }
+        : { id: "state", label: "get its state znode", run: () => { app.showTab("cli"); cli.exec(`get /brokers/topics/${p.topic}/partitions/${p.partition}/state`); } },
     ];
     openMenu(key, items, anchor);
   },
@@ -198,12 +211,14 @@ function afterJoin(room) {
 function onKey(e) {
   if (!pageKey(e)) return;
   if (menuOpen() && e.key !== "Escape" && !/^[a-zA-Z]$/.test(e.key)) return;
-  const found = actionForKey(e.key);
+  const found = actionForKey(e.key, store);
   if (!found) return;
   e.preventDefault();
   closeMenu();
   if (found.select !== undefined) {
-    if (store.brokers.has(found.select)) { app.selectBroker(found.select); toast(`Broker ${found.select} selected`, "k crash · s start · d shutdown · g pause · z/i isolate · x expire session"); }
+    if (store.brokers.has(found.select)) { app.selectBroker(found.select); toast(`Broker ${found.select} selected`, store.quorum
+      ? "k crash · s start · d shutdown · g pause · z isolate from the controllers · i from the brokers"
+      : "k crash · s start · d shutdown · g pause · z/i isolate · x expire session"); }
     return;
   }
   runAction(found, { app, store });

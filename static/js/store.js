@@ -9,7 +9,7 @@ export function createStore() {
   return {
     room: null, seq: 0, run: null,
     clock: null, clockAt: 0, wallLag: 0,
-    meta: null, controller: null, links: null, records: null, ledger: [],
+    meta: null, controller: null, quorum: null, links: null, records: null, ledger: [],
     brokers: new Map(), partitions: new Map(), znodes: new Map(), clients: new Map(),
     events: [], violations: [], messages: [], msgsSkipped: 0,
     // what changed since the last render
@@ -24,7 +24,7 @@ export function createStore() {
 }
 
 export function emptyHighlight() {
-  return { brokers: new Set(), partitions: new Set(), paths: new Set(), records: new Set(), active: false };
+  return { brokers: new Set(), partitions: new Set(), paths: new Set(), records: new Set(), voters: new Set(), offsets: new Set(), active: false };
 }
 
 /** Apply one frame (parsed JSON). Returns "ok", or "gap" when it does not follow what we hold. */
@@ -62,6 +62,7 @@ export function applyFrame(store, frame, now) {
 function resetEntities(store, newRun) {
   for (const path of store.znodes.keys()) store.zkChanges.set(path, "reset");
   store.brokers.clear(); store.partitions.clear(); store.znodes.clear(); store.clients.clear();
+  store.quorum = null;      // a full frame of a ZooKeeper-mode run carries none
   if (newRun) {
     store.events = []; store.violations = []; store.messages = [];
     store.ui.selectedEvent = null;
@@ -87,6 +88,7 @@ function setEntity(store, key, value, full) {
     case "c": store.clients.set(id, value); break;
     case "meta": store.meta = value; store.flags.meta = true; break;
     case "controller": store.controller = value; break;
+    case "quorum": store.quorum = value; break;      // KRaft eras: the controller quorum and its metadata log
     case "links": store.links = value; break;
     case "records": store.records = value; store.flags.records = true; break;
     case "ledger": store.ledger = value; store.flags.records = true; break;
@@ -162,6 +164,8 @@ export function touched(event) {
   if (Array.isArray(event.deleted)) for (const p of event.deleted) hl.paths.add(p);
   if (event.type === "controller_elected" || event.type === "controller_resigned") { hl.paths.add("/controller"); hl.paths.add("/controller_epoch"); }
   if (event.type === "broker_started" || event.type === "broker_registered") hl.paths.add(`/brokers/ids/${event.broker}`);
+  // KRaft: the controller voter an event is about (raft_leader_elected, controller_activated)
+  if (typeof event.controller === "number") hl.voters.add(event.controller);
   if (Array.isArray(event.records)) for (const r of event.records) hl.records.add(r);
   return hl;
 }
@@ -178,6 +182,13 @@ const CATEGORY = {
   produce_error: "client", produce_failed: "client", consumer_error: "client", consumer_reset: "client",
   consumer_truncation_detected: "client",
   fault: "fault", violation: "violation",
+  // KRaft eras (docs/scenario-format.md §4.2)
+  partition_change: "election", isr_updated: "isr", raft_leader_elected: "controller", controller_activated: "controller",
+  raft_candidate: "controller", raft_prospective: "controller", raft_leader_resigned: "controller",
+  raft_fetch_timeout: "controller", controller_started: "controller", controller_stopped: "controller",
+  controller_deactivated: "controller",
+  broker_fenced: "broker", broker_unfenced: "broker", registration_rejected: "broker",
+  controlled_shutdown_requested: "broker", controlled_shutdown_started: "broker", controlled_shutdown_granted: "broker",
 };
 
 export const CATEGORIES = [

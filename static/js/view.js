@@ -11,6 +11,8 @@ import { createMap } from "./render/map.js";
 import { createPartitions } from "./render/partitions.js";
 import { createTimeline } from "./render/timeline.js";
 import { createZk } from "./render/zk.js";
+import { createQuorum } from "./render/quorum.js";
+import { isKraft } from "./kraft.js";
 import { createClients } from "./render/clients.js";
 import { createNetwork } from "./render/network.js";
 import { createCli } from "./render/cli.js";
@@ -43,6 +45,17 @@ export function createView(app, { adaptStrips = false, afterRender = null } = {}
       store.ui.selectedBroker = store.brokers.has(id) ? id : null;
       app.requestRender(true);
     },
+    /** Highlight what a metadata record changed: {partition} or {broker} (render/quorum.js). */
+    highlightRecord(target) {
+      const hl = emptyHighlight();
+      hl.active = true;
+      if (target && target.partition) hl.partitions.add(target.partition);
+      if (target && target.broker !== undefined) hl.brokers.add(target.broker);
+      store.ui.highlight = hl;
+      store.ui.selectedBroker = target && target.broker !== undefined && store.brokers.has(target.broker) ? target.broker : null;
+      app.requestRender(true);
+      if (target && target.partition) requestAnimationFrame(() => partitions.scrollTo(target.partition));
+    },
     clearSelection() {
       store.ui.selectedEvent = null;
       store.ui.selectedBroker = null;
@@ -57,7 +70,7 @@ export function createView(app, { adaptStrips = false, afterRender = null } = {}
   const map = createMap(app);
   const partitions = createPartitions(app);
   const timeline = createTimeline(app);
-  const tabs = { timeline, zk: createZk(app), clients: createClients(app), network: createNetwork(app), cli: createCli(app) };
+  const tabs = { timeline, zk: coordination(app), clients: createClients(app), network: createNetwork(app), cli: createCli(app) };
   const alarms = createAlarms(app);
 
   // a tab's panel is drawn only while it shows; forced, it redraws from scratch
@@ -75,6 +88,7 @@ export function createView(app, { adaptStrips = false, afterRender = null } = {}
   function renderAll(changes, force) {
     if (force) { changes.flags.meta = true; changes.flags.highlight = true; }
     timed("topbar", () => topbar.render(store, changes));
+    tabs.zk.sync(store);
     timed("map", () => map.render(store, changes));
     timed("partitions", () => partitions.render(store, changes, force, perf.stripEvery));
     timed("alarms", () => alarms.render(store, changes));
@@ -167,6 +181,34 @@ export function createView(app, { adaptStrips = false, afterRender = null } = {}
       }
       requestAnimationFrame(loop);
       return loadEras().then(eras => { topbar.setVersions(eras.versions, eras.notes); app.requestRender(true); return eras; });
+    },
+  };
+}
+
+/** The "zk" tab: the znode tree in ZooKeeper eras, the controller quorum and its metadata log in
+ *  KRaft eras; the tab is named after what it shows. */
+function coordination(app) {
+  const zk = createZk(app), quorum = createQuorum(app);
+  document.getElementById("panel-zk").append(quorum.root);
+  const tab = document.querySelector(".tabs button[data-tab=zk]");
+  let mode = null, fresh = false;
+  /** Name the tab after the era's mode (the panel redraws in full at its next render). */
+  function sync(store) {
+    const kraft = isKraft(store);
+    if (mode === kraft) return;
+    mode = kraft;
+    fresh = true;
+    zk.show(!kraft); quorum.show(kraft);
+    if (!tab) return;
+    tab.textContent = kraft ? "Quorum" : "ZooKeeper";
+    tab.title = kraft ? "The controller quorum (Raft) and its metadata log" : "The znode tree";
+  }
+  return {
+    sync,
+    render(store, changes, force) {
+      sync(store);
+      if (fresh) { force = true; fresh = false; }
+      (mode ? quorum : zk).render(store, changes, force);
     },
   };
 }

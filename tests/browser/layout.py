@@ -90,6 +90,44 @@ _BAND_JS = r"""
 """
 
 
+# Boxes placed by hand (absolutely positioned, e.g. the nodes of the cluster map) escape the sibling
+# and clip checks above: every pair of visible elements matched by `selector` is compared instead,
+# and each one that hides its overflow must not have content wider than itself.
+_PLACED_JS = r"""
+([selector, tolerance]) => {
+  const els = [...document.querySelectorAll(selector)].filter((el) => {
+    const cs = getComputedStyle(el);
+    const r = el.getBoundingClientRect();
+    return !el.hidden && cs.display !== 'none' && cs.visibility !== 'hidden' && r.width > 0.5 && r.height > 0.5;
+  });
+  const label = (el) => el.className.split(' ').slice(0, 3).join('.') + (el.dataset.broker ? ' ' + el.dataset.broker : '')
+    + (el.dataset.voter ? ' ' + el.dataset.voter : '') + (el.textContent ? ' "' + el.textContent.slice(0, 24) + '"' : '');
+  const out = [];
+  for (const el of els) {         // a placed box that hides its overflow must not need to
+    const ox = getComputedStyle(el).overflowX;
+    if ((ox === 'hidden' || ox === 'clip') && el.scrollWidth > el.clientWidth + tolerance)
+      out.push(`${label(el)} clips its content: ${el.scrollWidth} > ${el.clientWidth}`);
+  }
+  const rects = els.map((el) => el.getBoundingClientRect());
+  for (let i = 0; i < els.length; i++) {
+    for (let j = i + 1; j < els.length; j++) {
+      const a = rects[i], b = rects[j];
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > tolerance && h > tolerance) out.push(`${label(els[i])} and ${label(els[j])} overlap by ${Math.round(w)}x${Math.round(h)} px`);
+    }
+  }
+  return out;
+}
+"""
+
+
+def placed_overlaps(page, selector, tolerance=1):
+    """Overlapping pairs among the visible elements matched by `selector` (hand-placed boxes), and
+    those of them that clip their content."""
+    return page.evaluate(_PLACED_JS, [selector, tolerance])
+
+
 def empty_band(page, column, last):
     """Pixels of empty band under the last `last` element of the column `column` (None if absent)."""
     return page.evaluate(_BAND_JS, [column, last])
@@ -100,11 +138,12 @@ def layout_problems(page, containers, clip=(), tolerance=1):
     return page.evaluate(_JS, [list(containers), list(clip), tolerance])
 
 
-def check_sizes(page, url, containers, clip=(), ready=None, shots=None, name="page", frames=None, band=None):
+def check_sizes(page, url, containers, clip=(), ready=None, shots=None, name="page", frames=None, band=None, placed=()):
     """Open `url` at each of SIZES, wait for `ready` (a callable of the page), save a screenshot
     under `shots` and return {size: problems} for the sizes with problems. `frames`, a pair
     (containers, clip), checks every child frame too (the compare page's panes). `band`, a
-    triple (column, last element, most pixels), refuses an empty band under a column's content."""
+    triple (column, last element, most pixels), refuses an empty band under a column's content.
+    `placed`: selectors of hand-placed boxes none of which may overlap another (placed_overlaps)."""
     found = {}
     for w, h in SIZES:
         page.set_viewport_size({"width": w, "height": h})
@@ -122,6 +161,8 @@ def check_sizes(page, url, containers, clip=(), ready=None, shots=None, name="pa
                 problems.append(f"no {band[1]} in {band[0]} to measure the empty band under")
             elif gap > band[2]:
                 problems.append(f"an empty band of {gap} px under the last {band[1]} in {band[0]} (at most {band[2]})")
+        for sel in placed:
+            problems += placed_overlaps(page, sel)
         for frame in page.frames[1:] if frames else ():
             problems += [f"in {frame.url.split('?')[0]}: {p}" for p in layout_problems(frame, *frames)]
         if problems:

@@ -77,6 +77,26 @@ def test_live_page(page, server):
     _assert_sound(check_sizes(page, base + "/", LIVE, LIVE_CLIP, _live_ready, SHOTS, "live", band=BAND))
 
 
+@pytest.mark.parametrize("voters", [3, 5])
+def test_live_page_kraft(page, server, voters):
+    """A KRaft room (4.1): the controller voters in place of the ZooKeeper pill, the quorum panel
+    open; no two nodes of the map overlap, none clips its text, nor do the quorum panel's parts."""
+    base, _ = server
+    doc = {**library()["broker-failure-clean-election"], "kafka_version": "4.1", "name": "layout kraft",
+           "description": "A KRaft cluster whose leader crashes at 5 s: fenced 9 s after its last heartbeat.",
+           "controllers": [3000 + i for i in range(voters)]}
+    reply = page.request.post(base + "/api/rooms", data={"scenario": doc}).json()
+    assert reply["ok"], reply
+
+    def ready(p):
+        p.wait_for_function("(arg) => window.isrlab && window.isrlab.store.quorum && document.querySelector('.pcard')"
+                            " && document.querySelectorAll('.node.voter').length === arg && document.querySelector('.qrec')"
+                            " || (document.querySelector('.tabs button[data-tab=zk]').click(), false)", arg=voters)
+    found = check_sizes(page, base + reply["url"], LIVE + [".quorum", ".qvoters", ".qloghead"], LIVE_CLIP + [".quorum", ".qvoter", ".node.voter", ".broker"],
+                        ready, SHOTS, f"live-kraft-{voters}", band=BAND, placed=["#nodes .node"])
+    _assert_sound(found)
+
+
 def test_replay_page(page, server):
     base, run_id = server
     _assert_sound(check_sizes(page, base + f"/runs/{run_id}", LIVE, LIVE_CLIP, _replay_ready, SHOTS, "replay", band=BAND))

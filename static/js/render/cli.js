@@ -1,10 +1,16 @@
-// The Kafka-native corner: kafka-topics.sh --describe, live, and a zookeeper-shell to browse znodes.
+// The Kafka-native corner: kafka-topics.sh --describe, live, and a zookeeper-shell to browse znodes
+// (in KRaft eras kafka-metadata-quorum.sh instead: there are no znodes).
 import { h, setText } from "../dom.js";
 import { describeTopics, runShell } from "../kafka.js";
-import { sortedPartitions } from "../store.js";
+import { sortedPartitions, sortedBrokers } from "../store.js";
+import { isKraft } from "../kraft.js";
 
 const PRESETS = ["kafka-topics.sh --describe", "kafka-topics.sh --describe --under-replicated-partitions",
   "ls /brokers/ids", "get /controller", "ls /isr_change_notification", "get /brokers/topics/orders/partitions/0/state"];
+const KRAFT_PRESETS = ["kafka-topics.sh --describe", "kafka-topics.sh --describe --under-replicated-partitions",
+  "kafka-metadata-quorum.sh describe --status", "kafka-metadata-quorum.sh describe --replication"];
+const LIVE_ZK = "$ kafka-topics.sh --zookeeper zk:2181 --describe   (live)";
+const LIVE_KRAFT = "$ kafka-topics.sh --bootstrap-server broker:9092 --describe   (live)";
 
 export function createCli(app) {
   const panel = document.getElementById("panel-cli");
@@ -14,8 +20,9 @@ export function createCli(app) {
     autocomplete: "off", spellcheck: false });
   const history = [];
   let hpos = 0;
-  const presets = h("div.presets", null, ...PRESETS.map(p => h("button.small", { type: "button", text: p, onclick: () => exec(p) })));
-  panel.append(h("div.small.dim", { text: "$ kafka-topics.sh --zookeeper zk:2181 --describe   (live)" }), describe, presets, out,
+  const presets = h("div.presets");
+  const liveLine = h("div.small.dim", { text: LIVE_ZK });
+  panel.append(liveLine, describe, presets, out,
     h("div.cli-in", null, h("span.mono.dim", { text: "$" }), input,
       h("button", { type: "button", text: "Run", onclick: () => exec(input.value) })));
 
@@ -28,7 +35,8 @@ export function createCli(app) {
     input.value = "";
     print("$ " + line, "cmd");
     const s = app.store;
-    const res = runShell(line, { meta: s.meta, partitions: sortedPartitions(s), znodes: s.znodes });
+    const res = runShell(line, { meta: s.meta, partitions: sortedPartitions(s), znodes: s.znodes, quorum: s.quorum,
+      brokers: sortedBrokers(s) });
     if (res.clear) { out.replaceChildren(); return; }
     if (res.error) print(res.error, "err");
     else print(res.lines.join("\n") || "(no output)");
@@ -41,11 +49,21 @@ export function createCli(app) {
   });
 
   // what was typed belongs to the run it was typed in: a new scenario or era starts a clean shell
-  let run = null;
+  let run = null, mode = null;
   function render(store) {
     if (!store.meta) return;
     if (store.run !== run) { if (run !== null) out.replaceChildren(); run = store.run; }
-    setText(describe, describeTopics(store.meta, sortedPartitions(store)).join("\n"));
+    const kraft = isKraft(store);
+    if (mode !== kraft) {      // the tools of the era: zookeeper-shell or kafka-metadata-quorum.sh
+      mode = kraft;
+      presets.replaceChildren(...(kraft ? KRAFT_PRESETS : PRESETS).map(p => h("button.small", { type: "button", text: p, onclick: () => exec(p) })));
+      setText(liveLine, kraft ? LIVE_KRAFT : LIVE_ZK);
+      input.placeholder = kraft ? "kafka-metadata-quorum.sh describe --status · kafka-topics.sh --describe · help"
+        : "ls /brokers/ids · get /controller · kafka-topics.sh --describe --topic orders · help";
+      describe.title = kraft ? "kafka-topics.sh --describe, refreshed live (from the metadata the brokers hold)"
+        : "kafka-topics.sh --describe, refreshed live (from the partition state znodes)";
+    }
+    setText(describe, describeTopics(store.meta, sortedPartitions(store), { kraft }).join("\n"));
   }
   return { render, exec };
 }

@@ -1,18 +1,25 @@
-// The cluster map: ZooKeeper, brokers, clients, and the messages flying between them.
+// The cluster map: ZooKeeper (or, in KRaft eras, the controller voters), brokers, clients, and the
+// messages flying between them.
 import { h, reconcile, setText, setClass, setStyle } from "../dom.js";
 import { shortSeconds, hex } from "../format.js";
 import { MAP, clusterLayout, messagePath, curvePoint, messageDuration, progress, sessionLeft, simNow, anchor } from "../geometry.js";
 import { messageColor, messageKind, messageName, DROP_COLOR, MESSAGE_KINDS } from "../palette.js";
 import { sortedBrokers } from "../store.js";
+import { isKraft, dedicatedVoters } from "../kraft.js";
+import { createVoterLayer, kraftLines, updateKraftLines, updateFencingDeadline } from "./quorum_map.js";
 
 const STATE_LABEL = { running: "running", starting: "starting", shutting_down: "shutting down", stopped: "down",
   halted: "halted", registration_failed: "reg. failed", paused: "paused (GC)" };
 
+// dedicated controller voters (KRaft) are numbered nodes too: "v:3000" rather than "b:3000"
+let voterSet = new Set();
 function nodeKey(n) {
-  if (typeof n === "number") return "b:" + n;
+  if (typeof n === "number") return (voterSet.has(n) ? "v:" : "b:") + n;
   if (n === "zk") return "zk";
   return "c:" + n;
 }
+/** A node as the map's labels name it. */
+function nodeLabel(n) { return typeof n === "number" ? (voterSet.has(n) ? `controller ${n}` : `b${n}`) : String(n); }
 
 export function createMap(app) {
   const root = document.getElementById("map");
@@ -26,14 +33,23 @@ export function createMap(app) {
   const brokerLayer = h("div");
   const clientLayer = h("div");
   nodesEl.append(brokerLayer, clientLayer);
+  const voters = createVoterLayer(app, nodesEl);
 
   const legend = document.getElementById("legend");
-  for (const k of MESSAGE_KINDS) legend.appendChild(h("span", null, h("i", { style: { background: k.color } }), k.label));
-  legend.appendChild(h("span", { title: "Messages shorter than a frame are drawn in slow motion; filled = request, hollow = response" },
-    h("i", { style: { background: DROP_COLOR } }), "dropped"));
   // the ISR changes a leader asks the controller for (2.7+, docs/model.md §17), named while in flight
   const alterEl = h("span.inflight-alter#inflight-alter", { hidden: true, role: "status" });
-  legend.appendChild(alterEl);
+  let legendMode = null;
+  /** The message kinds the era sends (ZooKeeper or KRaft), then "dropped" and what is in flight. */
+  function fillLegend(kraft) {
+    if (legendMode === kraft) return;
+    legendMode = kraft;
+    const mode = kraft ? "kraft" : "zk";
+    legend.replaceChildren(...MESSAGE_KINDS.filter(k => !k.mode || k.mode === mode)
+      .map(k => h("span", { dataset: { kind: k.kind } }, h("i", { style: { background: k.color } }), k.label)),
+    h("span", { title: "Messages shorter than a frame are drawn in slow motion; filled = request, hollow = response" },
+      h("i", { style: { background: DROP_COLOR } }), "dropped"), alterEl);
+  }
+  fillLegend(false);
 
   new ResizeObserver(() => { layoutKey = ""; app.requestRender(); }).observe(root);
 
@@ -44,13 +60,15 @@ export function createMap(app) {
       return ta === tb ? (a < b ? -1 : 1) : ta === "producer" ? -1 : 1;
     });
     const w = root.clientWidth, room = root.clientHeight;
-    const key = w + "|" + room + "|" + ids.join(",") + "|" + clients.join(",");
+    const vids = dedicatedVoters(store);
+    voterSet = new Set(vids);
+    const key = w + "|" + room + "|" + ids.join(",") + "|" + clients.join(",") + "|" + vids.join(",") + "|" + isKraft(store);
     if (key === layoutKey) return false;
     layoutKey = key;
     width = w;
     // the content sets the map's least and greatest height; the page's flex layout gives it the
     // room between (static/css/app.css #cluster): a short page has no empty band under its panels
-    layout = clusterLayout(w, ids, clients, room);
+    layout = clusterLayout(w, ids, clients, room, vids);
     setStyle(root, "minHeight", layout.natural + "px");
     setStyle(root, "maxHeight", Math.round(layout.natural * MAP.maxStretch) + "px");
     dpr = window.devicePixelRatio || 1;
@@ -67,6 +85,7 @@ export function createMap(app) {
       h("div.row1", null, h("span.bname"), h("span.ctrl", { text: "controller", hidden: true, title: "holds /controller" }), h("span.state")),
       h("div.zk", null, h("span.dot", { text: "●" }), h("span.zktext")),
       h("div.ttl", null, h("div")),
+      kraftLines(),
       h("div.leads"),
       h("div.iso"));
     return el;
@@ -86,6 +105,10 @@ export function createMap(app) {
     setText(ctrl, box.w < 250 ? "ctrl" : "controller");   // "controller" needs a wide card to stay on one line
     const stateText = b.state === "stopped" && b.net_state === "silent" ? "power off" : (STATE_LABEL[b.state] || b.state);
     setText(el.querySelector(".state"), stateText);
+    const kraft = el.querySelector(".kraft");
+    kraft.hidden = !store.quorum;
+    el.__wide = box.w >= 200;
+    if (store.quorum) updateKraftLines(el, b, el.__wide);
     // leadership: what ZooKeeper says vs what the broker believes (a zombie believes more)
     const zkLeads = [], believes = [];
     for (const p of store.partitions.values()) {
@@ -111,7 +134,10 @@ export function createMap(app) {
     const brokers = from.filter(n => typeof n === "number");
     const out = [];
     if (from.includes("zk")) out.push("✂ ZooKeeper");
-    if (brokers.length) out.push("✂ brokers " + brokers.join(","));
+    const cut = brokers.filter(n => voterSet.has(n));
+    const peers = brokers.filter(n => !voterSet.has(n));
+    if (cut.length) out.push(cut.length === voterSet.size ? "✂ controllers" : "✂ controller " + cut.join(","));
+    if (peers.length) out.push("✂ brokers " + peers.join(","));
     const clients = from.filter(n => typeof n === "string" && n !== "zk");
     if (clients.length) out.push("✂ " + (clients.length > 2 ? clients.length + " clients" : clients.join(",")));
     return out.join("|");
@@ -161,26 +187,41 @@ export function createMap(app) {
 
   function render(store, changes) {
     if (!store.meta) return;
+    fillLegend(isKraft(store));
     const relayout = ensureLayout(store);
     if (relayout) for (const m of store.messages) m.path = null;
     const brokers = sortedBrokers(store);
-    reconcile(brokerLayer, brokers, b => b.id, createBroker, (el, b) => updateBroker(el, b, store, relayout));
+    // a card is built for one mode: a switch between ZooKeeper and KRaft eras builds new ones
+    const mode = store.quorum ? "k" : "z";
+    reconcile(brokerLayer, brokers, b => mode + b.id, createBroker, (el, b) => updateBroker(el, b, store, relayout));
+    voters.render(store, layout);
     const clients = Array.from(store.clients.entries()).map(([name, c]) => ({ name, ...c }));
     reconcile(clientLayer, clients, c => c.name, createClient, (el, c) => updateClient(el, c, store));
     const zb = layout.nodes.zk;
+    zkEl.hidden = !zb;
+    const line = document.getElementById("controller-line");
+    if (!zb) {
+      const q = store.quorum;
+      setText(line, q.active === null || q.active === undefined ? `no active controller · Raft epoch ${q.raft_epoch}`
+        : `active controller: ${q.active} · Raft epoch ${q.raft_epoch} · metadata HW ${q.high_watermark}`);
+      return;
+    }
     zkEl.style.left = zb.x + "px"; zkEl.style.top = zb.y + "px";
     const eph = Array.from(store.znodes.values()).filter(n => n.ephemeral_owner).length;
     setText(zkEl.querySelector(".sub"), `${store.znodes.size} znodes · ${eph} ephemeral`);
     const c = store.controller || {};
-    setText(document.getElementById("controller-line"),
-      c.broker === null || c.broker === undefined ? "no controller" : `controller: broker ${c.broker} · controller epoch ${c.epoch}`);
+    setText(line, c.broker === null || c.broker === undefined ? "no controller" : `controller: broker ${c.broker} · controller epoch ${c.epoch}`);
   }
 
   /** Every animation frame: session countdowns and the canvas (links, messages). */
   function animate(store, now) {
     if (!layout) return;
     const tNow = simNow(store.clock, store.clockAt, now);
-    for (const el of brokerLayer.children) if (el.__broker) updateSession(el, el.__broker, store, tNow);
+    for (const el of brokerLayer.children) {
+      if (!el.__broker) continue;
+      if (store.quorum) updateFencingDeadline(el, el.__broker, store, tNow);
+      else updateSession(el, el.__broker, store, tNow);
+    }
     drawCanvas(store, now);
   }
 
@@ -189,14 +230,14 @@ export function createMap(app) {
   function drawCanvas(store, now) {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, width, layout.height);
-    // the ZooKeeper session links
+    // the ZooKeeper session links, or (KRaft) each broker's registration with the active controller
     ctx.lineWidth = 1;
-    ctx.strokeStyle = "rgba(255, 181, 71, 0.16)";
-    const zb = layout.nodes.zk;
-    for (const b of store.brokers.values()) {
+    ctx.strokeStyle = store.quorum ? "rgba(217, 140, 255, 0.18)" : "rgba(255, 181, 71, 0.16)";
+    const hub = layout.nodes.zk || (store.quorum && boxOf(store.quorum.active));
+    for (const b of hub ? store.brokers.values() : []) {
       const bb = boxOf(b.id);
-      if (!bb) continue;
-      const a = anchor(zb, bb), e = anchor(bb, zb);
+      if (!bb || bb === hub) continue;
+      const a = anchor(hub, bb), e = anchor(bb, hub);
       ctx.beginPath(); ctx.moveTo(a.x, a.y); ctx.lineTo(e.x, e.y); ctx.stroke();
     }
     // cut and slow links
@@ -246,7 +287,8 @@ export function createMap(app) {
       const forward = nodeKey(m.src) < nodeKey(m.dst);
       const path = m.path || (m.path = messagePath(sb, db, forward));
       const response = m.type.endsWith("Response");
-      const color = m.dropped ? DROP_COLOR : messageColor(m.type);
+      const quorumHop = voterSet.has(m.src) || voterSet.has(m.dst);
+      const color = m.dropped ? DROP_COLOR : messageColor(m.type, quorumHop);
       const tt = m.dropped ? Math.min(t, 0.5) : t;
       const p = curvePoint(path.a, path.c, path.b, tt);
       const fade = t >= 1 ? Math.max(0, 1 - (now - m.born - m.dur) / 160) : (m.dropped && t > 0.5 ? 1 - (t - 0.5) * 2 : 1);
@@ -255,9 +297,9 @@ export function createMap(app) {
       ctx.arc(p.x, p.y, m.type.startsWith("Zk") ? 2.6 : 3.4, 0, Math.PI * 2);
       if (response) { ctx.strokeStyle = color; ctx.lineWidth = 1.6; ctx.stroke(); }
       else { ctx.fillStyle = color; ctx.fill(); }
-      if (messageKind(m.type) === "alterisr" && !m.dropped) {
+      if (messageKind(m.type, quorumHop) === "alterisr" && !m.dropped) {
         const name = messageName(m.type, store.meta);
-        alter.push(`${name} b${m.src} → b${m.dst}${response ? "" : " (controller)"}`);
+        alter.push(`${name} ${nodeLabel(m.src)} → ${nodeLabel(m.dst)}${response || voterSet.has(m.dst) ? "" : " (controller)"}`);
         ctx.font = "11px system-ui, sans-serif";
         ctx.fillStyle = color;
         ctx.fillText(name, p.x + 6, p.y - 6);

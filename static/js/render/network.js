@@ -1,14 +1,23 @@
-// Faults: every broker's actions in one table (from the actions table), link cuts, slow links,
-// network partitions, healing, and cluster-wide operations.
+// Faults: every broker's actions in one table (from the actions table), in KRaft eras every
+// controller voter's too, link cuts, slow links, network partitions, healing, and cluster-wide
+// operations.
 import { h, clear, reconcile } from "../dom.js";
-import { ACTIONS, isEnabled, labelOf, runAction, keyLabel } from "../actions.js";
+import { ACTIONS, isEnabled, labelOf, runAction, keyLabel, inMode } from "../actions.js";
 import { sortedBrokers } from "../store.js";
+import { dedicatedVoters } from "../kraft.js";
 
-const QUICK = ["crash", "power", "start", "shutdown", "pause", "isolate-zk", "isolate-brokers", "expire", "heal-broker"];
+const QUICK = ["crash", "power", "start", "shutdown", "pause", "isolate-zk", "isolate-controllers", "isolate-brokers", "expire", "heal-broker"];
 const SHORT = { crash: "crash", power: "power off", start: "start", shutdown: "ctl. shutdown", pause: "pause", "isolate-zk": "✂ ZK",
-  "isolate-brokers": "✂ brokers", expire: "expire session", "heal-broker": "heal" };
+  "isolate-controllers": "✂ controllers", "isolate-brokers": "✂ brokers", expire: "expire session", "heal-broker": "heal" };
+const VOTER_QUICK = ["controller-crash", "controller-restart", "controller-shutdown", "controller-pause", "controller-isolate", "controller-heal"];
+const VOTER_SHORT = { "controller-crash": "crash", "controller-restart": "start", "controller-shutdown": "shutdown",
+  "controller-pause": "pause", "controller-isolate": "✂ all", "controller-heal": "heal" };
 
-function nodeName(n) { return typeof n === "number" ? `broker ${n}` : n === "zk" ? "ZooKeeper" : n; }
+let voterNames = new Set();      // dedicated controller voters are numbered nodes too
+function nodeName(n) {
+  if (typeof n === "number") return voterNames.has(n) ? `controller ${n}` : `broker ${n}`;
+  return n === "zk" ? "ZooKeeper" : n === "controllers" ? "all controllers" : n;
+}
 function parseNode(v) { return /^\d+$/.test(v) ? Number(v) : v; }
 
 export function createNetwork(app) {
@@ -18,6 +27,10 @@ export function createNetwork(app) {
   const both = h("input", { type: "checkbox", checked: true });
   const latency = h("input", { type: "number", min: 0, max: 600000, value: 2000, "aria-label": "latency ms" });
   const groupsEl = h("div.rows");
+  const voterTable = h("tbody#voter-faults");
+  const voterHead = h("h3", { text: "Controllers", hidden: true });
+  const voterNote = h("div.dim.small", { hidden: true,
+    text: "The controller quorum (Raft): losing the active controller starts an election; losing two of three voters loses the quorum." });
   const faultsEl = h("div");
   const createName = h("input", { type: "text", value: "events", size: 10, "aria-label": "topic name" });
   const createParts = h("input", { type: "number", min: 1, max: 256, value: 3, "aria-label": "partitions" });
@@ -48,6 +61,7 @@ export function createNetwork(app) {
     h("h3", { text: "Brokers" }),
     h("div.dim.small", { text: "Click a broker card for every action; select one with its id key (0-9) and use the shortcuts." }),
     h("table.grid", null, brokerTable),
+    voterHead, voterNote, h("table.grid", null, voterTable),
     h("h3", { text: "Links" }),
     h("div.form", null, h("label", null, "from", cutFrom), h("label", null, "to", cutTo),
       h("label", null, both, "both ways"), h("button", { type: "button", text: "Cut", onclick: cut })),
@@ -68,7 +82,10 @@ export function createNetwork(app) {
 
   let nodesKey = "";
   function fillNodes(store) {
-    const nodes = [...sortedBrokers(store).map(b => b.id), "zk", ...store.clients.keys()];
+    const voters = dedicatedVoters(store);
+    voterNames = new Set(voters);
+    const hub = store.quorum ? [...voters, "controllers"] : ["zk"];
+    const nodes = [...sortedBrokers(store).map(b => b.id), ...hub, ...store.clients.keys()];
     const key = nodes.join("|");
     if (key === nodesKey) return;
     nodesKey = key;
@@ -79,7 +96,7 @@ export function createNetwork(app) {
     }
     if (cutTo.selectedIndex === cutFrom.selectedIndex && nodes.length > 1) cutTo.selectedIndex = 1;
     clear(groupsEl);
-    for (const n of nodes) {
+    for (const n of nodes.filter(x => x !== "controllers")) {      // a group lists nodes, not "all controllers"
       const name = "grp-" + String(n);
       groupsEl.append(h("div.row", { dataset: { node: String(n) } },
         h("span", { text: nodeName(n), style: { minWidth: "110px", display: "inline-block" } }),
@@ -93,16 +110,17 @@ export function createNetwork(app) {
     fillNodes(store);
     const brokers = sortedBrokers(store);
     reconcile(brokerTable, brokers, b => b.id, () => h("tr"), (tr, b) => {
-      const key = JSON.stringify([b.state, b.isolated_from, b.zk && b.zk.session_id]);
+      const key = JSON.stringify([b.state, b.isolated_from, b.zk && b.zk.session_id, Boolean(store.quorum)]);
       if (tr.__k === key) return;
       tr.__k = key;
-      const buttons = QUICK.map(id => ACTIONS.find(a => a.id === id)).map(a => {
+      const buttons = QUICK.map(id => ACTIONS.find(a => a.id === id)).filter(a => inMode(a, store)).map(a => {
         const label = a.id === "pause" && b.state === "paused" ? "resume" : SHORT[a.id];
         return h("button.small", { type: "button", text: label, disabled: !isEnabled(a, store, b),
           title: `${labelOf(a, store, b)} (${keyLabel(a)})`, onclick: () => runAction(a, { app, store: app.store, broker: app.store.brokers.get(b.id) }) });
       });
       tr.replaceChildren(h("td", { text: `b${b.id}` }), h("td", { style: { whiteSpace: "normal" } }, ...buttons));
     });
+    renderVoters(store);
     const links = store.links || { blocked: [], slow: [] };
     const key = JSON.stringify(links);
     if (faultsEl.__k !== key) {
@@ -119,5 +137,25 @@ export function createNetwork(app) {
       }
     }
   }
+  /** One row per controller voter with its actions (KRaft eras only). */
+  function renderVoters(store) {
+    const q = store.quorum;
+    voterHead.hidden = voterNote.hidden = !q;
+    const voters = q ? q.voters : [];
+    reconcile(voterTable, voters, v => v.id, () => h("tr"), (tr, v) => {
+      const key = JSON.stringify([v.state, v.role, q.active, store.links]);
+      if (tr.__k === key) return;
+      tr.__k = key;
+      tr.dataset.voter = v.id;
+      const buttons = VOTER_QUICK.map(id => ACTIONS.find(a => a.id === id)).map(a => {
+        const label = a.id === "controller-pause" && v.state === "paused" ? "resume" : VOTER_SHORT[a.id];
+        return h("button.small", { type: "button", text: label, disabled: !isEnabled(a, store, v), dataset: { op: a.id },
+          title: labelOf(a, store, v), onclick: () => runAction(a, { app, store: app.store, voter: app.store.quorum.voters.find(x => x.id === v.id) }) });
+      });
+      tr.replaceChildren(h("td", { text: `c${v.id}${q.active === v.id ? " ★" : ""}`, title: q.active === v.id ? "the active controller" : `Raft ${v.role}` }),
+        h("td", { style: { whiteSpace: "normal" } }, ...buttons));
+    });
+  }
+
   return { render };
 }

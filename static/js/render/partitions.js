@@ -10,10 +10,15 @@ import { newAxisState, logRange, axisWindow, offsetAtX, zoomAxis, panAxis, focus
 import { createChart, fitCanvas } from "./chart.js";
 import { wireAxis, wireLedger } from "./axisinput.js";
 import { minIsr, unclean } from "./topicconfig.js";
+import { elrEnabled } from "../kraft.js";
 
 export { minIsr, unclean };
 
 function setHidden(el, hidden) { if (el.hidden !== hidden) el.hidden = hidden; }
+
+/** Whether the controller has created the partition: its state znode exists (ZooKeeper eras), or
+ *  its PartitionRecord is committed (KRaft eras: partition epoch -1 before). */
+function created(p) { return p.zk_version !== undefined ? p.zk_version !== -1 : p.partition_epoch !== -1; }
 
 const ROW_H = 22;          // a strip's height
 const PITCH = 26;          // one replica row (CSS: .prows grid-auto-rows)
@@ -109,27 +114,36 @@ export function createPartitions(app) {
 
   function updateCard(card, p, store, force) {
     const hl = store.ui.highlight;
-    const cls = "pcard" + (p.offline && p.zk_version !== -1 ? " offline" : "") + (hl.partitions.has(p.key) ? " hl" : "");
+    const cls = "pcard" + (p.offline && created(p) ? " offline" : "") + (hl.partitions.has(p.key) ? " hl" : "");
     if (card.className !== cls) card.className = cls;
     setText(card.querySelector(".pkey"), p.key);
     const facts = card.querySelector(".facts");
     const pending = pendingText(p, store.meta);
-    const factsText = `leader ${p.leader === -1 ? "none" : p.leader} · epoch ${p.leader_epoch} · zkVersion ${p.zk_version} · ISR [${list(p.isr)}]${pending} · replicas [${list(p.replicas)}]`;
+    // KRaft: the partition epoch of the metadata record instead of the znode's version, and with
+    // Eligible Leader Replicas (KIP-966) the ELR and last known ELR the controller keeps
+    const kraft = Boolean(store.quorum);
+    const version = kraft ? ["partition epoch", p.partition_epoch] : ["zkVersion", p.zk_version];
+    const elr = kraft && elrEnabled(store.meta) ? ` · ELR [${list(p.elr)}] · LastKnownElr [${list(p.last_known_elr)}]` : "";
+    const factsText = `leader ${p.leader === -1 ? "none" : p.leader} · epoch ${p.leader_epoch} · ${version[0]} ${version[1]} · ISR [${list(p.isr)}]${pending}${elr} · replicas [${list(p.replicas)}]`;
     if (facts.__text !== factsText) {
       facts.__text = factsText;
       facts.replaceChildren("leader ", h("b", { text: p.leader === -1 ? "none" : String(p.leader) }), " · epoch ",
-        h("b", { text: String(p.leader_epoch) }), " · zkVersion ", h("b", { text: String(p.zk_version) }),
+        h("b", { text: String(p.leader_epoch) }), ` · ${version[0]} `, h("b", { text: String(version[1]) }),
         " · ISR ", h("b", { text: `[${list(p.isr)}]` }),
-        ...(pending ? [h("span.pending-isr", { text: pending, title: PENDING_TITLE })] : []), ` · replicas [${list(p.replicas)}]`);
+        ...(pending ? [h("span.pending-isr", { text: pending, title: PENDING_TITLE })] : []),
+        ...(elr ? [" · ELR ", h("b.elr", { text: `[${list(p.elr)}]`, title: "Eligible Leader Replicas: left the ISR while it was at or below min.insync.replicas; electable cleanly" }),
+          " · LastKnownElr ", h("b", { text: `[${list(p.last_known_elr)}]`, title: "ELR members fenced while the partition had no ISR: the last known leader candidates" })] : []),
+        ` · replicas [${list(p.replicas)}]`);
     }
     const badges = [];
     const min = minIsr(store, p.topic);
-    const created = p.zk_version !== -1;     // the controller has written its state znode
-    if (!created) badges.push(["NOT CREATED YET", "info", "no state znode yet: the controller has not elected its first leader"]);
+    const made = created(p);
+    if (!made) badges.push(["NOT CREATED YET", "info", store.quorum ? "no PartitionRecord committed yet: the controller has not created it"
+      : "no state znode yet: the controller has not elected its first leader"]);
     else if (p.offline) badges.push(["OFFLINE", "bad", "no live leader: produce and fetch fail"]);
-    if (p.leader_recovery_state === 1) badges.push(["RECOVERING", "warn", "KIP-704: elected uncleanly; the leader is recovering its log and the ISR cannot grow until it is done (leader_recovery_state 1)"]);
-    else if (p.isr.length < p.replicas.length) badges.push(["UNDER-REPLICATED", "warn", "ISR smaller than the replica list"]);
-    if (created && !p.offline && p.isr.length < min) badges.push([`ISR < min.insync.replicas=${min}`, "bad", "acks=all produce fails with NOT_ENOUGH_REPLICAS"]);
+    if (p.leader_recovery_state === 1 || p.leader_recovery_state === "RECOVERING") badges.push(["RECOVERING", "warn", "KIP-704: elected uncleanly; the leader is recovering its log and the ISR cannot grow until it is done (leader_recovery_state 1)"]);
+    else if (made && p.isr.length < p.replicas.length) badges.push(["UNDER-REPLICATED", "warn", "ISR smaller than the replica list"]);
+    if (made && !p.offline && p.isr.length < min) badges.push([`ISR < min.insync.replicas=${min}`, "bad", "acks=all produce fails with NOT_ENOUGH_REPLICAS"]);
     const badgeText = badges.map(b => b[0]).join("|");
     const badgeEl = card.querySelector(".badges");
     if (badgeEl.__text !== badgeText) {
@@ -183,9 +197,11 @@ export function createPartitions(app) {
     // proposed in but not committed yet
     const st = p.isr_state, proposed = st && st.pending && st.proposed;
     const moving = proposed ? (r.in_isr && !proposed.includes(r.broker) ? "↘" : !r.in_isr && proposed.includes(r.broker) ? "↗" : "") : "";
-    setText(isr, (r.in_isr ? "ISR" : "out") + moving);
+    const eligible = !r.in_isr && Array.isArray(p.elr) && p.elr.includes(r.broker);   // KIP-966
+    setText(isr, (r.in_isr ? "ISR" : eligible ? "ELR" : "out") + moving);
+    setClass(isr, "elr", eligible);
     isr.title = moving ? `pending ${st.pending}: ${moving === "↘" ? "proposed out of" : "proposed into"} the ISR, waiting for the controller` : "";
-    setClass(isr, "out", !r.in_isr);
+    setClass(isr, "out", !r.in_isr && !eligible);
     setClass(row.label, "hl", store.ui.highlight.brokers.has(r.broker) && store.ui.highlight.partitions.has(p.key));
     if (!row.el) row.el = { leo: row.info.querySelector(".leo"), hw: row.info.querySelector(".hw"), lag: row.info.querySelector(".lag"),
       text: row.info.querySelector(".lagtext"), bar: row.info.querySelector(".lagbar"), crown: row.label.querySelector(".crown"), isr: row.label.querySelector(".isr") };
@@ -198,6 +214,10 @@ export function createPartitions(app) {
       const b = store.brokers.get(r.broker);
       const state = b ? b.state : "stopped";
       setText(text, state === "starting" ? "broker starting" : state === "paused" ? "broker paused" : "broker down (log on disk)");
+    } else if (store.quorum && (store.brokers.get(r.broker) || {}).fenced) {
+      // KRaft: a running broker the controller fenced is in no ISR and leads nothing until unfenced
+      setHidden(row.el.bar, true);
+      setText(text, "broker fenced");
     } else if (zkLeader) {
       setHidden(row.el.bar, true);
       setText(text, r.is_leader ? "leader" : "named leader, not acting yet");
@@ -279,7 +299,7 @@ export function createPartitions(app) {
     const hl = store.ui.highlight;
     const shown = all.filter(p => filter === "all" || (filter === "urp" && p.isr.length < p.replicas.length)
       || (filter === "offline" && p.offline) || (filter === "highlighted" && hl.partitions.has(p.key)));
-    const live = all.filter(p => p.zk_version !== -1);           // partitions the controller has created
+    const live = all.filter(created);                            // partitions the controller has created
     const offline = live.filter(p => p.offline).length, urp = live.filter(p => p.isr.length < p.replicas.length).length;
     setText(summary, `${all.length} partition${all.length === 1 ? "" : "s"} · ${urp} under-replicated · ${offline} offline`);
     let widthChanged = widthKey !== lastWidthKey;

@@ -15,6 +15,14 @@ const LABEL = {
   zk_session_lost: "ZK session lost", produce_error: "produce error", produce_failed: "produce failed",
   consumer_error: "consumer error", consumer_reset: "consumer reset", consumer_truncation_detected: "consumer truncation",
   violation: "VIOLATION", events_skipped: "…",
+  // KRaft eras (docs/scenario-format.md §4.2)
+  partition_change: "PartitionChangeRecord", isr_updated: "ISR updated", raft_leader_elected: "Raft leader elected",
+  controller_activated: "controller active", controller_deactivated: "controller inactive", raft_candidate: "Raft candidate",
+  raft_prospective: "Raft pre-vote", raft_leader_resigned: "Raft leader resigned", raft_fetch_timeout: "Raft fetch timeout",
+  controller_started: "controller started", controller_stopped: "controller stopped",
+  broker_fenced: "broker fenced", broker_unfenced: "broker unfenced", registration_rejected: "registration rejected",
+  controlled_shutdown_requested: "shutdown requested", controlled_shutdown_started: "controlled shutdown",
+  controlled_shutdown_granted: "shutdown granted",
 };
 
 // operations that break something; the others (produce, consume, set_config...) are just actions
@@ -33,6 +41,7 @@ export function eventLabel(e) {
   if (e.type === "alter_partition") return `${e.api || "AlterIsr"} ${e.phase === "sent" ? "sent" : "answered"}`;
   if (e.type === "fault") return `${opOrigin(e)}: ${e.op || ""}`;
   if (e.type === "violation") return `violation: ${e.invariant}`;
+  if (e.type === "broker_registered" && e.broker_epoch !== undefined) return "broker registered";   // KRaft: a RegisterBrokerRecord
   return LABEL[e.type] || e.type;
 }
 

@@ -10,7 +10,8 @@ export function createZk(app) {
   const head = h("div.dim.small", { text: "Click a znode for its data and stat. Changes flash (amber = written, green = created, red = deleted)." });
   const tree = h("div.zk-tree");
   const detail = h("div.zk-detail");
-  panel.append(head, tree, detail);
+  const root = h("div.zk-root", null, head, tree, detail);
+  panel.append(root);
   const ghosts = new Map();   // path -> {node, until}
   let selected = null;
 
@@ -72,5 +73,5 @@ export function createZk(app) {
 
   function select(path) { selected = path; }
 
-  return { render, select };
+  return { render, select, show(on) { root.hidden = !on; } };
 }

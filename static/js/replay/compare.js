@@ -52,13 +52,16 @@ function describe(side) {
   return `${side.title} · kafka_version ${side.kafka_version} · acks ${side.acks.join("/") || "–"} · seed ${side.seed}`;
 }
 
-// docs/model.md §4.2 vs §17: who writes an ISR change, when the two sides' eras differ on it
+// docs/model.md §4.2 vs §17 vs §20.5: who writes an ISR change, when the two sides' eras differ on it
 function isrPath(reply) {
   const notes = C.notes || {};
-  const how = v => (notes[v] || {}).isr_path === "controller"
+  const how = v => (notes[v] || {}).kraft
+    ? `${v}: the leader sends ${notes[v].api} to the active controller, which appends a PartitionChangeRecord to the metadata log; brokers apply it as they fetch the log; no ZooKeeper`
+    : (notes[v] || {}).isr_path === "controller"
     ? `${v}: the leader sends ${notes[v].api} to the controller, which writes the znode and sends UpdateMetadata at once; no /isr_change_notification`
     : `${v}: the leader writes the znode itself; the controller learns of it through /isr_change_notification 5–7.5 s later`;
-  const a = (notes[reply.a.kafka_version] || {}).isr_path, b = (notes[reply.b.kafka_version] || {}).isr_path;
+  const path = v => ((notes[v] || {}).kraft ? "kraft" : (notes[v] || {}).isr_path);
+  const a = path(reply.a.kafka_version), b = path(reply.b.kafka_version);
   if (!a || !b || a === b) return null;
   return h("div#isr-path", null, h("b", { text: "ISR changes: " }), `A ${how(reply.a.kafka_version)} — B ${how(reply.b.kafka_version)}`);
 }

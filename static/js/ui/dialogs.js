@@ -1,6 +1,6 @@
 // Dialogs: scenario picker (library, new cluster, import), config editor, help, partition inspector.
 import { h, clear } from "../dom.js";
-import { ACTIONS, keyLabel } from "../actions.js";
+import { ACTIONS, keyLabel, inMode } from "../actions.js";
 import { errorText, kafkaNumber, kafkaDigits } from "../format.js";
 import { epochColor } from "../palette.js";
 import { searchPanel } from "./search.js";
@@ -93,13 +93,20 @@ function newClusterPane(app, eras, dlg) {
   const duration = h("input#nc-duration", { type: "number", min: 1, max: limits.MAX_DURATION_MS / 1000, value: 120 });
   const seed = h("input#nc-seed", { type: "number", min: 0, value: 1 });
   const errorEl = h("div.err-text#nc-error");
+  // the session that decides when a broker is dead: ZooKeeper's, or (KRaft) the controller's
+  const sessionLabel = h("label", { text: "zookeeper.session.timeout.ms" });
+  const sessionKey = () => ((eras.notes || {})[version.value] || {}).kraft ? "broker.session.timeout.ms" : "zookeeper.session.timeout.ms";
   const defaults = () => {
     const v = version.value, c = eras.config;
     lag.placeholder = c["replica.lag.time.max.ms"].defaults[v];
-    session.placeholder = c["zookeeper.session.timeout.ms"].defaults[v];
+    const sk = sessionKey();
+    sessionLabel.textContent = sk;
+    session.placeholder = c[sk] ? c[sk].defaults[v] : "";
     unclean.checked = c["unclean.leader.election.enable"].defaults[v];
     const note = (eras.notes || {})[v];
-    versionNote.textContent = note ? `rules of ${note.rules_of} · ISR changes ${note.isr_path === "controller" ? "through the controller" : "through ZooKeeper"}: ${note.text}` : "";
+    const path = note && note.kraft ? "through the active controller (KRaft quorum, no ZooKeeper)"
+      : note && note.isr_path === "controller" ? "through the controller" : "through ZooKeeper";
+    versionNote.textContent = note ? `rules of ${note.rules_of} · ISR changes ${path}: ${note.text}` : "";
   };
   version.addEventListener("change", defaults);
   defaults();
@@ -109,7 +116,7 @@ function newClusterPane(app, eras, dlg) {
       replication_factor: Number(r.querySelector(".nc-trf").value) }));
     const config = { "min.insync.replicas": Number(minIsr.value), "unclean.leader.election.enable": unclean.checked };
     if (lag.value) config["replica.lag.time.max.ms"] = Number(lag.value);
-    if (session.value) config["zookeeper.session.timeout.ms"] = Number(session.value);
+    if (session.value) config[sessionKey()] = Number(session.value);
     const clients = [];
     if (producer.checked && tlist.length) clients.push({ name: "p1", type: "producer", topic: tlist[0].name, acks: acks.value, rate_per_s: Number(rate.value) });
     if (consumer.checked && tlist.length) clients.push({ name: "c1", type: "consumer", topic: tlist[0].name, "auto.offset.reset": "earliest" });
@@ -131,7 +138,7 @@ function newClusterPane(app, eras, dlg) {
       h("label", { text: "min.insync.replicas" }), minIsr,
       h("label", { text: "unclean.leader.election.enable" }), unclean,
       h("label", { text: "replica.lag.time.max.ms" }), lag,
-      h("label", { text: "zookeeper.session.timeout.ms" }), session,
+      sessionLabel, session,
       h("label", { text: "steady producer p1" }), h("div", null, producer, " acks ", acks, " rate/s ", rate),
       h("label", { text: "consumer c1 (from earliest)" }), consumer,
       h("label", { text: "duration (s)" }), duration,
@@ -241,7 +248,7 @@ export function openHelp(app) {
   const dlg = document.getElementById("dlg-help");
   const keys = h("div.help-grid");
   for (const a of ACTIONS) {
-    if (!a.keys.length) continue;
+    if (!a.keys.length || !inMode(a, app.store)) continue;
     const label = typeof a.label === "function" ? a.label(a.group === "broker" ? null : app.store) : a.label;
     keys.append(h("div.hk", null, h("span", { text: label + (a.group === "broker" ? " (selected broker)" : "") }), h("kbd", { text: keyLabel(a) })));
   }
@@ -249,7 +256,9 @@ export function openHelp(app) {
   const tryit = (title, steps, lib) => h("div.step", null, h("b", { text: title }), h("ol", null, ...steps.map(s => h("li", { text: s }))),
     lib ? h("button.small", { type: "button", text: `Open ${lib}`, onclick: async () => { if (await app.load({ library: lib })) dlg.close(); } }) : null);
   frame(dlg, "ISR Lab — help", h("div", null,
-    h("p", { text: "A Kafka cluster of the ZooKeeper era, simulated event by event. Every line in the timeline names the rule that fired and its numbers; click one to highlight what it touched." }),
+    h("p", { text: app.store.quorum
+      ? "A Kafka cluster in KRaft mode (a Raft quorum of controllers instead of ZooKeeper), simulated event by event. Every line in the timeline names the rule that fired and its numbers; click one to highlight what it touched."
+      : "A Kafka cluster of the ZooKeeper era, simulated event by event. Every line in the timeline names the rule that fired and its numbers; click one to highlight what it touched." }),
     h("h3", { text: "Things to try" }),
     h("div.try", null,
       tryit("Watch an ISR shrink", ["Open the scenario below and press Play (Space).", "Broker 2 is cut off from the other brokers at 5 s: its lag bar fills up.",
@@ -267,6 +276,7 @@ export function openHelp(app) {
       h("li", { text: "Log strips: one cell per offset, coloured by leader epoch; solid below the replica's high watermark (committed), faint above. White marker = HW, dashed amber = LEO, red underline = a record different from the leader's at that offset." }),
       h("li", { text: "Lag bar: how long a follower has not been caught up, against replica.lag.time.max.ms (red = the leader will drop it at its next isr-expiration check)." }),
       h("li", { text: "Broker cards: state, CONTROLLER badge, ZooKeeper session and, while heartbeats do not arrive, the countdown to its expiry." }),
+      h("li", { text: "KRaft eras: the controller voters above the brokers (violet = the Raft leader, the active controller; role, epoch, log end offset and high watermark). Broker cards show the broker epoch, FENCED, CONTROLLED SHUTDOWN, the metadata offset applied and its lag, and the countdown to fencing at broker.session.timeout.ms once a heartbeat is late. The Quorum tab lists the metadata log: records under the high watermark line are not committed yet; click one to see what it changed." }),
       h("li", { text: "Dots: requests (filled) and responses (hollow) between brokers, ZooKeeper and clients; messages shorter than a frame are shown in slow motion. Red = dropped by a network fault." }))));
 }
 
