@@ -48,6 +48,13 @@ def fetcher_id(topic, partition, num_fetchers):
 
 
 class ReplicaFollower:
+    def leadership_source(self):
+        """What told this broker its new role, for the narration: a LeaderAndIsr request in
+        ZooKeeper mode, the metadata log in KRaft mode (docs/model.md §20)."""
+        if self.era.kraft:
+            return "PartitionChangeRecord from the metadata log"
+        return f"LeaderAndIsr from controller {self.controller_id}"
+
     # -- becoming follower (§8.1) --------------------------------------------------------------
     def make_follower(self, part, st):
         leader = st["leader"]
@@ -92,7 +99,7 @@ class ReplicaFollower:
             self.add_fetcher_partition(part, truncating=True)
         self.sim.emit("become_follower", topic=part.topic, partition=part.index, broker=self.node_id,
                       leader=leader, leader_epoch=part.leader_epoch, leo=log.leo, hw=log.hw,
-                      reason=f"LeaderAndIsr from controller {self.controller_id}: follow {leader} in "
+                      reason=f"{self.leadership_source()}: follow {leader} in "
                              f"epoch {part.leader_epoch}" +
                              ("" if self.era.truncation == "hw" else
                               "; reconcile the log with OffsetsForLeaderEpoch first"))

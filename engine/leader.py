@@ -60,7 +60,7 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
         self.producer_state.pop(part.key, None)  # rebuilt from this replica's log when needed
         self.sim.emit("become_leader", topic=part.topic, partition=part.index, broker=self.node_id,
                       leader_epoch=part.leader_epoch, isr=list(part.isr), leo=log.leo, hw=log.hw,
-                      reason=f"LeaderAndIsr from controller {self.controller_id}: leader in epoch "
+                      reason=f"{self.leadership_source()}: leader in epoch "
                              f"{part.leader_epoch}; HW starts at the local {log.hw} and waits for "
                              f"every ISR member to fetch once")
         self.sim.on_new_leader(self, part)

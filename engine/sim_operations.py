@@ -46,7 +46,10 @@ class TimelineOperations:
         mode = op.get("mode", "process")
         self.emit("broker_stopped", broker=broker.node_id, state="crashed", mode=mode,
                   reason=("process crash: logs and checkpoints on disk survive (page cache intact); "
-                          "the ZooKeeper session lives until it expires" if mode == "process" else
+                          + ("the controller fences it once its heartbeats have stopped for "
+                             "broker.session.timeout.ms" if self.era.kraft
+                             else "the ZooKeeper session lives until it expires")
+                          if mode == "process" else
                           "power failure: whatever was not written back to disk is lost; checkpoint "
                           "files keep what they last wrote"))
         broker.crash(mode)
