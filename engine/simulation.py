@@ -79,7 +79,10 @@ class Simulation(TimelineOperations):
             self.brokers[bid] = broker
             self.network.add_node(bid, broker)
             self.scheduler.schedule_boot(index, broker.start)
-        if self.quorum is not None:
+        if self.quorum is not None and sc["controllers"] == "combined":
+            for bid in self.broker_ids:  # §20.11: one process per broker hosts its voter
+                self.quorum.add_colocated_voter(self.brokers[bid])
+        elif self.quorum is not None:
             for index, vid in enumerate(self.quorum.voter_ids):
                 self.quorum.add_voter(len(self.broker_ids) + index, vid)
         self.max_fetch_records = max(1, self.config["replica.fetch.max.bytes"]

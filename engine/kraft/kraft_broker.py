@@ -10,6 +10,7 @@ A broker that cannot reach the controllers does not fence itself: it keeps servi
 """
 from ..broker import Broker
 from ..messages import ALTER_PARTITION, BROKER_HEARTBEAT, BROKER_REGISTRATION
+from .combined import start_voter, stop_voter
 from .metadata_fetcher import MetadataFetcher
 from .metadata_image import MetadataImage
 
@@ -21,6 +22,9 @@ CONTROLLED_SHUTDOWN_WAIT_MS = 300000
 
 
 class KraftBroker(MetadataFetcher, Broker):
+    #: combined mode (§20.11): the QuorumVoter that lives in this broker's process
+    colocated_voter = None
+
     def __init__(self, sim, broker_id):
         self.disk_broker_epoch = -1  # the clean-shutdown file: the epoch of a clean stop
         Broker.__init__(self, sim, broker_id)
@@ -41,6 +45,7 @@ class KraftBroker(MetadataFetcher, Broker):
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def start(self, _=None):
+        start_voter(self)  # combined mode: the ControllerServer starts before the BrokerServer
         previous = self.disk_broker_epoch if self.clean_shutdown else -1
         self.new_incarnation()
         self._reset_memory()
@@ -156,6 +161,19 @@ class KraftBroker(MetadataFetcher, Broker):
         self.new_incarnation()
         self._reset_memory()
         self.net_state = net_state
+        stop_voter(self, "power" if net_state == "silent" else "process")
+
+    # -- one JVM: a pause stops the colocated controller too (combined mode) ------------------------
+    def pause(self):
+        Broker.pause(self)
+        if self.colocated_voter is not None and self.colocated_voter.running:
+            self.colocated_voter.pause()
+
+    def resume(self):
+        voter = self.colocated_voter
+        if voter is not None and voter.paused:
+            voter.resume()
+        Broker.resume(self)
 
     # -- AlterPartition goes to the active controller ------------------------------------------------
     def _send_alter_isr(self, req):

@@ -1,15 +1,17 @@
 """Scenario fields of the KRaft eras (docs/scenario-format.md §4.2, docs/model.md §20.8).
 
-``controllers``: a list of dedicated controller ids (``"combined"`` is refused for now, §20.1);
-default three dedicated voters 3000, 3001, 3002.
-Operations that act on a controller take ``"controller": id``; ``"controllers"`` names every voter
-in network operations. ZooKeeper operations are errors in these eras, with a message that says so.
+``controllers``: a list of dedicated controller ids, or ``"combined"`` (every broker is also a
+voter, §20.11); default three dedicated voters 3000, 3001, 3002.
+Operations that act on a dedicated controller take ``"controller": id`` (in combined mode they are
+refused: the broker's operations act on its controller); ``"controllers"`` names every voter in
+network operations. ZooKeeper operations are errors in these eras, with a message that says so.
 """
 import json
 
 from ..scenario_fields import MAX_DURATION_MS, ScenarioError, _int, _keys, _list
 
 DEFAULT_CONTROLLERS = [3000, 3001, 3002]
+COMBINED = "combined"
 MAX_CONTROLLERS = 9
 CONTROLLER_OPS = {"crash": ("controller", "mode"), "restart": ("controller",),
                   "shutdown": ("controller",), "pause": ("controller", "for_ms"),
@@ -26,10 +28,7 @@ def load_controllers(doc, version_is_kraft, brokers):
     if value is None:
         ids = list(DEFAULT_CONTROLLERS)
     elif value == "combined":
-        # A combined node is one process with one network address for both roles; the engine
-        # keeps brokers and voters as separate network nodes, so it cannot model it yet (§20.1).
-        raise ScenarioError("controllers", '"combined" (process.roles=broker,controller) is not '
-                                           'simulated yet', "a list of dedicated controller ids")
+        return COMBINED  # every broker is also a voter (process.roles=broker,controller, §20.11)
     else:
         _list(value, "controllers", MAX_CONTROLLERS)
         if not value:
@@ -45,6 +44,8 @@ def load_controllers(doc, version_is_kraft, brokers):
 
 
 def voter_ids(scenario):
+    if scenario["controllers"] == COMBINED:
+        return list(scenario["brokers"])
     return list(scenario["controllers"])
 
 
@@ -72,6 +73,12 @@ def check_kraft_op(op, field, scenario, track):
             return {"at_ms": op.get("at_ms"), "op": name, "broker": _broker(op, field, scenario),
                     "from": "controllers"}
         return None
+    if scenario["controllers"] == COMBINED:
+        # One process hosts both roles: stopping, pausing or isolating "the controller" is
+        # doing it to the broker (§20.11).
+        raise ScenarioError(f"{field}.controller", 'in combined mode each controller lives in a '
+                                                   "broker's process: act on it with \"broker\"",
+                            f'"broker": one of {scenario["brokers"]}')
     if name not in CONTROLLER_OPS:
         raise ScenarioError(f"{field}.controller", f"{name} does not act on a controller",
                             ", ".join(CONTROLLER_OPS))

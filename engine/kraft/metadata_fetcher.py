@@ -9,6 +9,7 @@ partition epoch than the local one is ignored (the leader applies its own AlterP
 first); a higher partition epoch with the same leader epoch only installs the ISR.
 """
 from ..messages import METADATA_FETCH
+from .combined import read_local_log
 from .metadata_image import BROKER_CHANGE, PARTITION, PARTITION_CHANGE, REGISTER_BROKER
 
 RETRY_BACKOFF_MS = 20
@@ -19,6 +20,9 @@ class MetadataFetcher:
 
     def fetch_metadata(self, _=None):
         if self.state not in ("starting", "running", "shutting_down") or self.md_in_flight:
+            return
+        if self.colocated_voter is not None:
+            read_local_log(self)  # combined mode: one Raft client for both roles (§20.11)
             return
         voters = self.sim.quorum.voter_ids
         target = self.raft_leader if self.raft_leader is not None \

@@ -7,6 +7,7 @@ history tells the story from them (``partition_change``, ``broker_fenced``...). 
 from the scenario's ``controllers`` (default 3000, 3001, 3002: Kafka's docs and test clusters
 number dedicated controllers from 3000, so they never collide with broker ids).
 """
+from .combined import colocate
 from .metadata_image import (BROKER_CHANGE, PARTITION, PARTITION_CHANGE, REGISTER_BROKER,
                              MetadataImage)
 from .quorum_controller import QuorumController
@@ -28,6 +29,14 @@ class Quorum:
         self.voters[vid] = voter
         self.sim.network.add_node(vid, voter)
         self.sim.scheduler.schedule_boot(index, voter.start)
+        return voter
+
+    def add_colocated_voter(self, broker):
+        """Combined mode (§20.11): the voter shares the broker's process, id and network node;
+        the broker starts it."""
+        voter = QuorumVoter(self.sim, broker.node_id, self.voter_ids, self)
+        self.voters[broker.node_id] = voter
+        colocate(self.sim, broker, voter)
         return voter
 
     # -- commits -----------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ controller that runs on the leader once it has committed its epoch's first recor
 from ..messages import (ALTER_PARTITION, BEGIN_QUORUM_EPOCH, BROKER_HEARTBEAT, BROKER_REGISTRATION,
                         METADATA_FETCH, VOTE)
 from ..network import Node
+from .combined import wake_listener
 from .raft_replication import RaftReplication
 
 
@@ -50,6 +51,7 @@ class QuorumVoter(RaftReplication, Node):
         self.cq_fetched = set()
         self.cq_token = 0
         self.fetch_in_flight = False
+        self.commit_listener = None  # combined mode: the broker of this process, waiting for news
 
     @property
     def majority(self):
@@ -97,6 +99,8 @@ class QuorumVoter(RaftReplication, Node):
         self.token += 1
         self.votes = set()
         self.has_fetched = False
+        if self.commit_listener is not None:
+            wake_listener(self)
         if role == "follower":
             self._arm_fetch_timer()
             self._fetch_from_leader()

@@ -11,6 +11,7 @@ start (its LeaderChange record). A leader resigns when fewer than a majority fet
 1.5 x ``controller.quorum.fetch.timeout.ms`` (check-quorum, KAFKA-15489, 3.7+).
 """
 from ..messages import BEGIN_QUORUM_EPOCH, METADATA_FETCH
+from .combined import wake_listener
 from .metadata_image import LEADER_CHANGE
 
 MAX_FETCH_WAIT_MS = 500
@@ -75,6 +76,8 @@ class RaftReplication:
         if candidate > self.hw and candidate > self.epoch_start_offset:
             self.hw = candidate
             self.quorum.on_commit(self)
+            if self.commit_listener is not None:
+                wake_listener(self)
             if self.era.hw_completes_fetch:
                 self._complete_parked()
 
@@ -200,7 +203,10 @@ class RaftReplication:
             for record in body["records"]:
                 if record["offset"] == len(self.log):
                     self.log.append(record)
-        self.hw = max(self.hw, min(body["hw"], len(self.log)))
+        hw = max(self.hw, min(body["hw"], len(self.log)))
+        moved, self.hw = hw != self.hw, hw
+        if moved and self.commit_listener is not None:
+            wake_listener(self)
         self._fetch_from_leader()
 
     def _deactivate(self, reason):

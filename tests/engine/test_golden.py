@@ -39,8 +39,25 @@ def cases():
             yield name, version, switched
 
 
+#: Runs pinned besides the library: combined mode (docs/model.md §20.11), where the broker that
+#: hosts the active controller crashes and comes back.
+EXTRA = {
+    "combined-controller-failover": {
+        "name": "combined", "seed": 3, "kafka_version": "4.1", "brokers": 3,
+        "controllers": "combined", "duration_ms": 40000,
+        "topics": [{"name": "orders", "partitions": 3, "replication_factor": 3}],
+        "clients": [{"name": "p1", "type": "producer", "topic": "orders", "acks": "all",
+                     "rate_per_s": 20}],
+        "timeline": [{"at_ms": 10000, "op": "crash", "broker": 0},
+                     {"at_ms": 25000, "op": "restart", "broker": 0}]},
+}
+
+
 def digests():
-    return {f"{name}@{version}": trace_hash(doc) for name, version, doc in cases()}
+    out = {f"{name}@{version}": trace_hash(doc) for name, version, doc in cases()}
+    for name, doc in EXTRA.items():
+        out[f"{name}@{doc['kafka_version']}"] = trace_hash(doc)
+    return out
 
 
 def test_every_library_scenario_in_every_era_matches_its_golden_digest():

@@ -149,8 +149,9 @@ def test_same_scenario_and_seed_give_identical_results(era):
 def test_controller_operations_are_checked_and_live_ones_follow_the_voters_states():
     with pytest.raises(ScenarioError, match="does not exist"):
         load(scenario(timeline=[{"op": "crash", "controller": 7, "at_ms": 100}]))
-    with pytest.raises(ScenarioError, match="not simulated yet"):
-        load({**scenario(), "controllers": "combined"})
+    with pytest.raises(ScenarioError, match="act on it with"):
+        load({**scenario(timeline=[{"op": "crash", "controller": 0, "at_ms": 100}]),
+              "controllers": "combined"})
     with pytest.raises(ScenarioError, match="also broker ids"):
         load({**scenario(), "controllers": [0, 3000, 3001]})
     doc = load(scenario(timeline=[{"op": "isolate", "broker": 0, "from": "controllers", "at_ms": 100},
