@@ -33,8 +33,7 @@ class WorkerError(RuntimeError):
 
 
 def serve(stdin, stdout):
-    from .cli import tune_gc
-    tune_gc()
+    """Answer each line of ``stdin`` on ``stdout`` (``cli`` has tuned the collector already)."""
     cells = profiles = sweep_id = None
     for line in stdin:
         message = json.loads(line)
