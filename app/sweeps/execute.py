@@ -119,6 +119,7 @@ class Chunks:
         self.prefix = f"isrlab-sweep-{next(_job_groups)}"
         self.stored = tracker.done_at_start            # runs in the store
         self.in_flight = collections.OrderedDict()     # job group -> (chunk, n_tasks, future)
+        self.cancelled = False
 
     def run(self, store, chunks):
         stop = threading.Event()
@@ -137,6 +138,7 @@ class Chunks:
                     self.stored += rows.store_batch(store, lines)
                     self.tracker.update(self.stored)
             except BaseException:
+                self.cancelled = True          # a chunk whose job is not submitted yet never is
                 for group in self.in_flight:
                     self.sc.cancelJobGroup(group)
                 raise
@@ -155,6 +157,8 @@ class Chunks:
         self.in_flight[group] = (chunk, n_tasks, future)
 
     def _simulate(self, group, chunk, n_tasks):
+        if self.cancelled:
+            return []
         self.sc.setJobGroup(group, "isrlab sweep chunk", interruptOnCancel=True)
         return self.sc.parallelize(chunk, n_tasks).mapPartitions(self.task).collect()
 
