@@ -49,9 +49,11 @@ def load_average():
         return None
 
 
-def tree_cpu_s():
+def tree_cpu_s(by_kind=False):
     """CPU seconds (user + system) of this process and every live descendant, including the
-    children they have reaped (e.g. Spark's Python workers, reaped by pyspark.daemon)."""
+    children they have reaped (e.g. Spark's Python workers, reaped by pyspark.daemon). With
+    ``by_kind``: also split into this process (the driver), the JVM, PyPy workers and other
+    Python processes (Spark's Python workers, or the pool's)."""
     tick = os.sysconf("SC_CLK_TCK")
     children = {}
     for pid in os.listdir("/proc"):
@@ -59,20 +61,23 @@ def tree_cpu_s():
             continue
         try:
             with open(f"/proc/{pid}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except OSError:
+                name, rest = handle.read().split(" (", 1)[1].rsplit(")", 1)
+        except (OSError, IndexError, ValueError):
             continue
-        children.setdefault(int(fields[1]), []).append((int(pid), fields))
+        fields = rest.split()
+        children.setdefault(int(fields[1]), []).append((int(pid), name, fields))
     me = os.getpid()
     with open(f"/proc/{me}/stat") as handle:
         mine = handle.read().rsplit(")", 1)[1].split()
-    total = sum(int(x) for x in mine[11:15])      # utime stime cutime cstime of this process
+    kinds = {"driver": sum(int(x) for x in mine[11:15])}   # utime stime cutime cstime
     stack = [me]
     while stack:
-        for pid, fields in children.get(stack.pop(), []):
-            total += sum(int(x) for x in fields[11:15])   # utime stime cutime cstime
+        for pid, name, fields in children.get(stack.pop(), []):
+            kind = "jvm" if name == "java" else "pypy_workers" if name.startswith("pypy") else "python_workers"
+            kinds[kind] = kinds.get(kind, 0) + sum(int(x) for x in fields[11:15])
             stack.append(pid)
-    return round(total / tick, 1)
+    total = round(sum(kinds.values()) / tick, 1)
+    return (total, {k: round(v / tick, 1) for k, v in kinds.items()}) if by_kind else total
 
 
 def stored_stats(store):
@@ -135,13 +140,14 @@ def bench_spark(doc, url, master, pypy, chunk_runs, runs_per_task):
     summary = execute.run_sweep(spark, store, doc, chunk_runs=chunk_runs, runs_per_task=runs_per_task,
                                 pypy=pypy, progress=progress_printer(mode))
     sweep_s = time.monotonic() - t1
-    cpu = tree_cpu_s()
+    cpu, cpu_by_kind = tree_cpu_s(by_kind=True)
     spark.stop()
     out = {"mode": mode, "master": master or "local[*]", "session_start_s": round(session_s, 1),
            "sweep_wall_s": round(sweep_s, 1), "total_wall_s": round(session_s + sweep_s, 1),
            "runs_per_s": round(summary["runs_new"] / sweep_s, 3), "load_average_after": load_average(),
            "cpu_s_all_processes": cpu, "cpu_s_session_start": session_cpu,
-           "cpu_s_sweep": round(cpu - session_cpu, 1), **stored_stats(store), "rows_digest": stored_digest(store)}
+           "cpu_s_sweep": round(cpu - session_cpu, 1), "cpu_s_by_process": cpu_by_kind, **stored_stats(store),
+           "rows_digest": stored_digest(store)}
     store.dispose()
     return out
 
@@ -178,12 +184,13 @@ def bench_processes(doc, url, workers, chunk_runs, runs_per_task):
             batches = pool.map(_simulate, list(plan.chunks(chunk, runs_per_task)))
             rows.store_batch(store, [line for batch in batches for line in batch])
             progress.update(progress.done + len(chunk))
-        cpu = tree_cpu_s()
+        cpu, cpu_by_kind = tree_cpu_s(by_kind=True)
     repo.set_status(store, sweep["id"], "done")
     wall = time.monotonic() - t0
     out = {"mode": "processes", "workers": workers, "total_wall_s": round(wall, 1), "sweep_wall_s": round(wall, 1),
            "runs_per_s": round(len(todo) / wall, 3), "load_average_after": load_average(),
-           "cpu_s_all_processes": cpu, "cpu_s_sweep": cpu, **stored_stats(store), "rows_digest": stored_digest(store)}
+           "cpu_s_all_processes": cpu, "cpu_s_sweep": cpu, "cpu_s_by_process": cpu_by_kind, **stored_stats(store),
+           "rows_digest": stored_digest(store)}
     store.dispose()
     return out
 
