@@ -17,7 +17,7 @@ from .simulation import Simulation
 def tune_gc():
     """A run allocates millions of small long-lived objects (history, records); CPython's default
     collection thresholds then spend a third of the time rescanning them. Collect less often.
-    (PyPy's collector has no thresholds to set: there this does nothing.)"""
+    (PyPy's incremental collector has no thresholds to set: nothing to do there.)"""
     if hasattr(gc, "set_threshold"):
         gc.set_threshold(100_000, 50, 1000)
 
@@ -47,6 +47,8 @@ def main(argv=None):
                                              "as JSON lines (docs/model.md §9.10e)")
     trace.add_argument("scenario", help="scenario JSON file, or the name of a library scenario")
     trace.add_argument("--kafka-version", help="run the scenario in another era")
+    sub.add_parser("worker", help="simulate sweep runs sent as JSON lines on standard input "
+                                  "(what a sweep's Spark task runs under PyPy)")
     bench = sub.add_parser("bench", help="run the reference workload and print speed figures")
     bench.add_argument("--duration-ms", type=int, default=60000)
     args = parser.parse_args(argv)
@@ -65,6 +67,9 @@ def main(argv=None):
             print(f"error: invalid scenario: {exc}", file=sys.stderr)
             return 2
         return 0
+    if args.command == "worker":
+        from .worker import main as worker_main
+        return worker_main()
     if args.command == "list":
         from .scenarios import library
         for name, doc in library().items():

@@ -46,11 +46,11 @@ import re
 from engine import eras
 from engine.scenario import ScenarioError, load
 from engine.scenarios import library
+from engine.sweep_run import loadable, run_scenario  # noqa: F401  (run_scenario: one definition, also run by workers)
 
 from .fields import SweepError, _int, _short  # noqa: F401  (SweepError: the sweep error, imported from here)
 from .profiles import (BUILTIN_PROFILES, DEFAULT_END_FRACTION, DEFAULT_START_MS, FAULTS_AXIS,  # noqa: F401
                        PROFILE_NAME, _phase, _profiles)
-from .worker import loadable, run_scenario  # noqa: F401  (run_scenario: one definition, shipped to executors)
 
 SWEEP_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 TOP_LEVEL = ("id", "name", "description", "base", "grid", "seeds", "faults", "fault_profiles",
