@@ -61,7 +61,7 @@ class Broker(ControlRequests, ReplicaManagerTasks, ReplicaLeader, ReplicaFollowe
         self.hw_checkpoint_started = False
         self.broker_epoch = -1
         self.producer_state = {}
-        self.zk = ZkClient(self, self.config["zookeeper.session.timeout.ms"])
+        self.zk = ZkClient(self, self.config.get("zookeeper.session.timeout.ms", 0))  # none in KRaft eras
         self.zk.on_connected = self._on_zk_session
         self.controller = Controller(self)
         self.shutdown_attempts = 0

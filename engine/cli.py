@@ -47,6 +47,8 @@ def main(argv=None):
                                              "as JSON lines (docs/model.md §9.10e)")
     trace.add_argument("scenario", help="scenario JSON file, or the name of a library scenario")
     trace.add_argument("--kafka-version", help="run the scenario in another era")
+    sub.add_parser("worker", help="simulate sweep runs sent as JSON lines on standard input "
+                                  "(what a sweep's Spark task runs under PyPy)")
     bench = sub.add_parser("bench", help="run the reference workload and print speed figures")
     bench.add_argument("--duration-ms", type=int, default=60000)
     args = parser.parse_args(argv)
@@ -65,6 +67,9 @@ def main(argv=None):
             print(f"error: invalid scenario: {exc}", file=sys.stderr)
             return 2
         return 0
+    if args.command == "worker":
+        from .worker import main as worker_main
+        return worker_main()
     if args.command == "list":
         from .scenarios import library
         for name, doc in library().items():

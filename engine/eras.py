@@ -5,7 +5,10 @@ where Kafka's behaviour changed. Each flag names the KIP or JIRA that introduced
 """
 from dataclasses import dataclass
 
-VERSIONS = ("0.10", "1.1", "2.0", "2.0.1", "2.4", "2.6", "2.7", "3.0", "3.3", "3.7")
+VERSIONS = ("0.10", "1.1", "2.0", "2.0.1", "2.4", "2.6", "2.7", "3.0", "3.3", "3.7", "3.9-kraft", "4.1")
+#: ZooKeeper-mode eras and KRaft eras (docs/model.md §20): the quorum controller replaces ZooKeeper.
+ZK_VERSIONS = VERSIONS[:VERSIONS.index("3.9-kraft")]
+KRAFT_VERSIONS = VERSIONS[len(ZK_VERSIONS):]
 LONG_MAX = 9223372036854775807
 INT_MAX = 2147483647
 
@@ -73,6 +76,26 @@ class Era:
     partition_retry: bool = False
     #: KAFKA-15583 (3.7): the HW does not move while committed ISR < min(min.insync.replicas, RF).
     hw_min_isr_gate: bool = False
+    # -- KRaft eras (docs/model.md §20) -------------------------------------------------------------
+    #: KIP-500/595/631: a Raft quorum of controllers and a metadata log instead of ZooKeeper.
+    kraft: bool = False
+    #: KIP-996 (4.0): a voter whose timer expires first asks for pre-votes (Prospective state).
+    pre_vote: bool = False
+    #: KIP-966 Part 1: Eligible Leader Replicas; the default of eligible.leader.replicas.version.
+    elr_default: int = 0
+    #: KAFKA-12670 (3.9.0): the KRaft controller honours unclean.leader.election.enable.
+    kraft_unclean: bool = False
+    #: KAFKA-17793 (4.0): stale brokers are fenced by a periodic task every session/8 (else exact).
+    fence_check_period_divisor: int = 0
+    #: KAFKA-14145 / KIP-1166 (4.1): a HW move completes parked metadata fetches at once.
+    hw_completes_fetch: bool = False
+    #: KAFKA-18345 (4.1): a lost election waits out its timeout; earlier: binary exponential backoff.
+    election_backoff: bool = False
+    #: Heartbeat RPC timeout: session/2 (KAFKA-14392, 3.3.2-4.0) or the interval (KAFKA-19294, 4.1).
+    heartbeat_timeout_is_interval: bool = False
+    #: 4.0 RCM.handleBrokerShutdown: a re-registering broker leaves every ISR (and, after an unclean
+    #: shutdown with ELR on, every ELR); 3.9 only writes the new registration.
+    reregister_shutdown: bool = False
 
     @property
     def isr_expiration_divisor(self):
@@ -109,6 +132,10 @@ _ALTER_ISR_30 = {**_ALTER_ISR_27, "alter_isr_send_tick_ms": 0, "clear_pending_bu
 _ALTER_PARTITION_33 = {**_ALTER_ISR_30, "alter_isr_api": "AlterPartition", "hw_on_commit": True,
                        "kip841": True, "leader_recovery": True, "partition_retry": True}
 _ALTER_PARTITION_37 = {**_ALTER_PARTITION_33, "hw_min_isr_gate": True}
+_KRAFT_39 = {**_ALTER_PARTITION_37, "kraft": True, "kraft_unclean": True, "election_backoff": True}
+_KRAFT_41 = {**_KRAFT_39, "pre_vote": True, "elr_default": 1, "fence_check_period_divisor": 8,
+             "hw_completes_fetch": True, "election_backoff": False,
+             "heartbeat_timeout_is_interval": True, "reregister_shutdown": True}
 
 ERAS = {
     "0.10": Era("0.10", **_OLD),  # 0.10.2: KAFKA-4485 lag rule, truncate to HW
@@ -121,11 +148,18 @@ ERAS = {
     "3.0": Era("3.0", **_ALTER_ISR_30),        # rules of 3.0.2
     "3.3": Era("3.3", **_ALTER_PARTITION_33),  # rules of 3.3.2
     "3.7": Era("3.7", **_ALTER_PARTITION_37),  # rules of 3.7.x
+    "3.9-kraft": Era("3.9-kraft", **_KRAFT_39),  # rules of 3.9.0 in KRaft mode (docs/model.md §20)
+    "4.1": Era("4.1", **_KRAFT_41),            # rules of 4.1.0 (KRaft only)
 }
 
 
 def _all(value):
     return {v: value for v in VERSIONS}
+
+
+def _kraft(value, zk=None):
+    """``value`` in the KRaft eras, ``zk`` (None = key absent) in the ZooKeeper eras."""
+    return {v: (value if v in KRAFT_VERSIONS else zk) for v in VERSIONS}
 
 
 def _from(first, value, before=None):
@@ -149,7 +183,7 @@ CONFIG = {
     "replica.socket.timeout.ms": ("int", "broker", _all(30000), 1),
     "replica.high.watermark.checkpoint.interval.ms": ("int", "broker", _all(5000), 1),
     "num.replica.fetchers": ("int", "broker", _all(1), 1),
-    "zookeeper.session.timeout.ms": ("int", "broker", _from("2.6", 18000, 6000), 300),
+    "zookeeper.session.timeout.ms": ("int", "broker", {**_from("2.6", 18000, 6000), **{v: None for v in KRAFT_VERSIONS}}, 300),
     "auto.leader.rebalance.enable": ("bool", "broker", _all(True), None),
     "leader.imbalance.check.interval.seconds": ("int", "broker", _all(300), 1),
     "leader.imbalance.per.broker.percentage": ("int", "broker", _all(10), 0),
@@ -178,6 +212,17 @@ CONFIG = {
                         _from("1.1", "read_uncommitted"), None),
     "fetch.max.wait.ms": ("int", "consumer", _all(500), 0),
     "fetch.min.bytes": ("int", "consumer", _all(1), 1),
+    # KRaft (docs/model.md §20.9): KafkaConfig / QuorumConfig defaults of 3.9.0 and 4.1.0
+    "broker.heartbeat.interval.ms": ("int", "broker", _kraft(2000), 1),
+    "broker.session.timeout.ms": ("int", "broker", _kraft(9000), 1),
+    "controller.quorum.election.timeout.ms": ("int", "broker", _kraft(1000), 1),
+    "controller.quorum.fetch.timeout.ms": ("int", "broker", _kraft(2000), 1),
+    "controller.quorum.election.backoff.max.ms": ("int", "broker", _kraft(1000), 1),
+    "controller.quorum.request.timeout.ms": ("int", "broker", _kraft(2000), 1),
+    "metadata.max.idle.interval.ms": ("int", "broker", _kraft(500), 1),
+    "eligible.leader.replicas.version": ("int", "broker", {**_kraft(None), "4.1": 1}, 0),
+    "metadata.version": ("enum:3.9-IV0|4.1-IV1", "broker", {**_kraft(None), "3.9-kraft": "3.9-IV0",
+                                                             "4.1": "4.1-IV1"}, None),
     # simulator knobs (not Kafka's): the model of the machine under the broker
     "sim.record.size.bytes": ("int", "sim", _all(100), 1),
     "sim.os.dirty.expire.ms": ("int", "sim", _all(30000), 0),

@@ -53,6 +53,20 @@ class Invariants:
                                f"zkVersion went from {old_version} to {version} in {path}")
         self.znode_state[path] = (epoch, version)
 
+    def on_partition_state(self, topic, partition, reg):
+        """KRaft eras (docs/model.md §20.10): the committed partition registration."""
+        key = self.sim.key(topic, partition)
+        if reg["leader"] != -1 and reg["leader"] not in reg["isr"]:
+            self.violation("leader_not_in_isr", key,
+                           f"the metadata log names leader {reg['leader']} but ISR {reg['isr']}")
+        previous = self.znode_state.get(key)
+        if previous is not None and (reg["leader_epoch"] < previous[0]
+                                     or reg["partition_epoch"] <= previous[1]):
+            self.violation("epoch_decreased", key,
+                           f"leader/partition epoch went from {previous} to "
+                           f"{(reg['leader_epoch'], reg['partition_epoch'])} in the metadata log")
+        self.znode_state[key] = (reg["leader_epoch"], reg["partition_epoch"])
+
     # -- high watermarks: hw_above_leo, leader_hw_decreased, replica_divergence --------------------
     def on_leader_hw(self, broker, part, old_hw, new_hw):
         key = part.key
@@ -158,10 +172,16 @@ class Invariants:
     def leader_log(self, key):
         """The log of the partition's current leader per ZooKeeper, if that broker is up and
         acting as leader; None while the partition is offline or mid-election."""
-        state = self.sim.zk_server.tree.nodes.get(self.sim.state_path(key))
-        if state is None:
+        quorum = self.sim.quorum
+        if quorum is not None:  # KRaft eras: the committed metadata log says who leads
+            reg = quorum.image.partitions.get(self.sim.split_key(key))
+            leader = reg["leader"] if reg is not None else None
+        else:
+            state = self.sim.zk_server.tree.nodes.get(self.sim.state_path(key))
+            leader = state.data["leader"] if state is not None else None
+        if leader is None:
             return None
-        broker = self.sim.brokers.get(state.data["leader"])
+        broker = self.sim.brokers.get(leader)
         if broker is None or not broker.running:
             return None
         part = broker.partitions.get(key)

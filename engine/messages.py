@@ -65,3 +65,13 @@ class Envelope:
 
 def response_type(request_type):
     return request_type + RESPONSE_SUFFIX
+
+# KRaft eras (docs/model.md §20): controller quorum (KIP-595) and broker <-> controller (KIP-631)
+VOTE = "Vote"  # {candidate_id, candidate_epoch, last_offset_epoch, last_offset, pre_vote}
+BEGIN_QUORUM_EPOCH = "BeginQuorumEpoch"  # {leader, epoch}
+#: Fetch of the metadata log (__cluster_metadata) by voters and by brokers (observers); a Fetch
+#: whose source or target is a controller is always a metadata fetch.
+METADATA_FETCH = "Fetch"  # {replica_id, epoch, fetch_offset, last_fetched_epoch}
+BROKER_REGISTRATION = "BrokerRegistration"  # {broker, incarnation, previous_broker_epoch}
+BROKER_HEARTBEAT = "BrokerHeartbeat"  # {broker, broker_epoch, current_metadata_offset, want_fence, want_shut_down}
+ALTER_PARTITION = "AlterPartition"  # as ALTER_ISR, sent to the active controller

@@ -4,6 +4,7 @@
 import hashlib
 import json
 
+from .kraft import kraft_view
 from .partition import isr_state
 
 _compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -20,6 +21,8 @@ def history_digest(events):
 
 
 def build_result(sim):
+    if sim.quorum is not None:
+        return _kraft_result(sim)
     tree = sim.zk_server.tree
     controller = tree.nodes.get("/controller")
     epoch = tree.nodes.get("/controller_epoch")
@@ -39,6 +42,33 @@ def build_result(sim):
         "stats": {"events": sim.scheduler.events, "messages_sent": sim.network.sent,
                   "messages_dropped": sim.network.dropped},
     }
+
+
+def _kraft_result(sim):
+    """KRaft eras (docs/scenario-format.md §4.2, docs/model.md §20.9)."""
+    return {
+        "scenario": {"name": sim.scenario["name"], "seed": sim.scenario["seed"],
+                     "kafka_version": sim.scenario["kafka_version"],
+                     "engine_version": getattr(sim, "engine_version", None) or engine_version()},
+        "end_ms": sim.now_ms,
+        "controller": kraft_view.controller_result(sim),
+        "brokers": {str(b): _kraft_broker_result(sim, broker) for b, broker in sim.brokers.items()},
+        "partitions": {key: partition_result(sim, key, with_logs=True) for key in partition_keys(sim)},
+        "metadata_log": kraft_view.metadata_log_result(sim),
+        "records": [r.to_dict() for r in sim.records.values()],
+        "consumed": {name: list(reads) for name, reads in sim.consumed.items()},
+        "history": sim.history,
+        "violations": sim.violations,
+        "stats": {"events": sim.scheduler.events, "messages_sent": sim.network.sent,
+                  "messages_dropped": sim.network.dropped},
+    }
+
+
+def _kraft_broker_result(sim, broker):
+    fields = kraft_view.broker_fields(sim, broker)
+    return {"state": "paused" if broker.paused else broker.state,
+            **{k: fields[k] for k in ("broker_epoch", "fenced", "in_controlled_shutdown",
+                                      "metadata_offset")}}
 
 
 def engine_version():
@@ -64,9 +94,13 @@ def broker_result(sim, broker):
 
 def partition_result(sim, key, with_logs):
     topic, part = sim.split_key(key)
-    node = sim.zk_server.tree.nodes.get(sim.state_path(key))
     replicas = sim.topics[topic]["assignment"][str(part)]
-    state = node.data if node else {"leader": -1, "leader_epoch": -1, "isr": []}
+    node = None
+    if getattr(sim, "quorum", None) is not None:
+        state = kraft_view.partition_state(sim, key)
+    else:
+        node = sim.zk_server.tree.nodes.get(sim.state_path(key))
+        state = node.data if node else {"leader": -1, "leader_epoch": -1, "isr": []}
     leader = state["leader"]
     leader_broker = sim.brokers.get(leader)
     offline = leader == -1 or leader_broker is None or not leader_broker.running
@@ -87,6 +121,9 @@ def partition_result(sim, key, with_logs):
         out["replica_state"][str(b)] = entry
     if sim.era.alter_isr:
         out["isr_state"] = isr_state_of(sim, key, leader_broker, out["isr"])
+    if node is None and getattr(sim, "quorum", None) is not None:
+        del out["zk_version"]
+        out.update(kraft_view.partition_fields(state))
     return out
 
 

@@ -12,6 +12,7 @@ define stays importable from here.
 import json
 
 from . import eras
+from .kraft.kraft_scenario import check_config, load_controllers
 from .scenario_fields import (CLIENT_NAME, DYNAMIC_TOPIC_KEYS, MAX_BROKERS, MAX_CLIENTS,  # noqa: F401
                               MAX_COUNT, MAX_DURATION_MS, MAX_PARTITIONS, MAX_RATE, MAX_TIMELINE, OPS,
                               TOP_LEVEL, TOPIC_NAME, ScenarioError, _int, _keys, _list, _obj, _range,
@@ -41,6 +42,9 @@ def load(document):
                             ", ".join(f'"{v}"' for v in eras.VERSIONS))
     out["kafka_version"] = version
     out["brokers"] = _brokers(doc.get("brokers", 3))
+    controllers = load_controllers(doc, version in eras.KRAFT_VERSIONS, out["brokers"])
+    if controllers is not None:
+        out["controllers"] = controllers  # KRaft eras only (docs/scenario-format.md §4.2)
     out["config"] = _config(version, doc.get("config", {}), "config",
                             {"broker", "topic", "producer", "consumer", "sim"})
     out["network"] = _network(doc.get("network", {}))
@@ -55,6 +59,8 @@ def load(document):
     if recorded:
         out["recorded"] = True
     _check_lag_vs_fetch_wait(out)
+    if controllers is not None:
+        check_config(out)
     return out
 
 

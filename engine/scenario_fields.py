@@ -21,7 +21,7 @@ TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 CLIENT_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9._-]{0,63}$")
 
 TOP_LEVEL = ("name", "description", "seed", "kafka_version", "brokers", "config", "network", "recorded",
-             "topics", "clients", "timeline", "duration_ms")
+             "topics", "clients", "timeline", "duration_ms", "controllers")
 OPS = ("produce", "crash", "restart", "shutdown", "pause", "resume", "flush", "isolate", "cut",
        "partition", "heal", "slow", "expire_session", "elect_preferred", "consume", "stop_client",
        "create_topic", "set_config", "reassign")

@@ -11,6 +11,7 @@ from .scenario_fields import (CLIENT_NAME, DYNAMIC_TOPIC_KEYS, MAX_COUNT, MAX_DU
                               config_value)
 from .scenario_validators import _from, _topic
 from . import eras
+from .kraft.kraft_scenario import check_kraft_op, voter_ids
 
 #: Linux's TCP_RTO_MAX: a message held by a cut arrives at most this long after the heal
 #: (docs/model.md §16, network) — it may touch a crashed broker's ZooKeeper session that late.
@@ -26,6 +27,9 @@ class _Track:
         self.clients = {c["name"]: c for c in scenario["clients"]}
         self.running_clients = {c["name"] for c in scenario["clients"]}
         self.nodes = set(scenario["brokers"]) | {"zk"} | set(self.clients)
+        if "controllers" in scenario:  # KRaft eras: voters instead of ZooKeeper (§20.8)
+            self.controllers = {c: "running" for c in voter_ids(scenario)}
+            self.nodes = (self.nodes - {"zk"}) | set(self.controllers) | {"controllers"}
         self.lenient = False
         # A crashed broker's ZooKeeper session outlives it; a restart before it surely expired
         # may fail to register (NodeExists) and stop again (docs/model.md §9.2):
@@ -61,6 +65,10 @@ def _timeline(value, scenario, topics, lenient=False):
 def check_op(op, field, scenario, topics, track):
     """Validate one operation against the scenario (and the tracked states); return it normalised."""
     name = op["op"]
+    if "controllers" in scenario:
+        kraft = check_kraft_op(op, field, scenario, track)
+        if kraft is not None:
+            return kraft
     allowed = OP_FIELDS[name] + ("at_ms", "op", "by")
     _keys(op, field, allowed)
     out = {"at_ms": op.get("at_ms"), "op": name}
@@ -100,6 +108,8 @@ def _session_may_live(track, broker, at):
     scenario = track.scenario
     timeout = scenario["config"].get("zookeeper.session.timeout.ms",
                                      eras.default(scenario["kafka_version"], "zookeeper.session.timeout.ms"))
+    if timeout is None:
+        return False  # KRaft: a new incarnation is refused until the old session ends, then registers
     net = scenario.get("network", {})
     slack = net.get("latency_ms", 1) + net.get("jitter_ms", 0) + track.max_slow_ms
     return at is None or at <= heard + slack + timeout

@@ -12,7 +12,11 @@ class TimelineOperations:
     # -- timeline operations ---------------------------------------------------------------------------
     def _run_op(self, op):
         fields = {k: v for k, v in op.items() if k not in ("at_ms", "by")}   # "by": who, not what
-        note = getattr(self, "_op_" + op["op"])(op)
+        if "controller" in op:  # KRaft eras: a controller of the quorum (docs/model.md §20.8)
+            from .kraft.kraft_operations import controller_op
+            note = controller_op(self, op)
+        else:
+            note = getattr(self, "_op_" + op["op"])(op)
         self.emit("fault", **fields, reason=note or describe_op(op))
 
     def _broker_for(self, op, states):
@@ -101,21 +105,38 @@ class TimelineOperations:
         elif target == "clients":
             others = list(self.clients)
         else:
-            others = list(target)
+            others = self.nodes_of(target)
         self.network.isolate(me, others)
         return None
 
+    def nodes_of(self, target):
+        """Network nodes named by ``target``: ``"controllers"`` is every voter (KRaft eras)."""
+        names = target if isinstance(target, list) else [target]
+        out = []
+        for name in names:
+            out.extend(self.quorum.voter_ids if name == "controllers" and self.quorum else [name])
+        return out
+
     def _op_cut(self, op):
-        self.network.cut(op["from"], op["to"])
+        for a in self.nodes_of(op["from"]):
+            for b in self.nodes_of(op["to"]):
+                self.network.cut(a, b)
 
     def _op_partition(self, op):
-        self.network.partition(op["groups"])
+        self.network.partition([self.nodes_of(g) for g in op["groups"]])
 
     def _op_heal(self, op):
-        self.network.heal(op.get("from"), op.get("to"))
+        if op.get("from") is None:
+            self.network.heal()
+            return
+        for a in self.nodes_of(op["from"]):
+            for b in self.nodes_of(op["to"]):
+                self.network.heal(a, b)
 
     def _op_slow(self, op):
-        self.network.slow(op["from"], op["to"], op["latency_ms"])
+        for a in self.nodes_of(op["from"]):
+            for b in self.nodes_of(op["to"]):
+                self.network.slow(a, b, op["latency_ms"])
 
     def _op_expire_session(self, op):
         session = self.zk_server.session_of(op["broker"])
@@ -166,7 +187,15 @@ class TimelineOperations:
     def _op_create_topic(self, op):
         topic = {k: op[k] for k in ("name", "partitions", "replication_factor", "assignment", "config")}
         self._register_topic(topic)
-        self._create_topic_znodes(topic)
+        if self.quorum is None:
+            self._create_topic_znodes(topic)
+            return None
+        controller = self.quorum.active_controller()
+        if controller is None:
+            self.pending_topics.append(topic)
+            return "no active controller: the topic is created once there is one"
+        controller.create_topic(topic)
+        return None
 
     def _op_set_config(self, op):
         self.topic_configs[op["topic"]][op["key"]] = op["value"]

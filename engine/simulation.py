@@ -30,6 +30,8 @@ class Simulation(TimelineOperations):
     #: the engine behaviour this run follows (a class default: snapshots pickled before it existed
     #: continue as the current engine)
     engine_version = ENGINE_VERSION
+    #: KRaft eras: the controller quorum (docs/model.md §20); a class default for old snapshots
+    quorum = None
 
     def __init__(self, scenario, trace=None, engine_version=None):
         """``engine_version``: None runs the current engine; "1.1.0" re-simulates a run saved by
@@ -58,16 +60,28 @@ class Simulation(TimelineOperations):
         self.invariants = Invariants(self)
         self.zk_server = ZkServer(self)
         self.zk_server.observer = self.invariants.on_znode_write
-        self.network.add_node("zk", self.zk_server)
+        self.quorum = None
+        if not self.era.kraft:
+            self.network.add_node("zk", self.zk_server)
         for path in TOP_LEVEL_ZNODES:
             self.zk_server.tree.ensure_path(path)
         self.broker_ids = list(sc["brokers"])
         self.brokers = {}
+        broker_class = Broker
+        if self.era.kraft:  # docs/model.md §20: a controller quorum instead of ZooKeeper
+            from .kraft.kraft_broker import KraftBroker
+            from .kraft.kraft_scenario import voter_ids
+            from .kraft.quorum import Quorum
+            broker_class = KraftBroker
+            self.quorum = Quorum(self, voter_ids(sc))
         for index, bid in enumerate(self.broker_ids):
-            broker = Broker(self, bid)
+            broker = broker_class(self, bid)
             self.brokers[bid] = broker
             self.network.add_node(bid, broker)
             self.scheduler.schedule_boot(index, broker.start)
+        if self.quorum is not None:
+            for index, vid in enumerate(self.quorum.voter_ids):
+                self.quorum.add_voter(len(self.broker_ids) + index, vid)
         self.max_fetch_records = max(1, self.config["replica.fetch.max.bytes"]
                                      // self.config["sim.record.size.bytes"])
         self.pending_topics = list(sc["topics"])
@@ -116,7 +130,7 @@ class Simulation(TimelineOperations):
         self.history.append(event)
         if self.trace is not None:
             self.trace(event)
-        if type_ in ("broker_started", "broker_stopped") and self.pending_topics:
+        if type_ in ("broker_started", "broker_stopped") and self.pending_topics and self.quorum is None:
             self._maybe_create_topics()
         return event
 
@@ -279,6 +293,10 @@ class Simulation(TimelineOperations):
                 track.brokers[bid] = "running"
             else:
                 track.brokers[bid] = "stopped"
+        if self.quorum is not None:  # KRaft eras: the voters' process states (§20.8)
+            for vid, voter in self.quorum.voters.items():
+                track.controllers[vid] = "paused" if voter.paused else \
+                    ("running" if voter.running else "stopped")
         for name, client in self.clients.items():
             track.clients.setdefault(name, {"name": name, "type": "producer" if isinstance(client, Producer)
                                             else "consumer"})

@@ -6,13 +6,24 @@ epochs plus its newest records, ISR membership and how close each follower is to
 ``replica.lag.time.max.ms``), the znode tree, messages in flight, clients and record outcomes.
 It never changes the simulation; the same simulation state always gives the same view.
 """
+from .kraft import kraft_view
 from .partition import NEVER_MS
 from .result import isr_state_of
 
 LOG_TAIL = 40
 
 
+CONFIG_KEYS = ("replica.lag.time.max.ms", "zookeeper.session.timeout.ms", "min.insync.replicas",
+               "unclean.leader.election.enable", "replica.fetch.wait.max.ms")
+KRAFT_CONFIG_KEYS = ("replica.lag.time.max.ms", "broker.session.timeout.ms",
+                     "broker.heartbeat.interval.ms", "min.insync.replicas",
+                     "unclean.leader.election.enable", "replica.fetch.wait.max.ms",
+                     "eligible.leader.replicas.version")
+
+
 def cluster_view(sim, log_tail=LOG_TAIL):
+    if sim.quorum is not None:
+        return _kraft_cluster_view(sim, log_tail)
     tree = sim.zk_server.tree
     controller = tree.nodes.get("/controller")
     epoch = tree.nodes.get("/controller_epoch")
@@ -22,9 +33,7 @@ def cluster_view(sim, log_tail=LOG_TAIL):
         "finished": sim.finished,
         "name": sim.scenario["name"],
         "kafka_version": sim.scenario["kafka_version"],
-        "config": {k: sim.config[k] for k in ("replica.lag.time.max.ms", "zookeeper.session.timeout.ms",
-                                              "min.insync.replicas", "unclean.leader.election.enable",
-                                              "replica.fetch.wait.max.ms")},
+        "config": {k: sim.config[k] for k in CONFIG_KEYS},
         "controller": {"broker": controller.data["brokerid"] if controller else None,
                        "epoch": epoch.data if epoch else 0},
         "brokers": [broker_view(sim, b) for b in sim.brokers.values()],
@@ -39,11 +48,33 @@ def cluster_view(sim, log_tail=LOG_TAIL):
     }
 
 
+def _kraft_cluster_view(sim, log_tail):
+    """KRaft eras (docs/model.md §20.9): the quorum instead of the znode tree."""
+    return {
+        "t_ms": sim.now_ms, "duration_ms": sim.scenario["duration_ms"], "finished": sim.finished,
+        "name": sim.scenario["name"], "kafka_version": sim.scenario["kafka_version"],
+        "config": {k: sim.config[k] for k in KRAFT_CONFIG_KEYS if k in sim.config},
+        "controller": kraft_view.controller_summary(sim),
+        "brokers": [broker_view(sim, b) for b in sim.brokers.values()],
+        "partitions": [partition_view(sim, key, log_tail) for key in _keys(sim)],
+        "zk": None,
+        "quorum": kraft_view.quorum_view(sim),
+        "messages": sim.network.in_flight_view(),
+        "links": links_view(sim),
+        "clients": {name: client.view() for name, client in sim.clients.items()},
+        "records": records_summary(sim),
+        "history_len": len(sim.history),
+        "violations": len(sim.violations),
+    }
+
+
 def _keys(sim):
     return [sim.key(t, p) for t, spec in sim.topics.items() for p in range(spec["partitions"])]
 
 
 def broker_view(sim, broker):
+    if sim.quorum is not None:
+        return _kraft_broker_view(sim, broker)
     session = sim.zk_server.session_of(broker.node_id)
     zk = {"client_state": broker.zk.state if broker.running or broker.state == "starting" else "none",
           "session_id": session.session_id if session else None,
@@ -61,10 +92,27 @@ def broker_view(sim, broker):
             "leads": sorted(k for k, p in broker.partitions.items() if p.is_leader)}
 
 
+def _kraft_broker_view(sim, broker):
+    state = "paused" if broker.paused else broker.state
+    isolated = [n for n in sim.network.nodes
+                if n != broker.node_id and sim.network.is_blocked(broker.node_id, n)
+                and sim.network.is_blocked(n, broker.node_id)]
+    out = {"id": broker.node_id, "state": state, "net_state": broker.net_state,
+           "controller": broker.node_id == sim.quorum.active, "controller_epoch": kraft_view.raft_epoch(sim),
+           "zk": None, "isolated_from": isolated,
+           "leads": sorted(k for k, p in broker.partitions.items() if p.is_leader)}
+    out.update(kraft_view.broker_fields(sim, broker))
+    return out
+
+
 def partition_view(sim, key, log_tail):
     topic, index = sim.split_key(key)
-    node = sim.zk_server.tree.nodes.get(sim.state_path(key))
-    state = node.data if node else {"leader": -1, "leader_epoch": -1, "isr": []}
+    node = None
+    if sim.quorum is not None:
+        state = kraft_view.partition_state(sim, key)
+    else:
+        node = sim.zk_server.tree.nodes.get(sim.state_path(key))
+        state = node.data if node else {"leader": -1, "leader_epoch": -1, "isr": []}
     replicas = sim.topics[topic]["assignment"][str(index)]
     leader_broker = sim.brokers.get(state["leader"])
     leader_part = leader_broker.partitions.get(key) if leader_broker and leader_broker.running else None
@@ -98,12 +146,15 @@ def partition_view(sim, key, log_tail):
             "zk_version": node.version if node else -1,
             "offline": state["leader"] == -1 or leader_part is None,
             "replica_state": out}
+    if sim.quorum is not None:  # KRaft eras: partition epoch instead of zkVersion (§20.9)
+        del view["zk_version"]
+        view.update(kraft_view.partition_fields(state))
     if sim.era.alter_isr:  # scenario-format §4.1 (docs/model.md §17.9)
         view["isr_state"] = isr_state_of(sim, key, leader_broker, state["isr"])
         pending = leader_part.pending if leader_part is not None and leader_part.is_leader else None
         if pending is not None:  # what the leader asked the controller for (view only)
             view["isr_state"]["proposed"] = list(pending["new_isr"])
-        if state.get("leader_recovery_state"):
+        if state.get("leader_recovery_state") and sim.quorum is None:
             view["leader_recovery_state"] = state["leader_recovery_state"]
     return view
 

@@ -8,7 +8,8 @@ need_apt=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 command -v java >/dev/null 2>&1 || need_apt+=(openjdk-17-jre-headless)
 # zookeeper: the real server that tests/engine/test_zk_differential.py replays the engine's calls on
-for pkg in chromium libxerial-sqlite-jdbc-java libpostgresql-jdbc-java postgresql zookeeper; do
+# pypy3: sweeps simulate their runs in PyPy worker processes (tests/spark/test_pypy_workers.py)
+for pkg in chromium libxerial-sqlite-jdbc-java libpostgresql-jdbc-java postgresql zookeeper pypy3; do
   have_pkg "$pkg" || need_apt+=("$pkg")
 done
 if [ "${#need_apt[@]}" -gt 0 ]; then

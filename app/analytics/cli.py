@@ -1,6 +1,7 @@
 """``isrlab sweep|analyze|resimulate``: the Spark jobs from the command line.
 
-    isrlab sweep SWEEP.json [--db URL] [--master URL] [--chunk-runs N] [--progress bar|json|none]
+    isrlab sweep SWEEP.json [--db URL] [--master URL] [--chunk-runs N] [--pypy auto|off|PATH]
+                            [--progress bar|json|none]
     isrlab analyze [--sweep ID ...] [--parquet DIR] [--db URL] [--master URL]
     isrlab analyze --corpus [--parquet DIR]      (stored events of every stored run, per source and era)
     isrlab resimulate [--sweep ID ...] [--no-saved] [--era 0.10] [--reset-config]
@@ -38,6 +39,9 @@ def _run(handler, params):
 @click.argument("document")
 @click.option("--chunk-runs", type=int, default=None, help="runs stored per chunk (resume granularity)")
 @click.option("--runs-per-task", type=int, default=None, help="runs per Spark task")
+@click.option("--pypy", default="auto", show_default=True,
+              help="simulate in a PyPy worker per Spark task: auto (where pypy3 is on the node), "
+                   "off, or the interpreter's path")
 @progress_option()
 @click.option("--analyze", is_flag=True, help="run the analysis of this sweep afterwards")
 @_common
@@ -128,7 +132,7 @@ def cmd_sweep(args):
     if args.runs_per_task:
         kwargs["runs_per_task"] = args.runs_per_task
     try:
-        summary = execute.run_sweep(spark, store, doc, db_url=args.db, progress=progress, **kwargs)
+        summary = execute.run_sweep(spark, store, doc, pypy=args.pypy, progress=progress, **kwargs)
     except spec.SweepError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INVALID

@@ -1,35 +1,43 @@
-"""Run a sweep on Spark: plan -> chunks of runs on executors -> DataFrames -> the store.
+"""Run a sweep on Spark: plan -> chunks of runs simulated on executors -> batches in the store.
 
-For each chunk of still-missing runs (``plan``): ``parallelize`` the plan rows, ``mapPartitions``
-the engine over them (``worker.run_many``; executors get the cells by broadcast), make one
-DataFrame of (run row, events, latency histogram), cache it, then append through JDBC — the
-events, then the latency histograms, then the run rows. A run row is the mark that a run is
-done: a sweep killed at any point is resumed by running the same document again; the runs
-already stored are skipped (``run_key`` is the primary key, ``run_no`` unique per sweep), and
-stray events of a run whose row never got written are deleted first.
+The still-missing runs (``plan``) are cut into chunks; each chunk is one Spark job of a few
+tasks, each task a batch of runs (``worker.run_task``: many runs per task, the scenario built on
+the executor from cell and seed, in a PyPy worker process where the node has one). A task
+yields one JSON line per run; the job's lines are collected to the driver and stored in one
+transaction (``rows.store_batch``). Spark never builds a DataFrame of the results and nothing
+is written per run: the per-run cost on top of the engine is a pickled line and a few inserts.
 
-SQLite takes the chunk through one writer; PostgreSQL in parallel partitions (``jdbc``).
+Two chunks are in flight: while the driver stores one, the next keeps the executors busy, and
+its tasks take the cores the current chunk's last tasks leave idle.
+
+Resume: a chunk is stored whole or not at all, and a stored run row is the mark that a run is
+done (``run_key`` is the primary key, ``run_no`` unique per sweep). Run the same document again
+after a kill: the stored runs are skipped; a kill loses at most the chunks in flight. Events of
+runs without a run row (left by versions that wrote a chunk in several transactions) are
+removed before anything runs.
 """
+import collections
+import concurrent.futures
 import functools
+import itertools
 import threading
 import time
 
-from app.spark.jdbc import jdbc_of, write_table
-from app.sweeps.schemas import RESULT_SCHEMA
 from engine.simulation import ENGINE_VERSION
 
 from . import plan as planning
-from . import repo, spec, worker
+from . import repo, rows, spec, worker
 
-DEFAULT_CHUNK_RUNS = None      # adaptive: a tenth of the sweep, between 50 and 500 runs
-DEFAULT_RUNS_PER_TASK = 10    # ~10 CPU-s a task: the per-task cost (scheduling, the Python
-                              # worker reading the task and the broadcast) is spread over 10 runs
-WATCH_EVERY_S = 2.0           # progress polls cost py4j calls on both sides for as long as a
-                              # chunk runs: a cost per second of sweep, not per run
+MIN_CHUNK_RUNS, MAX_CHUNK_RUNS = 40, 500   # default: a twentieth of the sweep within these bounds
+MAX_RUNS_PER_TASK = 25        # ~5-10 CPU-s a task: scheduling and the task's setup are spread
+                              # over many runs, and a chunk still has >= 2 tasks per core
+IN_FLIGHT = 2                 # chunks simulating at once
+WATCH_EVERY_S = 2.0           # progress polls cost py4j calls for as long as a chunk runs:
+                              # a cost per second of sweep, not per run
 
 
 class Progress:
-    """Runs done, rate and time left, fed by chunk ends and (in between) Spark's task counts."""
+    """Runs done, rate and time left, fed by stored chunks and (in between) Spark's task counts."""
 
     def __init__(self, total, done, callback=None, clock=time.monotonic):
         self.total = total
@@ -38,11 +46,13 @@ class Progress:
         self.clock = clock
         self.started = clock()
         self.callback = callback
+        self.lock = threading.Lock()
 
     def update(self, done):
-        self.done = min(max(done, self.done), self.total)
-        if self.callback:
-            self.callback(self.snapshot())
+        with self.lock:
+            self.done = min(max(done, self.done), self.total)
+            if self.callback:
+                self.callback(self.snapshot())
 
     def snapshot(self):
         elapsed = self.clock() - self.started
@@ -53,23 +63,18 @@ class Progress:
                 "elapsed_s": elapsed}
 
 
-def _watch_tasks(sc, progress, base_done, runs_in_chunk, n_tasks, stop):
-    """While a chunk runs, turn completed tasks of the simulating stage into a run count."""
-    tracker = sc.statusTracker()
-    while not stop.wait(WATCH_EVERY_S):
-        completed = 0
-        for stage_id in tracker.getActiveStageIds():
-            info = tracker.getStageInfo(stage_id)
-            if info is not None and info.numTasks == n_tasks:
-                completed = max(completed, info.numCompletedTasks)
-        if completed:
-            progress.update(base_done + min(runs_in_chunk, completed * runs_in_chunk // n_tasks))
+def sizes(total, parallelism, chunk_runs=None, runs_per_task=None):
+    """(runs per chunk, runs per task): given, or derived from the sweep and the cores."""
+    chunk = chunk_runs or min(MAX_CHUNK_RUNS, max(MIN_CHUNK_RUNS, total // 20))
+    per_task = runs_per_task or max(1, min(MAX_RUNS_PER_TASK, chunk // (2 * parallelism)))
+    return chunk, per_task
 
 
-def run_sweep(spark, store, doc, *, db_url=None, chunk_runs=DEFAULT_CHUNK_RUNS,
-              runs_per_task=DEFAULT_RUNS_PER_TASK, progress=None, limits=None, max_chunks=None):
-    """Run (or resume) the sweep ``doc`` into the store. ``store`` is the SQLAlchemy engine of the
-    store (its URL gives the JDBC target unless ``db_url`` is given). Returns a summary dict."""
+def run_sweep(spark, store, doc, *, chunk_runs=None, runs_per_task=None, pypy="auto", progress=None,
+              limits=None, max_chunks=None):
+    """Run (or resume) the sweep ``doc`` into the store (a SQLAlchemy engine). ``pypy``: "auto"
+    (PyPy workers where ``pypy3`` exists), "off", or the interpreter's command. Returns a
+    summary dict."""
     sweep = spec.validate(doc, limits)
     cells = spec.cells(sweep)
     repo.register(store, sweep, cells, ENGINE_VERSION)
@@ -77,25 +82,20 @@ def run_sweep(spark, store, doc, *, db_url=None, chunk_runs=DEFAULT_CHUNK_RUNS,
     done = repo.done_run_nos(store, sweep["id"])
     todo = planning.plan(sweep, cells, done)
     total = planning.total_runs(sweep, cells)
-    jdbc = jdbc_of(db_url or store.url.render_as_string(hide_password=False))
-    if not chunk_runs:
-        chunk_runs = min(500, max(50, total // 10))
+    sc = spark.sparkContext
+    chunk_runs, runs_per_task = sizes(total, sc.defaultParallelism, chunk_runs, runs_per_task)
     tracker = Progress(total, len(done), progress)
     tracker.update(len(done))
     started = time.monotonic()
-    sc = spark.sparkContext
     payload = sc.broadcast({"cells": {c["cell_id"]: c for c in cells}, "profiles": sweep["fault_profiles"]})
-    task = functools.partial(worker.run_broadcast, payload=payload, sweep_id=sweep["id"])
-    status, message, chunks_done = "done", None, 0
+    task = functools.partial(worker.run_task, payload=payload, sweep_id=sweep["id"], pypy=pypy)
+    chunks = list(planning.chunks(todo, chunk_runs))
+    status, message = "done", None
     repo.set_status(store, sweep["id"], "running")
     try:
-        for chunk in planning.chunks(todo, chunk_runs):
-            if max_chunks is not None and chunks_done >= max_chunks:
-                status = "stopped"
-                break
-            run_chunk(spark, jdbc, task, chunk, runs_per_task, tracker)
-            chunks_done += 1
-            tracker.update(repo.count_runs(store, sweep["id"]))
+        Chunks(sc, task, runs_per_task, tracker).run(store, chunks[:max_chunks])
+        if max_chunks is not None and len(chunks) > max_chunks:
+            status = "stopped"
     except BaseException as exc:
         status, message = ("stopped", "interrupted") if isinstance(exc, KeyboardInterrupt) else \
             ("failed", f"{type(exc).__name__}: {exc}"[:2000])
@@ -108,41 +108,72 @@ def run_sweep(spark, store, doc, *, db_url=None, chunk_runs=DEFAULT_CHUNK_RUNS,
             "strays_removed": strays, "status": status, "wall_s": round(wall / 1000, 3)}
 
 
-def run_chunk(spark, jdbc, task, chunk, runs_per_task, tracker):
-    sc = spark.sparkContext
-    n_tasks = max(1, -(-len(chunk) // runs_per_task))
-    results = sc.parallelize(chunk, n_tasks).mapPartitions(task)
-    df = spark.createDataFrame(results, RESULT_SCHEMA, verifySchema=False).persist()
-    stop = threading.Event()
-    watcher = threading.Thread(target=_watch_tasks, args=(sc, tracker, tracker.done, len(chunk), n_tasks, stop),
-                               daemon=True)
-    watcher.start()
-    try:
-        df.count()   # simulate the chunk in parallel (and cache it) before any single-writer step
-    finally:
-        stop.set()
-        watcher.join()
-    try:
-        write_table(events_of(df), jdbc, "sweep_events")
-        write_table(latency_of(df), jdbc, "sweep_latency")
-        write_table(runs_of(df), jdbc, "sweep_runs")   # last: a stored run row means a complete run
-    finally:
-        df.unpersist()
+_job_groups = itertools.count()
 
 
-def events_of(df):
-    from pyspark.sql import functions as F
-    return (df.select(F.col("run.sweep_id").alias("sweep_id"), F.col("run.run_no").alias("run_no"),
-                      F.explode("events").alias("e"))
-            .select("sweep_id", "run_no", "e.*"))
+class Chunks:
+    """Chunks as Spark jobs, ``IN_FLIGHT`` at a time, each stored when its job ends (in order)."""
 
+    def __init__(self, sc, task, runs_per_task, tracker):
+        self.sc, self.task, self.runs_per_task, self.tracker = sc, task, runs_per_task, tracker
+        self.prefix = f"isrlab-sweep-{next(_job_groups)}"
+        self.stored = tracker.done_at_start            # runs in the store
+        self.in_flight = collections.OrderedDict()     # job group -> (chunk, n_tasks, future)
+        self.cancelled = False
 
-def latency_of(df):
-    from pyspark.sql import functions as F
-    return (df.select(F.col("run.sweep_id").alias("sweep_id"), F.col("run.run_no").alias("run_no"),
-                      F.explode("latency").alias("h"))
-            .select("sweep_id", "run_no", "h.bucket_ms", "h.count"))
+    def run(self, store, chunks):
+        stop = threading.Event()
+        watcher = threading.Thread(target=self._watch, args=(stop,), daemon=True)
+        pending = iter(enumerate(chunks))
+        with concurrent.futures.ThreadPoolExecutor(IN_FLIGHT, thread_name_prefix="sweep-chunk") as pool:
+            watcher.start()
+            try:
+                for _ in range(IN_FLIGHT):
+                    self._submit(pool, pending)
+                while self.in_flight:
+                    group, (chunk, _n, future) = next(iter(self.in_flight.items()))
+                    lines = future.result()
+                    del self.in_flight[group]
+                    self._submit(pool, pending)       # before storing: the cores stay busy
+                    self.stored += rows.store_batch(store, lines)
+                    self.tracker.update(self.stored)
+            except BaseException:
+                self.cancelled = True          # a chunk whose job is not submitted yet never is
+                for group in self.in_flight:
+                    self.sc.cancelJobGroup(group)
+                raise
+            finally:
+                stop.set()
+                watcher.join()
 
+    def _submit(self, pool, pending):
+        item = next(pending, None)
+        if item is None:
+            return
+        index, chunk = item
+        group = f"{self.prefix}-{index}"
+        n_tasks = max(1, -(-len(chunk) // self.runs_per_task))
+        future = pool.submit(self._simulate, group, chunk, n_tasks)
+        self.in_flight[group] = (chunk, n_tasks, future)
 
-def runs_of(df):
-    return df.select("run.*")
+    def _simulate(self, group, chunk, n_tasks):
+        if self.cancelled:
+            return []
+        self.sc.setJobGroup(group, "isrlab sweep chunk", interruptOnCancel=True)
+        return self.sc.parallelize(chunk, n_tasks).mapPartitions(self.task).collect()
+
+    def _watch(self, stop):
+        """While chunks run, turn their completed tasks into a run count for the progress bar."""
+        tracker = self.sc.statusTracker()
+        while not stop.wait(WATCH_EVERY_S):
+            running = 0
+            for group, (chunk, n_tasks, _future) in list(self.in_flight.items()):
+                completed = 0
+                for job_id in tracker.getJobIdsForGroup(group):
+                    job = tracker.getJobInfo(job_id)
+                    for stage_id in (job.stageIds if job else ()):
+                        stage = tracker.getStageInfo(stage_id)
+                        completed += stage.numCompletedTasks if stage else 0
+                running += min(len(chunk), completed * len(chunk) // n_tasks)
+            if running:
+                self.tracker.update(self.stored + running)

@@ -46,11 +46,11 @@ import re
 from engine import eras
 from engine.scenario import ScenarioError, load
 from engine.scenarios import library
+from engine.sweep_run import loadable, run_scenario  # noqa: F401  (run_scenario: one definition, also run by workers)
 
 from .fields import SweepError, _int, _short  # noqa: F401  (SweepError: the sweep error, imported from here)
 from .profiles import (BUILTIN_PROFILES, DEFAULT_END_FRACTION, DEFAULT_START_MS, FAULTS_AXIS,  # noqa: F401
                        PROFILE_NAME, _phase, _profiles)
-from .worker import loadable, run_scenario  # noqa: F401  (run_scenario: one definition, shipped to executors)
 
 SWEEP_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 TOP_LEVEL = ("id", "name", "description", "base", "grid", "seeds", "faults", "fault_profiles",
@@ -263,8 +263,11 @@ def _check_cell(sweep, cell, limits):
 
 
 def session_timeout(scenario):
-    value = scenario["config"].get("zookeeper.session.timeout.ms")
-    return value if value is not None else eras.default(scenario["kafka_version"], "zookeeper.session.timeout.ms")
+    # KRaft eras (docs/model.md §20.4): the broker session of the controller, not of ZooKeeper
+    key = "broker.session.timeout.ms" if scenario["kafka_version"] in eras.KRAFT_VERSIONS \
+        else "zookeeper.session.timeout.ms"
+    value = scenario["config"].get(key)
+    return value if value is not None else eras.default(scenario["kafka_version"], key)
 
 
 def apply_settings(base, settings):

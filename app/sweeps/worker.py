@@ -1,241 +1,66 @@
-"""What a Spark executor (or a plain worker process) does with one run of a sweep.
+"""What a Spark executor does with one task: a batch of sweep runs, simulated in a PyPy worker
+process when the node has one, else in this (CPython) process.
 
 Standard library and the engine only: this module is shipped to executors *by value* (see
 ``app.spark.session``), so an executor needs nothing but the engine (itself shipped as a zip)
 and never imports the ``app`` package.
 
-``simulate(row, cell)`` builds the run's scenario, runs the engine and returns one tuple in the
-order of ``RUN_FIELDS`` with two nested lists: the compact replication events
-(``EVENT_FIELDS``) and a produce-latency histogram (``(bucket_ms, count)``). Only what the
-analysis needs comes back, not the result document: a 60 s run has ~4000 history events, mostly
-high-watermark moves; ~60-100 of them are kept. ``history_sha256`` (the same digest as
-``engine.result.history_digest``) pins the whole history, so a re-simulation can prove it
-reproduced the run exactly without the store holding every event.
+A task gets plan rows ``(run_no, run_key, cell_id, seed)``; the cells and fault profiles come
+from a Spark broadcast, and each run's scenario is built on the executor from its cell and seed
+(``engine.sweep_run``). It yields one JSON line per run, ``[run, events, latency]`` — exactly
+what ``python -m engine worker`` answers, so a line from PyPy passes through untouched, and
+in-process runs are encoded the same way. The driver decodes the lines and stores them in
+batches (``app.sweeps.rows``): no per-run DataFrame or JDBC work on either side.
+
+PyPy (``pypy`` = "auto": ``pypy3`` on the node's PATH; a command or path; "off"): one worker
+process per Spark Python worker, reused by its later tasks (``engine.worker.shared_worker``),
+so the JIT warms up once per executor process and not once per task. A node without it, or
+whose PyPy cannot start the engine, simulates in process: the rows are the same either way.
 """
-import copy
-import hashlib
-import json
-import time
-import traceback
+import shutil
+import sys
 
-from engine import eras
 from engine.cli import tune_gc
-from engine.faults import fault_timeline
-from engine.scenario import ScenarioError
-from engine.simulation import ENGINE_VERSION, Simulation
-from engine.result import history_digest
+from engine.sweep_run import simulate
+from engine.worker import WorkerError, encode, shared_worker
 
-#: history event types kept for analysis (the rest — HW moves, become_follower, ZK client
-#: chatter — are pinned by the digest only)
-KEPT_TYPES = frozenset((
-    "broker_started", "broker_stopped", "broker_registered", "session_expired",
-    "controller_elected", "controller_resigned", "partition_created", "leader_elected",
-    "partition_offline", "isr_shrink", "isr_expand", "isr_update_failed", "truncation",
-    "become_leader", "produce_error", "produce_failed", "fault", "violation"))
-#: events that write a partition's state znode (leader, ISR): the authoritative state
-ZK_STATE_TYPES = ("partition_created", "leader_elected", "partition_offline", "isr_shrink", "isr_expand")
-#: timeline operations that disturb the cluster (the start of a "fault" for detection times)
-DISRUPTIVE_OPS = frozenset(("crash", "pause", "isolate", "partition", "cut", "expire_session", "slow",
-                            "shutdown"))
-NER_ERRORS = frozenset(("NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_APPEND"))
-_SKIP_DETAIL = frozenset(("t_ms", "type", "reason", "topic", "partition", "broker", "records"))
-
-RUN_FIELDS = (
-    "run_key", "sweep_id", "run_no", "cell_id", "seed", "status", "error", "kafka_version",
-    "engine_version", "scenario_json", "history_sha256", "history_len", "sim_events", "cpu_ms",
-    "end_ms", "duration_ms", "fault_start_ms", "fault_end_ms", "brokers", "partitions", "faults",
-    "records_sent", "acked", "failed", "failed_ner", "pending", "lost", "lost_acks_all",
-    "violations", "converged", "offline_end", "under_replicated_end", "brokers_down_end",
-    "latency_count", "latency_sum_ms", "latency_max_ms")
-EVENT_FIELDS = ("seq", "t_ms", "type", "topic", "partition", "broker", "leader", "leader_epoch",
-                "isr_size", "min_isr", "kind", "count", "details")
-_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+PYPY_COMMAND = "pypy3"
 
 
+def interpreter_for(pypy):
+    """The PyPy interpreter to use on this node, or None for in-process CPython."""
+    if not pypy or pypy == "off":
+        return None
+    return shutil.which(PYPY_COMMAND if pypy == "auto" else pypy)
 
 
-def run_scenario(cell, profile, seed):
-    """The scenario of one run: the cell's scenario with this seed and a fault timeline drawn from
-    the seed (fault phase, then healing phase)."""
-    scenario = copy.deepcopy(cell["scenario"])
-    scenario["seed"] = seed
-    faults = fault_timeline(scenario, {k: tuple(v) for k, v in profile.items()}, seed,
-                            start_ms=cell["fault_start_ms"], fault_end_ms=cell["fault_end_ms"],
-                            session_timeout_ms=cell["session_timeout_ms"])
-    scenario["timeline"] = sorted(scenario["timeline"] + faults, key=lambda op: op["at_ms"])
-    return scenario
-
-
-def loadable(scenario):
-    """The normalised scenario in a form ``engine.load`` accepts again: a producer without acks
-    is normalised to ``"acks": null``, which load then rejects (engine issue, reported), so the
-    key is dropped (the era's default applies either way)."""
-    for client in scenario.get("clients", []):
-        if client.get("type") == "producer" and "acks" in client and client["acks"] is None:
-            del client["acks"]
-    return scenario
-
-
-def latency_bucket(ms):
-    """Exact below 100 ms, then two significant digits (relative error < 10%)."""
-    if ms < 100:
-        return ms
-    scale = 10 ** (len(str(ms)) - 2)
-    return ms // scale * scale
-
-
-def topic_min_isr(scenario):
-    out = {}
-    for topic in scenario["topics"]:
-        value = topic.get("config", {}).get("min.insync.replicas")
-        if value is None:
-            value = scenario["config"].get("min.insync.replicas")
-        if value is None:
-            value = eras.default(scenario["kafka_version"], "min.insync.replicas")
-        out[topic["name"]] = value
-    return out
-
-
-def compact_events(history, scenario):
-    """The kept events as tuples in EVENT_FIELDS order (seq = index in the full history)."""
-    min_isr = topic_min_isr(scenario)
-    out = []
-    for seq, e in enumerate(history):
-        type_ = e["type"]
-        if type_ not in KEPT_TYPES:
-            continue
-        isr = e.get("isr") if type_ in ZK_STATE_TYPES else None
-        topic = e.get("topic")
-        kind = None
-        count = None
-        if type_ == "leader_elected":
-            kind = e.get("kind")
-        elif type_ == "fault":
-            kind = e.get("op")
-        elif type_ == "broker_stopped":
-            kind = e.get("mode") or e.get("state")
-        elif type_ in ("produce_error", "produce_failed"):
-            kind = e.get("error")
-            count = len(e.get("records") or ())
-        elif type_ == "violation":
-            kind = e.get("invariant")
-            count = len(e.get("records") or ())
-        elif type_ == "truncation":
-            kind = e.get("cause")
-            count = e.get("removed")
-        elif type_ == "isr_shrink":
-            kind = e.get("by", "leader")
-        details = {k: v for k, v in e.items() if k not in _SKIP_DETAIL}
-        out.append((seq, e["t_ms"], type_, topic, e.get("partition"), _int(e.get("broker")),
-                    _int(e.get("leader")) if type_ in ZK_STATE_TYPES else None,
-                    _int(e.get("leader_epoch")), len(isr) if isr is not None else None,
-                    min_isr.get(topic) if isr is not None else None, kind, count,
-                    _json(details) if details else None))
-    return out
-
-
-def _int(value):
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def summarise(result, scenario):
-    """The per-run counts (a dict) and the latency histogram of acknowledged records."""
-    sent = acked = failed = ner = pending = lost = lost_all = 0
-    lat_count = lat_sum = lat_max = 0
-    hist = {}
-    for r in result["records"]:
-        sent += 1
-        status = r["status"]
-        if status == "acked":
-            acked += 1
-            if r["lost"]:
-                lost += 1
-                if r["acks"] == "all":
-                    lost_all += 1
-            if r["acked_ms"] is not None and r["sent_ms"] is not None:
-                ms = r["acked_ms"] - r["sent_ms"]
-                lat_count += 1
-                lat_sum += ms
-                lat_max = ms if ms > lat_max else lat_max
-                b = latency_bucket(ms)
-                hist[b] = hist.get(b, 0) + 1
-        elif status == "failed":
-            failed += 1
-            if r["error"] in NER_ERRORS:
-                ner += 1
-        elif status == "pending":
-            pending += 1
-    offline = under = 0
-    for p in result["partitions"].values():
-        if p["offline"]:
-            offline += 1
-        if set(p["isr"]) != set(p["replicas"]):
-            under += 1
-    down = sum(1 for b in result["brokers"].values() if b["state"] != "running")
-    summary = {"records_sent": sent, "acked": acked, "failed": failed, "failed_ner": ner,
-               "pending": pending, "lost": lost, "lost_acks_all": lost_all,
-               "violations": len(result["violations"]), "converged": offline == 0 and under == 0 and down == 0,
-               "offline_end": offline, "under_replicated_end": under, "brokers_down_end": down,
-               "latency_count": lat_count, "latency_sum_ms": lat_sum, "latency_max_ms": lat_max}
-    return summary, sorted(hist.items())
-
-
-def simulate(row, cell, profile, sweep_id):
-    """One run: ``row`` = (run_no, run_key, cell_id, seed); ``cell`` as app.sweeps.spec.cells gives.
-    Returns (RUN_FIELDS tuple, events, latency histogram). Never raises for a bad run: an
-    invalid scenario is status "invalid", an engine exception status "error" (both kept as
-    findings)."""
-    run_no, key, cell_id, seed = row
-    scenario = run_scenario(cell, profile, seed)
-    started = time.process_time()
-    base = {"run_key": key, "sweep_id": sweep_id, "run_no": run_no, "cell_id": cell_id, "seed": seed,
-            "status": "ok", "error": None, "kafka_version": scenario["kafka_version"],
-            "engine_version": ENGINE_VERSION, "duration_ms": scenario["duration_ms"],
-            "fault_start_ms": cell["fault_start_ms"], "fault_end_ms": cell["fault_end_ms"],
-            "brokers": len(scenario["brokers"]),
-            "partitions": sum(t["partitions"] for t in scenario["topics"]),
-            "faults": sum(1 for op in scenario["timeline"]
-                          if op["op"] in DISRUPTIVE_OPS and op["at_ms"] < cell["fault_end_ms"])}
-    events, hist = [], []
-    try:
-        sim = Simulation(scenario)
-        result = sim.run()
-    except ScenarioError as exc:
-        return _failed(base, "invalid", str(exc), scenario, started), events, hist
-    except Exception:  # noqa: BLE001 - an engine bug is a finding of the sweep, not the end of it
-        return _failed(base, "error", traceback.format_exc(limit=8)[-2000:], scenario, started), events, hist
-    summary, hist = summarise(result, sim.scenario)
-    history = result["history"]
-    base.update(summary)
-    base.update({"scenario_json": _json(loadable(copy.deepcopy(sim.scenario))), "history_sha256": history_digest(history),
-                 "history_len": len(history), "sim_events": result["stats"]["events"],
-                 "end_ms": result["end_ms"]})
-    events = compact_events(history, sim.scenario)
-    base["cpu_ms"] = int((time.process_time() - started) * 1000)
-    return tuple(base.get(f) for f in RUN_FIELDS), events, hist
-
-
-def _failed(base, status, error, scenario, started):
-    base.update({"status": status, "error": error, "scenario_json": _json(scenario),
-                 "history_sha256": None, "history_len": 0, "sim_events": 0, "end_ms": 0,
-                 "cpu_ms": int((time.process_time() - started) * 1000)})
-    for f in RUN_FIELDS:
-        if f not in base:
-            base[f] = False if f == "converged" else 0
-    return tuple(base.get(f) for f in RUN_FIELDS)
-
-
-def run_many(rows, cells, profiles, sweep_id):
-    """Simulate each row (an iterator of (run_no, run_key, cell_id, seed)); yields simulate()'s
-    tuples. ``cells``: cell_id -> cell, ``profiles``: name -> profile. What mapPartitions runs."""
+def run_in_process(rows, cells, profiles, sweep_id):
+    """Simulate each plan row here; yields the answer lines the engine worker would give."""
     tune_gc()   # fewer GC passes over the engine's many long-lived objects (idempotent)
     for row in rows:
         cell = cells[row[2]]
-        yield simulate(row, cell, profiles[cell["profile"]], sweep_id)
+        yield encode(simulate(tuple(row), cell, profiles[cell["profile"]], sweep_id))
 
 
-def run_broadcast(rows, payload, sweep_id):
-    """mapPartitions over plan rows with the cells and profiles in a Spark broadcast; yields
-    (run row, events, latency) as RESULT_SCHEMA expects."""
+def _pypy_worker(interpreter, cells, profiles, sweep_id):
+    try:
+        worker = shared_worker(interpreter)
+        worker.setup(cells, profiles, sweep_id)
+        return worker
+    except (WorkerError, OSError) as exc:
+        print(f"isrlab sweep: {interpreter} cannot run the engine ({exc}); simulating in process",
+              file=sys.stderr)
+        return None
+
+
+def run_task(rows, payload, sweep_id, pypy="auto"):
+    """mapPartitions over plan rows, the cells and profiles in the broadcast ``payload``."""
     value = payload.value
-    return run_many(rows, value["cells"], value["profiles"], sweep_id)
+    cells, profiles = value["cells"], value["profiles"]
+    interpreter = interpreter_for(pypy)
+    worker = _pypy_worker(interpreter, cells, profiles, sweep_id) if interpreter else None
+    if worker is None:
+        yield from run_in_process(rows, cells, profiles, sweep_id)
+        return
+    for row in rows:
+        yield worker.simulate(row)

@@ -41,6 +41,13 @@ NOTES = {
     "3.7": ("3.7.x", "HW min-ISR gate", "controller",
             "As 3.3, plus KAFKA-15583: the HW does not move while the ISR is below "
             "min.insync.replicas."),
+    "3.9-kraft": ("3.9.0", "KRaft", "controller",
+                  "KRaft: a Raft quorum of controllers and a metadata log instead of ZooKeeper; "
+                  "brokers heartbeat and are fenced 9 s after the last one; no ELR; unclean "
+                  "election honoured by the controller."),
+    "4.1": ("4.1.0", "KRaft + ELR", "controller",
+            "As 3.9-kraft with Eligible Leader Replicas on by default (KIP-966), pre-vote "
+            "(KIP-996) and a periodic fencing check."),
 }
 
 

@@ -28,6 +28,10 @@ ORDER = (
     "isr-shrink-zookeeper-vs-controller",
     "pending-expand-controller-away",
     "ineligible-replica-refused",
+    "controller-failover-kraft",
+    "broker-cut-off-from-controllers",
+    "last-isr-member-elr",
+    "rolling-restart",
 )
 
 _HERE = os.path.dirname(__file__)

@@ -42,11 +42,12 @@ def test_library_lists_every_scenario_with_what_to_watch(http):
 
 def test_eras_table(http):
     data = http.get("/api/eras").get_json()
-    assert data["versions"] == ["0.10", "1.1", "2.0", "2.0.1", "2.4", "2.6", "2.7", "3.0", "3.3", "3.7"]
+    assert data["versions"] == ["0.10", "1.1", "2.0", "2.0.1", "2.4", "2.6", "2.7", "3.0", "3.3", "3.7",
+                                "3.9-kraft", "4.1"]
     lag = data["config"]["replica.lag.time.max.ms"]
     assert lag["defaults"]["2.6"] == 30000 and lag["defaults"]["0.10"] == 10000
     assert data["config"]["min.insync.replicas"]["dynamic"] is True
-    assert "2.4" not in data["config"]["delivery.timeout.ms"]["known"][:0] and data["config"]["delivery.timeout.ms"]["known"] == ["2.4", "2.6", "2.7", "3.0", "3.3", "3.7"]
+    assert "2.4" not in data["config"]["delivery.timeout.ms"]["known"][:0] and data["config"]["delivery.timeout.ms"]["known"] == ["2.4", "2.6", "2.7", "3.0", "3.3", "3.7", "3.9-kraft", "4.1"]
     assert data["limits"]["MAX_BROKERS"] == 16
     # what distinguishes each era, for the pickers (docs/scenario-format.md §4)
     notes = data["notes"]
@@ -54,6 +55,9 @@ def test_eras_table(http):
     assert [notes[v]["isr_path"] for v in ("2.6", "2.7", "3.7")] == ["zookeeper", "controller", "controller"]
     assert [notes[v]["api"] for v in ("2.6", "2.7", "3.0", "3.3")] == [None, "AlterIsr", "AlterIsr", "AlterPartition"]
     assert notes["2.7"]["rules_of"] == "2.7.2" and "KIP-497" in notes["2.7"]["text"]
+    # KRaft eras (docs/model.md §20): no ZooKeeper session key, a broker session instead
+    assert "3.9-kraft" not in data["config"]["zookeeper.session.timeout.ms"]["known"]
+    assert data["config"]["broker.session.timeout.ms"]["known"] == ["3.9-kraft", "4.1"]
 
 
 def test_create_a_room_over_http(http, runner):

@@ -1,7 +1,7 @@
 """Random scenarios for the randomized tests (their own RNG; the engine only sees the result)."""
 import random
 
-from engine.eras import VERSIONS, default
+from engine.eras import ZK_VERSIONS, default
 from engine.faults import fault_timeline
 from engine.scenario import load
 
@@ -10,7 +10,7 @@ def random_scenario(seed, duration_ms=None, era=None):
     rng = random.Random(seed)
     brokers = rng.randint(1, 5)
     rf = rng.randint(1, min(3, brokers))
-    version = era or rng.choice(VERSIONS)
+    version = era or rng.choice(ZK_VERSIONS)  # the random fault mix is ZooKeeper-shaped
     duration = duration_ms or rng.randint(8000, 40000)
     config = {}
     if rng.random() < 0.5:

@@ -34,7 +34,7 @@ def alter(result, phase, **match):
 
 
 def test_era_names_and_client_defaults():
-    assert eras.VERSIONS[-4:] == ("2.7", "3.0", "3.3", "3.7")
+    assert eras.ZK_VERSIONS[-4:] == ("2.7", "3.0", "3.3", "3.7")
     assert [eras.ERAS[v].alter_isr_api for v in ("2.7", "3.0", "3.3", "3.7")] == \
         ["AlterIsr", "AlterIsr", "AlterPartition", "AlterPartition"]
     # KIP-679: producer acks=all and idempotence from 3.0; 2.7 keeps acks=1

@@ -254,6 +254,50 @@ STORIES = {
         at("alter_partition", 27400, phase="answered", error="INELIGIBLE_REPLICA"),
         step("broker_stopped", 30300, 30400, broker=3),
     ],
+    # KRaft (docs/model.md §20): 3.9-kraft, a split vote then a retry after 1-2 s (§20.1); the
+    # broker that died during the failover is fenced 9 s after the new controller's activation
+    "controller-failover-kraft": [
+        at("fault", 10000, op="crash", controller=3000),
+        step("raft_fetch_timeout", 10000 + 1500, 10000 + 2000 + LATENCY_SLACK_MS),
+        step("raft_leader_elected", 11500, 10000 + 2000 + 2000 + 100 + LATENCY_SLACK_MS, epoch=3),
+        step("controller_activated", 11500, 14200),
+        # the partition changes come first in the fencing batch, then the fence record
+        step("leader_elected", 11500 + 9000, 14200 + 9000 + LATENCY_SLACK_MS, partition=1, kind="clean"),
+        step("broker_fenced", 11500 + 9000, 14200 + 9000 + LATENCY_SLACK_MS, broker=1),
+    ],
+    # fenced 9 s after its last heartbeat (sent every 2 s), then a zombie until the heal
+    "broker-cut-off-from-controllers": [
+        at("fault", 10000, op="isolate", broker=0),
+        step("leader_elected", 10000 + 7000, 10000 + 9000 + LATENCY_SLACK_MS, leader=1, kind="clean"),
+        step("broker_fenced", 10000 + 7000, 10000 + 9000 + LATENCY_SLACK_MS, broker=0),
+        at("fault", 30000, op="heal"),
+        step("broker_unfenced", 30000, 33000, broker=0),
+        step("isr_expand", 30000, 35000, isr=[1, 2, 0]),
+    ],
+    # 4.1: KIP-966, the worked example of docs/model.md §20.6
+    "last-isr-member-elr": [
+        at("fault", 5000, op="shutdown", broker=2),
+        at("partition_change", 5000, isr=[0, 1]),
+        at("fault", 20000, op="shutdown", broker=1),
+        at("partition_change", 20000, isr=[0], elr=[1]),
+        at("fault", 35000, op="crash", broker=0),
+        step("partition_change", 35000 + 7000, 35000 + 9000 + 1125 + LATENCY_SLACK_MS, leader=-1, isr=[],
+             elr=[0, 1], last_known_elr=[0]),
+        step("leader_elected", 50000, 50000 + 300, leader=1, kind="elr"),
+    ],
+    # 4.1: the shutdown travels in heartbeats; granted within one heartbeat interval
+    "rolling-restart": [
+        at("fault", 10000, op="shutdown", broker=0),
+        at("controlled_shutdown_started", 10000, broker=0),
+        step("controlled_shutdown_granted", 10000, 10000 + 2000 + LATENCY_SLACK_MS, broker=0),
+        at("fault", 15000, op="restart", broker=0),
+        step("broker_unfenced", 15000, 15000 + 600, broker=0),
+        at("fault", 30000, op="shutdown", broker=1),
+        step("controlled_shutdown_granted", 30000, 30000 + 2000 + LATENCY_SLACK_MS, broker=1),
+        at("fault", 50000, op="shutdown", broker=2),
+        step("controlled_shutdown_granted", 50000, 50000 + 2000 + LATENCY_SLACK_MS, broker=2),
+        step("isr_expand", 55000, 56000, isr=[0, 1, 2]),
+    ],
 }
 
 #: What the end of each story shows: which acknowledged records are lost, and by which rule.
@@ -275,6 +319,12 @@ OUTCOMES = {
     # everything acknowledged by the leader alone, after it shrank the ISR to itself at 15 s
     "jepsen-partition-v0.10": lambda lost, run: lost and min(r["acked_ms"] for r in lost) > 15000,
     "unclean-election-loss": lambda lost, run: lost and min(r["acked_ms"] for r in lost) > 3000,
+    "controller-failover-kraft": lambda lost, run: not lost and not run["violations"],
+    # only the zombie's acks=1 records, acknowledged after the fence moved leadership away
+    "broker-cut-off-from-controllers": lambda lost, run: lost and all(r["acks"] == "1" and r["acked_ms"] > 17000
+                                                                     for r in lost),
+    "last-isr-member-elr": lambda lost, run: not lost and not run["violations"],
+    "rolling-restart": lambda lost, run: not lost and not run["violations"],
 }
 
 
@@ -342,5 +392,6 @@ def test_the_last_fault_has_its_consequence_inside_the_run_in_every_era(name):
     faults = [op["at_ms"] for op in doc["timeline"]
               if op["op"] in ("crash", "pause", "isolate", "cut", "partition", "expire_session")]
     for version in eras.VERSIONS:
-        session_ms = eras.CONFIG["zookeeper.session.timeout.ms"][2][version]
+        session_ms = eras.CONFIG["zookeeper.session.timeout.ms"][2][version] \
+            or eras.CONFIG["broker.session.timeout.ms"][2][version]  # KRaft eras: fencing, §20.4
         assert doc["duration_ms"] >= max(faults, default=0) + session_ms + 5000, version

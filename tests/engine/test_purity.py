@@ -6,8 +6,9 @@ import pathlib
 import sys
 
 ENGINE = pathlib.Path(__file__).resolve().parents[2] / "engine"
-#: The command line reports wall time (stats.wall_ms, bench) — outside the simulation itself.
-CLI_MODULES = {"cli.py", "bench.py", "__main__.py"}
+#: The command line reports wall time (stats.wall_ms, bench) — outside the simulation itself; so
+#: do a sweep run's summary (its CPU time, cpu_ms) and the sweep worker process with its client.
+CLI_MODULES = {"cli.py", "bench.py", "__main__.py", "sweep_run.py", "worker.py"}
 FORBIDDEN_IN_SIMULATION = {"time", "threading", "datetime", "asyncio", "multiprocessing", "socket",
                            "subprocess", "secrets", "uuid"}
 

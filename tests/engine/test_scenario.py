@@ -91,5 +91,5 @@ def test_kafka_round_robin_assignment_with_start_index_0():
 
 def test_error_lists_what_is_allowed():
     err = error_of({"kafka_version": "9"})
-    assert err.allowed == '"0.10", "1.1", "2.0", "2.0.1", "2.4", "2.6", "2.7", "3.0", "3.3", "3.7"'
+    assert err.allowed == '"0.10", "1.1", "2.0", "2.0.1", "2.4", "2.6", "2.7", "3.0", "3.3", "3.7", "3.9-kraft", "4.1"'
     assert err.to_dict()["field"] == "kafka_version"

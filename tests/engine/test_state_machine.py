@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from engine.eras import VERSIONS
+from engine.eras import ZK_VERSIONS as VERSIONS  # ZooKeeper-mode operations
 from engine.scenario import ScenarioError
 from engine.simulation import Simulation
 

@@ -9,7 +9,8 @@ from sqlalchemy import insert
 from app import create_app, runner_of
 from app.replay.links import decode_scenario
 from app.store import db
-from app.sweeps import plan, repo, spec, worker
+from app.sweeps import plan, repo, spec
+from engine import sweep_run
 from app.sweeps.tables import analytics_cells, analytics_distributions, analytics_invariants, analytics_runs, sweep_runs
 from engine.simulation import ENGINE_VERSION
 
@@ -36,9 +37,9 @@ def stored(app):
     cells = spec.cells(sweep)
     repo.register(engine, sweep, cells, ENGINE_VERSION)
     run_no, key, cell_id, seed = plan.plan(sweep, cells)[0]
-    row, _events, _hist = worker.simulate((run_no, key, cell_id, seed), cells[0], sweep["fault_profiles"]["default"], "web")
+    row, _events, _hist = sweep_run.simulate((run_no, key, cell_id, seed), cells[0], sweep["fault_profiles"]["default"], "web")
     with db.writing(engine) as conn:
-        conn.execute(insert(sweep_runs), [dict(zip(worker.RUN_FIELDS, row))])
+        conn.execute(insert(sweep_runs), [dict(zip(sweep_run.RUN_FIELDS, row))])
         conn.execute(insert(analytics_cells), [
             {"sweep_id": "web", "cell_id": c["cell_id"], "runs": 2, "runs_invalid": 0, "runs_error": 0,
              "runs_lost": c["cell_id"] % 2, "p_loss": (c["cell_id"] % 2) / 2, "p_loss_lo": 0.0, "p_loss_hi": 0.9,
@@ -53,7 +54,7 @@ def stored(app):
                                                 "seed": seed, "lost": 0, "violations": 0, "offline_ms": 10, "under_min_isr_ms": 0,
                                                 "isr_churn": 2, "ner_records": 0, "unclean_elections": 0, "converged": True,
                                                 "worst_rank": 1}])
-    return key, json.loads(dict(zip(worker.RUN_FIELDS, row))["scenario_json"])
+    return key, json.loads(dict(zip(sweep_run.RUN_FIELDS, row))["scenario_json"])
 
 
 def test_pages(app, stored):

@@ -9,7 +9,8 @@ from sqlalchemy import select
 from app.analytics import resim
 from app.store import db
 from app.store import runs as saved
-from app.sweeps import execute, repo, worker
+from app.sweeps import execute, repo
+from engine import sweep_run
 from app.sweeps.tables import resim_groups, resim_questions, resim_results
 from engine.scenarios import library
 from engine.simulation import ENGINE_VERSION, Simulation
@@ -46,9 +47,9 @@ def test_a_stored_sweep_run_replays_exactly_on_an_executor(spark, corpus):
     histories = resim.replay_histories(spark, [(r["run_key"], json.dumps(r["scenario"]), None) for r in runs])
     for r in runs:
         history = histories[r["run_key"]]
-        assert worker.history_digest(history) == r["history_sha256"] and len(history) == r["history_len"]
-        stored = [tuple(e[k] for k in worker.EVENT_FIELDS) for e in repo.run_events(store, "replay", r["run_no"])]
-        assert stored == worker.compact_events(history, r["scenario"]) and len(stored) > 10
+        assert sweep_run.history_digest(history) == r["history_sha256"] and len(history) == r["history_len"]
+        stored = [tuple(e[k] for k in sweep_run.EVENT_FIELDS) for e in repo.run_events(store, "replay", r["run_no"])]
+        assert stored == sweep_run.compact_events(history, r["scenario"]) and len(stored) > 10
 
 
 def test_a_saved_run_replays_to_exactly_its_stored_events(spark, corpus):

@@ -9,7 +9,8 @@ import time
 from sqlalchemy import func, insert, select
 
 from app.store import db
-from app.sweeps import execute, repo, spec, worker
+from app.sweeps import execute, repo, spec
+from engine import sweep_run
 from app.sweeps.tables import sweep_events, sweep_latency, sweep_runs
 
 from .conftest import start_cli
@@ -42,7 +43,7 @@ def check_complete(store, doc):
     expected_latency = 0
     for r in runs:
         cell = cells[r.cell_id]
-        _row, want, hist = worker.simulate((r.run_no, r.run_key, r.cell_id, r.seed), cell,
+        _row, want, hist = sweep_run.simulate((r.run_no, r.run_key, r.cell_id, r.seed), cell,
                                            sweep["fault_profiles"][cell["profile"]], sweep["id"])
         assert stored.get(r.run_no, []) == [tuple(e) for e in want], r.run_no
         expected_latency += len(hist)

@@ -2,7 +2,8 @@
 deterministic, each run's scenario carries a fault phase then a healing phase. (No Spark.)"""
 import pytest
 
-from app.sweeps import plan, spec, worker
+from app.sweeps import plan, spec
+from engine import sweep_run
 from engine.faults import DEFAULT_PROFILE
 
 
@@ -104,7 +105,7 @@ def test_each_run_has_a_fault_phase_then_a_healing_phase():
     sweep = spec.validate({"grid": {"kafka_version": ["0.10", "2.6"]}, "seeds": 1,
                            "faults": {"from": "none", "crash_process": [30, 1000, 2000]}})
     cell = spec.cells(sweep)[1]
-    scenario = worker.run_scenario(cell, sweep["fault_profiles"]["sweep"], seed=7)
+    scenario = sweep_run.run_scenario(cell, sweep["fault_profiles"]["sweep"], seed=7)
     ops = scenario["timeline"]
     crashes = [op for op in ops if op["op"] == "crash"]
     assert crashes and all(1000 <= op["at_ms"] < 36000 and op["mode"] == "process" for op in crashes)
@@ -113,5 +114,5 @@ def test_each_run_has_a_fault_phase_then_a_healing_phase():
     assert sorted(op["broker"] for op in restarts) == sorted(op["broker"] for op in crashes)
     assert all(op["at_ms"] >= 36000 + 18000 for op in restarts)
     # the same seed draws the same faults in another cell (common random numbers)
-    other = worker.run_scenario(spec.cells(sweep)[0], sweep["fault_profiles"]["sweep"], seed=7)
+    other = sweep_run.run_scenario(spec.cells(sweep)[0], sweep["fault_profiles"]["sweep"], seed=7)
     assert [op for op in other["timeline"] if op["op"] == "crash"] == crashes

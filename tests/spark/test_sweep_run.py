@@ -1,8 +1,9 @@
-"""What an executor returns for one run: the compact row, the kept events, the latency
+"""What one sweep run keeps (engine.sweep_run): the compact row, the kept events, the latency
 histogram — checked against the full result document of the same run. (No Spark.)"""
 import json
 
-from app.sweeps import spec, worker
+from app.sweeps import spec
+from engine import sweep_run
 from engine.simulation import Simulation
 
 
@@ -14,9 +15,9 @@ def _one_run(seed=3):
                            "faults": {"from": "none", "crash_power": [20, 2000, 8000]},
                            "fault_phase": {"start_ms": 1000, "end_ms": 10000}, "seeds": 1})
     cell = spec.cells(sweep)[0]
-    row, events, hist = worker.simulate((0, "k" * 20, 0, seed), cell, sweep["fault_profiles"]["sweep"], "w")
-    scenario = json.loads(dict(zip(worker.RUN_FIELDS, row))["scenario_json"])
-    return dict(zip(worker.RUN_FIELDS, row)), events, hist, Simulation(scenario).run()
+    row, events, hist = sweep_run.simulate((0, "k" * 20, 0, seed), cell, sweep["fault_profiles"]["sweep"], "w")
+    scenario = json.loads(dict(zip(sweep_run.RUN_FIELDS, row))["scenario_json"])
+    return dict(zip(sweep_run.RUN_FIELDS, row)), events, hist, Simulation(scenario).run()
 
 
 def test_the_row_counts_what_the_result_document_says():
@@ -27,7 +28,7 @@ def test_the_row_counts_what_the_result_document_says():
     assert run["lost"] == sum(r["lost"] for r in records if r["status"] == "acked") > 0
     assert run["violations"] == len(result["violations"])
     assert run["history_len"] == len(result["history"])
-    assert run["history_sha256"] == worker.history_digest(result["history"])
+    assert run["history_sha256"] == sweep_run.history_digest(result["history"])
     assert sum(n for _b, n in hist) == run["latency_count"] == run["acked"]
     assert run["converged"] is True and run["offline_end"] == 0 and run["brokers_down_end"] == 0
 
@@ -35,13 +36,13 @@ def test_the_row_counts_what_the_result_document_says():
 def test_kept_events_are_the_replication_story_in_order():
     run, events, _hist, result = _one_run()
     history = result["history"]
-    kept = [e for e in history if e["type"] in worker.KEPT_TYPES]
-    assert [row[0] for row in events] == [i for i, e in enumerate(history) if e["type"] in worker.KEPT_TYPES]
+    kept = [e for e in history if e["type"] in sweep_run.KEPT_TYPES]
+    assert [row[0] for row in events] == [i for i, e in enumerate(history) if e["type"] in sweep_run.KEPT_TYPES]
     assert [row[2] for row in events] == [e["type"] for e in kept]
     assert not any(row[2] == "high_watermark" for row in events)
     by_type = {}
     for row in events:
-        by_type.setdefault(row[2], []).append(dict(zip(worker.EVENT_FIELDS, row)))
+        by_type.setdefault(row[2], []).append(dict(zip(sweep_run.EVENT_FIELDS, row)))
     assert {e["kind"] for e in by_type["broker_stopped"]} == {"power"}
     elected = by_type["leader_elected"][0]
     assert elected["leader"] is not None and elected["isr_size"] >= 1 and elected["min_isr"] == 1
@@ -53,7 +54,7 @@ def test_kept_events_are_the_replication_story_in_order():
 
 
 def test_latency_buckets_keep_two_significant_digits():
-    assert [worker.latency_bucket(v) for v in (0, 7, 99, 100, 123, 999, 1000, 1999, 29862)] == \
+    assert [sweep_run.latency_bucket(v) for v in (0, 7, 99, 100, 123, 999, 1000, 1999, 29862)] == \
         [0, 7, 99, 100, 120, 990, 1000, 1900, 29000]
 
 
@@ -61,6 +62,6 @@ def test_a_run_the_engine_rejects_is_kept_as_invalid():
     sweep = spec.validate({"id": "w", "seeds": 1})
     cell = dict(spec.cells(sweep)[0])
     cell["scenario"] = dict(cell["scenario"], timeline=[{"at_ms": 5, "op": "restart", "broker": 0}])
-    row, events, hist = worker.simulate((0, "k" * 20, 0, 1), cell, sweep["fault_profiles"]["default"], "w")
-    run = dict(zip(worker.RUN_FIELDS, row))
+    row, events, hist = sweep_run.simulate((0, "k" * 20, 0, 1), cell, sweep["fault_profiles"]["default"], "w")
+    run = dict(zip(sweep_run.RUN_FIELDS, row))
     assert run["status"] == "invalid" and "restart" in run["error"] and events == [] and hist == []

@@ -1,0 +1,175 @@
+"""The broker of the KRaft eras (docs/model.md §20.3, §20.4, §20.7): no ZooKeeper session; it
+registers with the active controller (``BrokerLifecycleManager``), heartbeats to it, learns
+metadata by fetching the log (``metadata_fetcher``) and shuts down through heartbeats.
+
+Everything a partition does (produce, fetch, ISR proposals over AlterPartition, high watermark)
+is the ``Broker`` of the ZooKeeper eras, unchanged. Heartbeats are sent one at a time, the next
+one ``broker.heartbeat.interval.ms`` after an answer (10 ms while starting, 50 ms while shutting
+down); the request times out after session/2 (3.9, KAFKA-14392) or the interval (4.1, KAFKA-19294).
+A broker that cannot reach the controllers does not fence itself: it keeps serving (§20.7).
+"""
+from ..broker import Broker
+from ..messages import ALTER_PARTITION, BROKER_HEARTBEAT, BROKER_REGISTRATION
+from .metadata_fetcher import MetadataFetcher
+from .metadata_image import MetadataImage
+
+NO_CONTROLLER_BACKOFF_MS = 100
+STARTING_HEARTBEAT_MS = 10
+SHUTDOWN_HEARTBEAT_MS = 50
+#: BrokerServer.shutdown waits this long for the controller to grant the controlled shutdown.
+CONTROLLED_SHUTDOWN_WAIT_MS = 300000
+
+
+class KraftBroker(MetadataFetcher, Broker):
+    def __init__(self, sim, broker_id):
+        self.disk_broker_epoch = -1  # the clean-shutdown file: the epoch of a clean stop
+        Broker.__init__(self, sim, broker_id)
+
+    def _reset_memory(self):
+        Broker._reset_memory(self)
+        self.md_image = MetadataImage()
+        self.md_touched = {}
+        self.metadata_offset = 0
+        self.md_in_flight = False
+        self.md_voter_index = 0
+        self.raft_leader = None
+        self.raft_epoch = -1
+        self.quorum_hw = 0
+        self.fenced = True
+        self.hb_in_flight = False
+        self.ever_unfenced = False
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    def start(self, _=None):
+        previous = self.disk_broker_epoch if self.clean_shutdown else -1
+        self.new_incarnation()
+        self._reset_memory()
+        self.state = "starting"
+        if self.net_state == "silent":
+            self.network.machine_booted(self.node_id)
+        self.net_state = "up"
+        recovered = self._recover_logs()
+        self.disk_broker_epoch = -1
+        self.sim.emit("broker_starting", broker=self.node_id, reason=f"process start: {recovered}")
+        self.fetch_metadata()
+        self._register(previous)
+
+    def _register(self, previous):
+        if self.state != "starting":
+            return
+        if self.controller_id < 0:
+            self.set_timer(NO_CONTROLLER_BACKOFF_MS, self._register, previous)
+            return
+        body = {"broker": self.node_id, "incarnation": f"{self.node_id}.{self.incarnation}",
+                "previous_broker_epoch": previous}
+        self.request(self.controller_id, BROKER_REGISTRATION, body,
+                     self.config["controller.quorum.request.timeout.ms"], self._on_registered_kraft,
+                     previous)
+
+    def _on_registered_kraft(self, previous, body, error):
+        if self.state != "starting":
+            return
+        error = error or (body or {}).get("error")
+        if error:
+            if error == "NOT_CONTROLLER":
+                self.controller_id = -1
+            delay = NO_CONTROLLER_BACKOFF_MS if error in ("NOT_CONTROLLER", "REQUEST_TIMED_OUT") \
+                else self.config["broker.heartbeat.interval.ms"]
+            self.set_timer(delay, self._register, previous)
+            return
+        self.broker_epoch = body["broker_epoch"]
+        self.state = "running"
+        self.sim.emit("broker_started", broker=self.node_id, broker_epoch=self.broker_epoch,
+                      reason=f"registered with controller {self.controller_id}: broker epoch "
+                             f"{self.broker_epoch} (the offset of its RegisterBrokerRecord); fenced "
+                             f"until it has applied that record")
+        self._start_tasks()
+        self.publish()
+        self._heartbeat()
+
+    # -- heartbeats (BrokerLifecycleManager) ---------------------------------------------------------
+    def _heartbeat(self, _=None):
+        if not self.running or self.hb_in_flight:
+            return
+        if self.controller_id < 0:
+            self.set_timer(NO_CONTROLLER_BACKOFF_MS, self._heartbeat)
+            return
+        interval = self.config["broker.heartbeat.interval.ms"]
+        timeout = interval if self.era.heartbeat_timeout_is_interval \
+            else self.config["broker.session.timeout.ms"] // 2
+        body = {"broker": self.node_id, "broker_epoch": self.broker_epoch,
+                "current_metadata_offset": self.metadata_offset - 1,
+                "want_fence": self.metadata_offset <= self.broker_epoch,
+                "want_shut_down": self.state == "shutting_down"}
+        self.hb_in_flight = True
+        self.request(self.controller_id, BROKER_HEARTBEAT, body, timeout, self._on_heartbeat, None)
+
+    def _on_heartbeat(self, _ctx, body, error):
+        self.hb_in_flight = False
+        if not self.running:
+            return
+        error = error or (body or {}).get("error")
+        if error == "NOT_CONTROLLER":
+            self.controller_id = (body or {}).get("leader") if (body or {}).get("leader") is not None else -1
+        elif error is None:
+            self.fenced = body["is_fenced"]
+            self.ever_unfenced = self.ever_unfenced or not self.fenced
+            if body["should_shut_down"] and self.state == "shutting_down":
+                self._finish_shutdown("the controller granted the controlled shutdown")
+                return
+        if self.state == "shutting_down":
+            delay = SHUTDOWN_HEARTBEAT_MS
+        elif not self.ever_unfenced:
+            delay = STARTING_HEARTBEAT_MS
+        else:
+            delay = self.config["broker.heartbeat.interval.ms"]
+        self.set_timer(delay, self._heartbeat)
+
+    # -- controlled shutdown (through heartbeats) ------------------------------------------------------
+    def shutdown(self):
+        self.state = "shutting_down"
+        self.sim.emit("controlled_shutdown_requested", broker=self.node_id,
+                      reason=f"broker {self.node_id} begins a controlled shutdown: its next heartbeat "
+                             f"says WantShutDown")
+        self.set_timer(CONTROLLED_SHUTDOWN_WAIT_MS, self._shutdown_wait_over)
+        self._heartbeat()
+
+    def _shutdown_wait_over(self, _=None):
+        if self.state == "shutting_down":
+            self._finish_shutdown("the controller did not grant the controlled shutdown in time")
+
+    def _finish_shutdown(self, reason):
+        for log in self.logs.values():
+            log.flush()
+        self.checkpoint_hw()
+        self.clean_shutdown = True
+        epoch = self.broker_epoch
+        self.sim.emit("broker_stopped", broker=self.node_id, state="stopped",
+                      reason=f"{reason}; logs flushed, HW checkpointed, broker epoch {epoch} written "
+                             f"to the clean-shutdown file")
+        self._fail_parked_requests()
+        self._stop("stopped", close_session=False)
+        self.disk_broker_epoch = epoch
+
+    def _stop(self, state, close_session, net_state="refusing"):
+        self.state = state
+        self.new_incarnation()
+        self._reset_memory()
+        self.net_state = net_state
+
+    # -- AlterPartition goes to the active controller ------------------------------------------------
+    def _send_alter_isr(self, req):
+        if not self.running:
+            return
+        if self.controller_id < 0:
+            self.set_timer(NO_CONTROLLER_BACKOFF_MS, self._send_alter_isr, req)
+            return
+        self.request(self.controller_id, ALTER_PARTITION, req[0],
+                     self.config["controller.quorum.request.timeout.ms"], self._on_alter_isr_response, req)
+
+    # -- view ----------------------------------------------------------------------------------------
+    def view(self):
+        return {"state": self.state, "paused": self.paused, "net_state": self.net_state,
+                "broker_epoch": self.broker_epoch, "metadata_offset": self.metadata_offset,
+                "raft_leader": self.raft_leader, "fenced_locally": self.fenced,
+                "fetchers": {str(k[0]): sorted(f.partitions) for k, f in self.fetchers.items()}}

@@ -1,0 +1,271 @@
+"""A controller of the quorum: KIP-595 Raft roles, elections and timers (docs/model.md §20.1).
+
+``QuorumVoter`` is a network node. Its roles follow ``KafkaRaftClient`` / ``QuorumState``:
+unattached, prospective (4.1 pre-vote, KIP-996), candidate, leader, follower and resigned. The
+election timeout is drawn per state from the voter's own seeded stream, uniform in
+[T, 2T) with T = ``controller.quorum.election.timeout.ms`` (``QuorumState.randomElectionTimeoutMs``);
+a follower becomes a candidate (3.9) or prospective (4.1) when no Fetch succeeded for
+``controller.quorum.fetch.timeout.ms``. The log, the epoch and the vote survive a crash (the
+quorum-state file and the log on disk). Replication of the log is in ``raft_replication``; the
+controller that runs on the leader once it has committed its epoch's first record is
+``QuorumController``.
+"""
+from ..messages import (ALTER_PARTITION, BEGIN_QUORUM_EPOCH, BROKER_HEARTBEAT, BROKER_REGISTRATION,
+                        METADATA_FETCH, VOTE)
+from ..network import Node
+from .raft_replication import RaftReplication
+
+
+class QuorumVoter(RaftReplication, Node):
+    def __init__(self, sim, node_id, voters, quorum):
+        Node.__init__(self, node_id, sim)
+        self.quorum = quorum
+        self.voters = list(voters)
+        self.config = sim.config
+        self.era = sim.era
+        self.rng = sim.streams.fork(f"raft-{node_id}")
+        self.log = []              # the metadata log on disk: record dicts, offset = index
+        self.epoch = 0             # quorum-state file: epoch and vote
+        self.voted_for = None
+        self.state = "stopped"     # running | stopped (the process)
+        self.net_state = "refusing"
+        self.handlers = {VOTE: self.on_vote, BEGIN_QUORUM_EPOCH: self.on_begin_quorum_epoch,
+                         METADATA_FETCH: self.on_fetch, BROKER_REGISTRATION: self.on_controller_request,
+                         BROKER_HEARTBEAT: self.on_controller_request,
+                         ALTER_PARTITION: self.on_controller_request}
+        self.controller = None     # the QuorumController while this voter is the active controller
+        self._reset_memory()
+
+    def _reset_memory(self):
+        self.role = "unattached"
+        self.leader_id = None
+        self.hw = 0
+        self.token = 0             # invalidates the timer of the previous state
+        self.votes = set()
+        self.retries = 0
+        self.has_fetched = False
+        self.voter_states = {}     # leader: voter id -> {"end": offset, "fetch_ms": t}
+        self.parked = {}           # leader: envelope id -> parked Fetch envelope
+        self.epoch_start_offset = 0
+        self.cq_fetched = set()
+        self.cq_token = 0
+        self.fetch_in_flight = False
+
+    @property
+    def majority(self):
+        return len(self.voters) // 2 + 1
+
+    @property
+    def running(self):
+        return self.state == "running"
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    def start(self, _=None):
+        self.new_incarnation()
+        self._reset_memory()
+        if self.net_state == "silent":
+            self.network.machine_booted(self.node_id)
+        self.state = "running"
+        self.net_state = "up"
+        self.sim.emit("controller_started", controller=self.node_id, epoch=self.epoch,
+                      reason=f"controller {self.node_id} starts unattached in epoch {self.epoch} "
+                             f"with {len(self.log)} metadata records on disk")
+        self._arm_election_timer()
+
+    def crash(self, mode):
+        if mode == "power":
+            self.power_cycles += 1
+        self._deactivate("the process stopped")
+        self.state = "stopped"
+        self.new_incarnation()
+        self._reset_memory()
+        self.net_state = "silent" if mode == "power" else "refusing"
+
+    def shutdown(self):
+        """A graceful stop: a leader resigns first (EndQuorumEpoch is simplified away, §20.1)."""
+        self.crash("process")
+
+    # -- transitions -------------------------------------------------------------------------------
+    def _transition(self, role, epoch, leader=None):
+        if self.role == "leader" and role != "leader":
+            self._deactivate(f"left the leader role for {role} in epoch {epoch}")
+        if epoch > self.epoch:
+            self.voted_for = None
+        self.epoch = epoch
+        self.role = role
+        self.leader_id = leader
+        self.token += 1
+        self.votes = set()
+        self.has_fetched = False
+        if role == "follower":
+            self._arm_fetch_timer()
+            self._fetch_from_leader()
+        elif role != "leader":
+            self._arm_election_timer()
+
+    def observe_epoch(self, epoch, leader):
+        """Any message naming a higher epoch (or this epoch's leader) moves this voter along."""
+        if epoch > self.epoch or (epoch == self.epoch and leader is not None
+                                  and self.role in ("unattached", "prospective", "candidate")
+                                  and leader != self.node_id):
+            if leader is not None and leader != self.node_id:
+                self._transition("follower", epoch, leader)
+            else:
+                self._transition("unattached", epoch)
+            return True
+        return False
+
+    def _election_timeout_ms(self):
+        base = self.config["controller.quorum.election.timeout.ms"]
+        return base + self.rng.randrange(base)
+
+    def _arm_election_timer(self, extra_ms=0):
+        self.token += 1
+        self.set_timer(self._election_timeout_ms() + extra_ms, self._on_election_timeout, self.token)
+
+    def _arm_fetch_timer(self):
+        self.token += 1
+        self.set_timer(self.config["controller.quorum.fetch.timeout.ms"], self._on_fetch_timeout,
+                       self.token)
+
+    def _on_fetch_timeout(self, token):
+        if token != self.token or self.role != "follower":
+            return
+        self.sim.emit("raft_fetch_timeout", controller=self.node_id, epoch=self.epoch,
+                      leader=self.leader_id,
+                      reason=f"no Fetch answered by leader {self.leader_id} for "
+                             f"controller.quorum.fetch.timeout.ms "
+                             f"{self.config['controller.quorum.fetch.timeout.ms']}")
+        self._start_election()
+
+    def _on_election_timeout(self, token):
+        if token != self.token or self.role in ("leader", "follower"):
+            return
+        if self.role == "candidate" and self.era.election_backoff:
+            # <= 4.0: binary exponential backoff after a lost election (KafkaRaftClient
+            # binaryExponentialElectionBackoffMs: 100 ms x U{0 .. 2^retries - 1}, at most 1000)
+            self.retries += 1
+            backoff = min(100 * self.rng.randrange(2 << min(20, self.retries - 1)),
+                          self.config["controller.quorum.election.backoff.max.ms"])
+            self.token += 1
+            self.set_timer(backoff, self._after_backoff, self.token)
+            return
+        self._start_election()
+
+    def _after_backoff(self, token):
+        if token == self.token and self.role == "candidate":
+            self._start_election()
+
+    def _start_election(self):
+        """3.9: a new candidacy at epoch + 1; 4.1: pre-votes first (also after a lost election,
+        with no backoff: KAFKA-18345)."""
+        if self.era.pre_vote:
+            self._become_prospective()
+        else:
+            self._become_candidate()
+
+    def _become_prospective(self):
+        """KIP-996: ask for pre-votes in the current epoch; nobody changes state for them."""
+        self.role = "prospective"
+        self.token += 1
+        self.votes = {self.node_id}
+        self.sim.emit("raft_prospective", controller=self.node_id, epoch=self.epoch,
+                      reason=f"controller {self.node_id} asks for pre-votes for epoch {self.epoch + 1}")
+        self._arm_election_timer()
+        self._send_votes(self.epoch + 1, True)
+        self._maybe_won()
+
+    def _become_candidate(self):
+        self._transition("candidate", self.epoch + 1)
+        self.voted_for = self.node_id
+        self.votes = {self.node_id}
+        self.sim.emit("raft_candidate", controller=self.node_id, epoch=self.epoch,
+                      reason=f"controller {self.node_id} votes for itself in epoch {self.epoch} "
+                             f"and asks the other voters")
+        self._send_votes(self.epoch, False)
+        self._maybe_won()
+
+    def _send_votes(self, epoch, pre_vote):
+        last_epoch = self.log[-1]["epoch"] if self.log else 0
+        body = {"candidate_id": self.node_id, "candidate_epoch": epoch, "pre_vote": pre_vote,
+                "last_offset_epoch": last_epoch, "last_offset": len(self.log)}
+        for voter in self.voters:
+            if voter != self.node_id:
+                self.request(voter, VOTE, body, self.config["controller.quorum.request.timeout.ms"],
+                             self._on_vote_response, (epoch, pre_vote))
+
+    # -- Vote (KafkaRaftClient.handleVoteRequest) ---------------------------------------------------
+    def on_vote(self, env):
+        if not self.running:
+            return
+        body = env.body
+        cand_epoch = body["candidate_epoch"]
+        if body["pre_vote"]:
+            granted = cand_epoch > self.epoch and self._log_ok(body) and self._grants_pre_vote()
+        else:
+            if cand_epoch > self.epoch:
+                self._transition("unattached", cand_epoch)
+            granted = (cand_epoch == self.epoch and self.role == "unattached"
+                       and self.voted_for in (None, body["candidate_id"]) and self._log_ok(body))
+            if granted:
+                self.voted_for = body["candidate_id"]
+                self._arm_election_timer()
+        leader = self.leader_id if self.role in ("follower", "leader") else None
+        self.reply(env, {"error": None, "epoch": self.epoch, "leader": leader,
+                         "voter": self.node_id, "vote_granted": granted})
+
+    def _grants_pre_vote(self):
+        """4.1 canGrantVote: a follower that fetched from its leader refuses; a leader refuses."""
+        if self.role == "leader":
+            return False
+        return self.role != "follower" or not self.has_fetched
+
+    def _log_ok(self, body):
+        mine = (self.log[-1]["epoch"] if self.log else 0, len(self.log))
+        return (body["last_offset_epoch"], body["last_offset"]) >= mine
+
+    def _on_vote_response(self, ctx, body, error):
+        epoch, pre_vote = ctx
+        if error or body is None or not self.running:
+            return
+        if self.observe_epoch(body["epoch"], body.get("leader")):
+            return
+        wanted = "prospective" if pre_vote else "candidate"
+        if self.role != wanted or (not pre_vote and epoch != self.epoch):
+            return
+        if body["vote_granted"]:
+            self.votes.add(body["voter"])
+            self._maybe_won()
+
+    def _maybe_won(self):
+        if len(self.votes) < self.majority:
+            return
+        if self.role == "prospective":
+            self._become_candidate()
+        elif self.role == "candidate":
+            self.become_leader()
+
+    # -- BeginQuorumEpoch ----------------------------------------------------------------------------
+    def on_begin_quorum_epoch(self, env):
+        if not self.running:
+            return
+        body = env.body
+        if body["epoch"] >= self.epoch and not (self.role == "follower" and body["epoch"] == self.epoch):
+            self._transition("follower", body["epoch"], body["leader"])
+        self.reply(env, {"error": None, "epoch": self.epoch})
+
+    # -- requests for the active controller (ControllerApis) -----------------------------------------
+    def on_controller_request(self, env):
+        if not self.running:
+            return
+        if self.controller is None:
+            self.reply(env, {"error": "NOT_CONTROLLER", "leader": self.leader_id, "partitions": {}})
+            return
+        self.controller.handle(env)
+
+    # -- view --------------------------------------------------------------------------------------
+    def view(self):
+        state = "paused" if self.paused else ("running" if self.running else "stopped")
+        return {"id": self.node_id, "role": self.role if self.running else "stopped",
+                "epoch": self.epoch, "log_end_offset": len(self.log), "high_watermark": self.hw,
+                "state": state, "voted_for": self.voted_for, "leader": self.leader_id}

@@ -1,0 +1,209 @@
+"""Replication of the metadata log by Fetch (KIP-595), the high watermark and check-quorum
+(docs/model.md §20.1).
+
+Followers (voters) and observers (brokers) pull with Fetch. The leader parks a Fetch that finds
+nothing new for up to 500 ms (``KafkaRaftClient.MAX_FETCH_WAIT_MS``) and completes it when its log
+grows; from 4.1 also when its high watermark moves (KAFKA-14145 / KIP-1166). A fetch whose last
+epoch does not match the leader's log is answered with the diverging end offset and the follower
+truncates (``handleFetchResponse``). The high watermark is the offset a majority of voters has
+reached (``LeaderState.maybeUpdateHighWatermark``), and only once it passes the leader's epoch
+start (its LeaderChange record). A leader resigns when fewer than a majority fetched within
+1.5 x ``controller.quorum.fetch.timeout.ms`` (check-quorum, KAFKA-15489, 3.7+).
+"""
+from ..messages import BEGIN_QUORUM_EPOCH, METADATA_FETCH
+from .metadata_image import LEADER_CHANGE
+
+MAX_FETCH_WAIT_MS = 500
+MAX_RECORDS_PER_FETCH = 200
+RETRY_BACKOFF_MS = 20  # controller.quorum.retry.backoff.ms
+
+
+class RaftReplication:
+    """Mixin of ``QuorumVoter``: the leader's and the followers' side of log replication."""
+
+    # -- becoming leader (KafkaRaftClient.onBecomeLeader) --------------------------------------------
+    def become_leader(self):
+        votes = sorted(self.votes)
+        self._transition("leader", self.epoch, self.node_id)
+        self.votes = set(votes)
+        self.voter_states = {v: {"end": 0, "fetch_ms": None} for v in self.voters if v != self.node_id}
+        self.epoch_start_offset = len(self.log)
+        self.sim.emit("raft_leader_elected", controller=self.node_id, epoch=self.epoch,
+                      votes=sorted(self.votes),
+                      reason=f"controller {self.node_id} won epoch {self.epoch} with the votes of "
+                             f"{sorted(self.votes)} (a majority of {len(self.voters)} voters)")
+        self.append(LEADER_CHANGE, {"leader": self.node_id, "voters": list(self.voters),
+                                    "granting_voters": sorted(self.votes)})
+        for voter in self.voters:
+            if voter != self.node_id:
+                self._send_begin_epoch(voter)
+        self._reset_check_quorum()
+        self.maybe_advance_hw()
+
+    def _send_begin_epoch(self, voter):
+        self.request(voter, BEGIN_QUORUM_EPOCH, {"leader": self.node_id, "epoch": self.epoch},
+                     self.config["controller.quorum.request.timeout.ms"], self._on_begin_epoch_ack,
+                     (voter, self.epoch))
+
+    def _on_begin_epoch_ack(self, ctx, body, error):
+        voter, epoch = ctx
+        if self.role != "leader" or epoch != self.epoch:
+            return
+        if error or body is None:
+            self.set_timer(RETRY_BACKOFF_MS, self._resend_begin_epoch, ctx)  # until acknowledged
+            return
+        self.observe_epoch(body["epoch"], None)
+
+    def _resend_begin_epoch(self, ctx):
+        if self.role == "leader" and ctx[1] == self.epoch:
+            self._send_begin_epoch(ctx[0])
+
+    def append(self, kind, fields):
+        """The leader appends one record in its epoch (the 25 ms linger is simplified away, §20.1)."""
+        record = {"offset": len(self.log), "epoch": self.epoch, "type": kind}
+        record.update(fields)
+        self.log.append(record)
+        self._complete_parked()
+        if len(self.voters) == 1:
+            self.maybe_advance_hw()
+        return record
+
+    # -- the high watermark --------------------------------------------------------------------------
+    def maybe_advance_hw(self):
+        ends = sorted([len(self.log)] + [s["end"] for s in self.voter_states.values()], reverse=True)
+        candidate = ends[len(self.voters) // 2]
+        if candidate > self.hw and candidate > self.epoch_start_offset:
+            self.hw = candidate
+            self.quorum.on_commit(self)
+            if self.era.hw_completes_fetch:
+                self._complete_parked()
+
+    # -- serving Fetch (leader) ------------------------------------------------------------------------
+    def on_fetch(self, env):
+        if not self.running:
+            return
+        body = env.body
+        voter = body["replica_id"] in self.voter_states
+        if voter and body["epoch"] > self.epoch:
+            self.observe_epoch(body["epoch"], None)
+        if self.role != "leader":
+            self.reply(env, {"error": "NOT_LEADER_OR_FOLLOWER", "epoch": self.epoch,
+                             "leader": self.leader_id})
+            return
+        if voter and body["epoch"] < self.epoch:
+            self.reply(env, {"error": "FENCED_LEADER_EPOCH", "epoch": self.epoch, "leader": self.node_id})
+            return
+        offset = body["fetch_offset"]
+        if voter:
+            diverging = self._diverging_end(offset, body["last_fetched_epoch"])
+            if diverging is not None:
+                self._answer(env, diverging=diverging)
+                return
+            state = self.voter_states[body["replica_id"]]
+            state["end"] = offset
+            state["fetch_ms"] = self.scheduler.now_ms
+            self._on_voter_fetch(body["replica_id"])
+            self.maybe_advance_hw()
+        if offset < self._readable_end(voter):
+            self._answer(env)
+            return
+        self.parked[env.id] = env
+        self.set_timer(MAX_FETCH_WAIT_MS, self._expire_parked, env.id)
+
+    def _readable_end(self, voter):
+        """Voters read the whole log; observers only what is committed (simplification, §20.1)."""
+        return len(self.log) if voter else self.hw
+
+    def _diverging_end(self, offset, last_epoch):
+        if offset == 0:
+            return None
+        if offset <= len(self.log) and self.log[offset - 1]["epoch"] == last_epoch:
+            return None
+        end = 0
+        for record in self.log:
+            if record["epoch"] > last_epoch:
+                break
+            end = record["offset"] + 1
+        return min(end, offset)
+
+    def _answer(self, env, diverging=None):
+        self.parked.pop(env.id, None)
+        body = env.body
+        voter = body["replica_id"] in self.voter_states
+        if diverging is not None:
+            records = []
+        else:
+            end = min(self._readable_end(voter), body["fetch_offset"] + MAX_RECORDS_PER_FETCH)
+            records = [dict(r) for r in self.log[body["fetch_offset"]:end]]
+        self.reply(env, {"error": None, "epoch": self.epoch, "leader": self.node_id, "hw": self.hw,
+                         "records": records, "diverging_end_offset": diverging})
+
+    def _expire_parked(self, env_id):
+        env = self.parked.get(env_id)
+        if env is not None and self.role == "leader":
+            self._answer(env)
+
+    def _complete_parked(self):
+        for env in list(self.parked.values()):
+            voter = env.body["replica_id"] in self.voter_states
+            if env.body["fetch_offset"] < self._readable_end(voter):
+                self._answer(env)
+
+    # -- check-quorum (LeaderState.timeUntilCheckQuorumExpires, 3.7+) ---------------------------------
+    def _on_voter_fetch(self, voter):
+        self.cq_fetched.add(voter)
+        if len(self.cq_fetched) >= self.majority - 1:
+            self._reset_check_quorum()
+
+    def _reset_check_quorum(self):
+        self.cq_fetched = set()
+        if len(self.voters) > 1:  # KAFKA-16144: no check with a single voter
+            self.cq_token += 1
+            timeout = self.config["controller.quorum.fetch.timeout.ms"] * 3 // 2
+            self.set_timer(timeout, self._check_quorum_expired, (self.epoch, self.cq_token))
+
+    def _check_quorum_expired(self, ctx):
+        if self.role != "leader" or ctx != (self.epoch, self.cq_token):
+            return
+        self.sim.emit("raft_leader_resigned", controller=self.node_id, epoch=self.epoch,
+                      reason=f"check-quorum: fewer than a majority of voters fetched within 1.5 x "
+                             f"controller.quorum.fetch.timeout.ms = "
+                             f"{self.config['controller.quorum.fetch.timeout.ms'] * 3 // 2} ms")
+        self._transition("resigned", self.epoch)
+
+    # -- fetching (follower) ---------------------------------------------------------------------------
+    def _fetch_from_leader(self, _=None):
+        if self.role != "follower" or self.fetch_in_flight or not self.running:
+            return
+        self.fetch_in_flight = True
+        body = {"replica_id": self.node_id, "epoch": self.epoch, "fetch_offset": len(self.log),
+                "last_fetched_epoch": self.log[-1]["epoch"] if self.log else 0}
+        self.request(self.leader_id, METADATA_FETCH, body,
+                     self.config["controller.quorum.request.timeout.ms"], self._on_fetch_response,
+                     (self.epoch, self.leader_id))
+
+    def _on_fetch_response(self, ctx, body, error):
+        self.fetch_in_flight = False
+        if self.role != "follower" or ctx != (self.epoch, self.leader_id):
+            self._fetch_from_leader()
+            return
+        if error or body is None or body.get("error"):
+            if body is not None and body.get("epoch") is not None:
+                self.observe_epoch(body["epoch"], body.get("leader"))
+            self.set_timer(RETRY_BACKOFF_MS, self._fetch_from_leader)
+            return
+        self.has_fetched = True
+        self._arm_fetch_timer()
+        if body["diverging_end_offset"] is not None:
+            del self.log[body["diverging_end_offset"]:]
+        else:
+            for record in body["records"]:
+                if record["offset"] == len(self.log):
+                    self.log.append(record)
+        self.hw = max(self.hw, min(body["hw"], len(self.log)))
+        self._fetch_from_leader()
+
+    def _deactivate(self, reason):
+        self.parked = {}
+        if self.controller is not None:
+            self.quorum.deactivate(self, reason)
