@@ -11,6 +11,7 @@ failed / lost, offset) are compared at the end of both runs.
 What diverged is named the way the issue asks: ``leader``, ``isr``, ``log``, ``offline``,
 ``controller``, ``partitions`` (different topology), or ``record`` (a record's fate).
 """
+from ..runner.registration import active_controller, partition_registration
 from .seek import fork_copy
 
 STEP_MS = 100
@@ -20,14 +21,12 @@ def digest(sim):
     """{partition key: (leader, epoch, isr, offline, ((broker, leo, hw, start, last), ...))},
     plus the controller under the key None."""
     out = {}
-    tree = sim.zk_server.tree
     for topic, spec in sim.topics.items():
         for p in range(spec["partitions"]):
             key = sim.key(topic, p)
-            node = tree.nodes.get(sim.state_path(key))
-            state = node.data if node else {"leader": -1, "leader_epoch": -1, "isr": []}
-            leader = sim.brokers.get(state["leader"])
-            offline = state["leader"] == -1 or leader is None or not leader.running
+            _version, leader_id, leader_epoch, isr = partition_registration(sim, key) or (None, -1, -1, [])
+            leader = sim.brokers.get(leader_id)
+            offline = leader_id == -1 or leader is None or not leader.running
             replicas = []
             for b in spec["assignment"][str(p)]:
                 log = sim.brokers[b].logs.get(key)
@@ -36,9 +35,8 @@ def digest(sim):
                     continue
                 last = log.record_at(log.leo - 1) if log.leo > log.log_start_offset else None
                 replicas.append((b, log.leo, log.hw, log.log_start_offset, tuple(last) if last else None))
-            out[key] = (state["leader"], state["leader_epoch"], tuple(state["isr"]), offline, tuple(replicas))
-    controller = tree.nodes.get("/controller")
-    out[None] = controller.data["brokerid"] if controller else None
+            out[key] = (leader_id, leader_epoch, tuple(isr), offline, tuple(replicas))
+    out[None] = active_controller(sim)["broker"]
     return out
 
 

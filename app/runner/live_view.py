@@ -18,6 +18,7 @@ from collections import deque
 
 from .records import LOSS_EVENTS, RecordDigest, producer_settings  # noqa: F401  (LOSS_EVENTS: room.py)
 from .refresh import PartitionRefresh
+from .registration import active_controller
 from engine.view import broker_view, links_view, partition_view, zk_view
 
 LOG_TAIL = 12            # record ids per replica sent each frame (the detail view asks for more)
@@ -190,13 +191,7 @@ class LiveView:
     def entities(self, dirty_keys=()):
         sim = self.sim
         self.frame_no += 1
-        tree = sim.zk_server.tree
-        controller = tree.nodes.get("/controller")
-        epoch = tree.nodes.get("/controller_epoch")
-        out = {"meta": self.meta(),
-               "controller": {"broker": controller.data["brokerid"] if controller else None,
-                              "epoch": epoch.data if epoch else 0},
-               "links": links_view(sim)}
+        out = {"meta": self.meta(), "controller": active_controller(sim), "links": links_view(sim)}
         for broker in sim.brokers.values():
             out[f"b:{broker.node_id}"] = broker_view(sim, broker)
         keys = [sim.key(topic, p) for topic, spec in sim.topics.items() for p in range(spec["partitions"])]

@@ -6,6 +6,8 @@ Everything here reads the simulation and never changes it.
 """
 from itertools import islice
 
+from .registration import partition_registration
+
 LEDGER_SIZE = 30         # newest records in the ledger
 LOST_LIST = 100          # newest lost record ids listed
 LEDGER_PAGE = 50         # rows in one page of the ledger asked for by a viewer
@@ -78,10 +80,10 @@ class RecordDigest:
                 self._check(key, acked, start)
 
     def _leader_log(self, key):
-        node = self.sim.zk_server.tree.nodes.get(self.sim.state_path(key))
-        if node is None:
+        registration = partition_registration(self.sim, key)
+        if registration is None:
             return None
-        broker = self.sim.brokers.get(node.data["leader"])
+        broker = self.sim.brokers.get(registration[1])
         if broker is None or not broker.running:
             return None
         part = broker.partitions.get(key)

@@ -7,12 +7,14 @@ frames of 250-340 KB that cost ~40-90 ms each to build, which starves the server
 saturates viewers' connections. A large cluster therefore redraws at most ``PARTITIONS_PER_FRAME``
 partitions per frame in rotation (each is at most ``ceil(partitions / PARTITIONS_PER_FRAME)``
 frames old, a few tenths of a second), while any partition whose *structure* changed — a new
-partition-state znode version (leader, leader epoch or ISR written), a replica's broker stopping
+partition registration (state znode version or KRaft partition epoch: leader, leader epoch or ISR written), a replica's broker stopping
 or starting, a replica becoming leader or learning a new leader epoch — or whose log the story
 says may have lost records is redrawn in the very frame it happened. What the viewer sees of
 leadership and ISR is therefore never stale; only offsets of quiet partitions lag by a fraction
 of a second.
 """
+
+from .registration import partition_registration
 
 PARTITIONS_PER_FRAME = 48
 
@@ -20,13 +22,13 @@ PARTITIONS_PER_FRAME = 48
 def structure_of(sim, key, replicas):
     """What must never be drawn late: the state znode's version and every replica's process and
     local leadership. Cheap (no log reads), computed for every partition every frame."""
-    node = sim.zk_server.tree.nodes.get(sim.state_path(key))
+    registration = partition_registration(sim, key)
     local = []
     for b in replicas:
         broker = sim.brokers[b]
         part = broker.partitions.get(key) if broker.running else None
         local.append((broker.running, part.leader_epoch if part else None, bool(part and part.is_leader)))
-    return (node.mzxid if node else None, tuple(local))
+    return (registration[0] if registration else None, tuple(local))
 
 
 class PartitionRefresh:

@@ -8,6 +8,8 @@ simulated time; when a series is full every other sample is dropped (the first a
 and the step doubles, so a long run keeps a few hundred samples spread over its whole length and
 the sampling cost falls as the run grows. Reads the simulation, never changes it.
 """
+from .registration import partition_registration
+
 MAX_POINTS = 600
 MIN_POINTS = 30
 BUDGET = 240_000          # numbers kept per room (a sample of a 3-replica partition is 8 numbers)
@@ -16,8 +18,8 @@ START_STEP_MS = 100
 
 def sample(sim, key, brokers):
     """[t, ISR size, [LEO per replica], [HW per replica]] of partition ``key`` now."""
-    node = sim.zk_server.tree.nodes.get(sim.state_path(key))
-    isr = len(node.data["isr"]) if node else 0
+    registration = partition_registration(sim, key)
+    isr = len(registration[3]) if registration else 0
     leo, hw = [], []
     for b in brokers:
         log = sim.brokers[b].logs.get(key)
