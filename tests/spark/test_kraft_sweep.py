@@ -19,6 +19,8 @@ What Kafka's rules give:
   ISR [0] still met min ISR 1), 3.9-kraft waits for it as the last ISR member: loss > 0 in every
   era, and the same in both KRaft eras.
 """
+import json
+
 import pytest
 from sqlalchemy import select
 
@@ -90,3 +92,28 @@ def test_the_spark_numbers_are_the_engine_s(swept):
             assert "elr" in kinds
         if era == "3.9-kraft":
             assert "elr" not in kinds and "last_known_leader" not in kinds
+
+
+def test_isrlab_sweep_runs_kraft_plus_elr_against_kraft_without_it(spark, tmp_path, capsys, monkeypatch):
+    """``isrlab sweep --analyze`` with 4.1 x eligible.leader.replicas.version {0, 1} at min ISR 2:
+    the same era with ELR off loses what 3.9-kraft loses, with ELR on nothing."""
+    from app.analytics import cli
+    monkeypatch.setattr(cli, "_session", lambda master: spark)     # the session of this test run
+    doc = dict(SWEEP, id="kraft-cli", base=dict(SWEEP["base"], kafka_version="4.1", config={"min.insync.replicas": 2}),
+               grid={"eligible.leader.replicas.version": [0, 1]})
+    path = tmp_path / "sweep.json"
+    path.write_text(json.dumps(doc))
+    url = f"sqlite:///{tmp_path}/cli.db"
+    assert cli.main(["sweep", str(path), "--db", url, "--analyze", "--progress", "none"]) == 0
+    printed = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert printed[0]["sweep"]["runs_done"] == 2 and printed[1]["analysis"]["rows"]["analytics_cells"] == 2
+    store = db.open_store(url)
+    settings = {c["cell_id"]: c["settings"] for c in repo.cells_of(store, "kraft-cli")}
+    with db.reading(store) as conn:
+        lost = {settings[r.cell_id]["eligible.leader.replicas.version"]: r.lost_max
+                for r in conn.execute(select(analytics_cells))}
+    store.dispose()
+    without = Simulation(dict(ELR_EXAMPLE, kafka_version="3.9-kraft", config={"min.insync.replicas": 2},
+                              seed=0)).run()
+    assert lost[1] == 0 and lost[0] > 0
+    assert lost[0] == sum(1 for r in without["records"] if r["status"] == "acked" and r["lost"])
