@@ -9,9 +9,11 @@ import pytest
 from app import runner_of
 from app.replay.compare import digest
 from app.replay.seek import Seeker, build_index, fork_copy
+from app.runner.live_view import LiveView
 from app.runner.records import RecordDigest
 from app.runner.refresh import structure_of
 from app.runner.series import sample
+from engine.scenarios import library
 from engine.simulation import Simulation
 from tests.engine.test_kraft import scenario
 from tests.replay.test_http import app, error_of, http  # noqa: F401 (fixtures)
@@ -20,6 +22,7 @@ from tests.replay.test_seek import same_state
 CRASH_MS = 5000
 SESSION_MS = 9000       # broker.session.timeout.ms default (KIP-631)
 ERAS = ["3.9-kraft", "4.1"]
+LIB = library()
 
 
 def story(era):
@@ -130,3 +133,25 @@ def test_live_series_refresh_and_loss_tracking_read_the_kraft_registration():
     assert structure_of(sim, "t-0", [0, 1, 2])[0] == reg["partition_epoch"] >= 1
     records = RecordDigest(sim)
     assert records._leader_log("t-0") is sim.brokers[reg["leader"]].partitions["t-0"].log
+
+
+@pytest.mark.parametrize("era,lost", [("3.9-kraft", True), ("4.1", False)])
+def test_the_live_ledger_and_the_invariants_see_the_elr_example_s_loss(era, lost):
+    """The ELR worked example (library "last-isr-member-elr"): without ELR broker 0 leads again at
+    65 s from a log that lost acknowledged records; the live ledger notices it in the frame after
+    (it reads the leader from the committed registration) and the acked_record_lost invariant
+    names the records. With ELR broker 1 was elected at 50 s with every record: nothing lost."""
+    sim = Simulation(dict(LIB["last-isr-member-elr"], kafka_version=era))
+    view = LiveView(sim)
+    sim.advance_to(64000)
+    view.entities()
+    assert view.entities()["records"]["lost"] == 0          # the partition is leaderless until 65 s
+    sim.advance_to(70000)
+    frame = view.entities()
+    final = Simulation(dict(LIB["last-isr-member-elr"], kafka_version=era)).run()
+    really_lost = sorted(r["id"] for r in final["records"] if r["status"] == "acked" and r["lost"])
+    assert bool(really_lost) is lost
+    assert sorted(frame["records"]["lost_ids"]) == really_lost[-len(frame["records"]["lost_ids"]):]
+    assert frame["records"]["lost"] == len(really_lost)
+    found = {v["invariant"] for v in final["violations"]}
+    assert ("acked_record_lost" in found) is lost
