@@ -77,6 +77,21 @@ def test_elr_removes_acknowledged_loss_at_min_isr_2_only(swept):
     assert all(c["runs_lost_acks_all"] == c["runs_lost"] for c in cells.values())
 
 
+def test_offline_time_and_reactions_are_measured_from_the_metadata_log_in_kraft(swept):
+    """In KRaft the controller's ISR changes and leaderless partitions are PartitionChangeRecords,
+    not state znodes. At min ISR 2 the partition is offline from the leader's power loss (35 s)
+    until a leader returns: 4.1 elects broker 1 from the ELR once it re-registers after 50 s
+    (~15 s offline), 3.9-kraft waits for broker 0 at 65 s (~30 s offline)."""
+    cells = swept[2]
+    elr, no_elr = cells[("4.1", 2)]["offline_ms_mean"], cells[("3.9-kraft", 2)]["offline_ms_mean"]
+    assert 15000 <= elr <= 17000 and 30000 <= no_elr <= 32000, (elr, no_elr)
+    for era in ERAS:
+        cell = cells[(era, 2)]
+        # the controlled shutdown of broker 2 at 5 s shrinks the ISR: a detection sample in every era
+        assert cell["detect_samples"] >= 1 and cell["failover_samples"] >= 1, (era, cell)
+        assert cell["under_min_isr_ms_mean"] > 0
+
+
 def test_the_spark_numbers_are_the_engine_s(swept):
     """Each cell's loss is what a plain engine run of the same scenario reports, and the 4.1 run
     at min ISR 2 elected from the ELR while 3.9-kraft had to wait for the unclean leader."""
