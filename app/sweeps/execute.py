@@ -32,8 +32,8 @@ MIN_CHUNK_RUNS, MAX_CHUNK_RUNS = 40, 500   # default: a twentieth of the sweep w
 MAX_RUNS_PER_TASK = 25        # ~5-10 CPU-s a task: scheduling and the task's setup are spread
                               # over many runs, and a chunk still has >= 2 tasks per core
 IN_FLIGHT = 2                 # chunks simulating at once
-WATCH_EVERY_S = 2.0           # progress polls cost py4j calls for as long as a chunk runs:
-                              # a cost per second of sweep, not per run
+WATCH_EVERY_S = 5.0           # progress polls cost py4j calls and JVM work for as long as a
+                              # chunk runs: a cost per second of sweep, not per run
 
 
 class Progress:
@@ -70,11 +70,12 @@ def sizes(total, parallelism, chunk_runs=None, runs_per_task=None):
     return chunk, per_task
 
 
-def run_sweep(spark, store, doc, *, chunk_runs=None, runs_per_task=None, pypy="auto", progress=None,
+def run_sweep(spark, store, doc, *, chunk_runs=None, runs_per_task=None, pypy="off", progress=None,
               limits=None, max_chunks=None):
-    """Run (or resume) the sweep ``doc`` into the store (a SQLAlchemy engine). ``pypy``: "auto"
-    (PyPy workers where ``pypy3`` exists), "off", or the interpreter's command. Returns a
-    summary dict."""
+    """Run (or resume) the sweep ``doc`` into the store (a SQLAlchemy engine). ``pypy``: "off"
+    (the executors' CPython), "auto" (PyPy workers where ``pypy3`` exists) or the interpreter's
+    command: off by default, its measured gain was below the 1.8x that would make it the
+    default (README). Returns a summary dict."""
     sweep = spec.validate(doc, limits)
     cells = spec.cells(sweep)
     repo.register(store, sweep, cells, ENGINE_VERSION)

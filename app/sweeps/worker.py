@@ -12,9 +12,9 @@ what ``python -m engine worker`` answers, so a line from PyPy passes through unt
 in-process runs are encoded the same way. The driver decodes the lines and stores them in
 batches (``app.sweeps.rows``): no per-run DataFrame or JDBC work on either side.
 
-PyPy (``pypy`` = "auto": ``pypy3`` on the node's PATH; a command or path; "off"): one worker
-process per Spark Python worker, reused by its later tasks (``engine.worker.shared_worker``),
-so the JIT warms up once per executor process and not once per task. A node without it, or
+PyPy (``pypy`` = "auto": ``pypy3`` on the node's PATH; a command or path; "off", the default):
+one worker process per Spark Python worker, reused by its later tasks
+(``engine.worker.shared_worker``), so the JIT warms up once per executor process, not per task. A node without it, or
 whose PyPy cannot start the engine, simulates in process: the rows are the same either way.
 """
 import shutil
@@ -53,7 +53,7 @@ def _pypy_worker(interpreter, cells, profiles, sweep_id):
         return None
 
 
-def run_task(rows, payload, sweep_id, pypy="auto"):
+def run_task(rows, payload, sweep_id, pypy="off"):
     """mapPartitions over plan rows, the cells and profiles in the broadcast ``payload``."""
     value = payload.value
     cells, profiles = value["cells"], value["profiles"]
