@@ -13,7 +13,7 @@ Spark executors; this module itself stays sequential and standard-library only.
 """
 import copy
 
-from .faults import fault_timeline
+from .faults import fault_timeline, session_timeout
 from .narration import explain
 from .scenario import ScenarioError, load
 from .simulation import Simulation
@@ -137,10 +137,7 @@ def candidate(base, profile, seed, fault_fraction=0.6):
     """The scenario of search run ``seed``: the base scenario with a fault schedule drawn from
     the profile (fault phase, then healing phase)."""
     scenario = load(base)
-    session = scenario["config"].get("zookeeper.session.timeout.ms")
-    if session is None:
-        from .eras import default
-        session = default(scenario["kafka_version"], "zookeeper.session.timeout.ms")
+    session = session_timeout(scenario)   # ZooKeeper's, or broker.session.timeout.ms in KRaft
     scenario["seed"] = seed
     scenario["timeline"] = sorted(scenario["timeline"] + fault_timeline(
         scenario, profile, seed, start_ms=1000,

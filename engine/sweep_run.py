@@ -30,9 +30,16 @@ KEPT_TYPES = frozenset((
     "broker_started", "broker_stopped", "broker_registered", "session_expired",
     "controller_elected", "controller_resigned", "partition_created", "leader_elected",
     "partition_offline", "isr_shrink", "isr_expand", "isr_update_failed", "truncation",
-    "become_leader", "produce_error", "produce_failed", "fault", "violation"))
+    "become_leader", "produce_error", "produce_failed", "fault", "violation", "partition_change"))
 #: events that write a partition's state znode (leader, ISR): the authoritative state
 ZK_STATE_TYPES = ("partition_created", "leader_elected", "partition_offline", "isr_shrink", "isr_expand")
+#: ... and in KRaft eras (docs/model.md §20.5) the committed PartitionChangeRecords: the controller's
+#: own ISR changes (fencing, controlled shutdown) and leaderless partitions (leader -1) appear only
+#: as ``partition_change`` (``kind`` "shrink" / "expand" against the previous ISR, the leader
+#: filled in when the record leaves it unchanged). A KRaft history has no ``partition_created``:
+#: the first ``become_leader`` of a partition (the PartitionRecord's leader) carries its first
+#: state. Rows of these types carry ``leader`` / ``isr_size`` only when they are such states.
+STATE_TYPES = ZK_STATE_TYPES + ("partition_change", "become_leader")
 #: timeline operations that disturb the cluster (the start of a "fault" for detection times)
 DISRUPTIVE_OPS = frozenset(("crash", "pause", "isolate", "partition", "cut", "expire_session", "slow",
                             "shutdown"))
@@ -96,12 +103,18 @@ def topic_min_isr(scenario):
 def compact_events(history, scenario):
     """The kept events as tuples in EVENT_FIELDS order (seq = index in the full history)."""
     min_isr = topic_min_isr(scenario)
+    kraft = KraftStates(scenario) if scenario.get("controllers") is not None else None
     out = []
     for seq, e in enumerate(history):
         type_ = e["type"]
         if type_ not in KEPT_TYPES:
             continue
-        isr = e.get("isr") if type_ in ZK_STATE_TYPES else None
+        if type_ in ZK_STATE_TYPES:
+            isr, leader = e.get("isr"), _int(e.get("leader"))
+        else:
+            isr, leader = None, None
+        if kraft is not None:
+            isr, leader = kraft.state(e, isr, leader)
         topic = e.get("topic")
         kind = None
         count = None
@@ -122,13 +135,46 @@ def compact_events(history, scenario):
             count = e.get("removed")
         elif type_ == "isr_shrink":
             kind = e.get("by", "leader")
+        elif type_ == "partition_change" and kraft is not None:
+            kind = kraft.isr_change(e)
         details = {k: v for k, v in e.items() if k not in _SKIP_DETAIL}
         out.append((seq, e["t_ms"], type_, topic, e.get("partition"), _int(e.get("broker")),
-                    _int(e.get("leader")) if type_ in ZK_STATE_TYPES else None,
+                    leader,
                     _int(e.get("leader_epoch")), len(isr) if isr is not None else None,
                     min_isr.get(topic) if isr is not None else None, kind, count,
                     _json(details) if details else None))
     return out
+
+
+class KraftStates:
+    """A KRaft run's partition states as the analysis reads them (see STATE_TYPES)."""
+
+    def __init__(self, scenario):
+        self.leaders = {}        # (topic, partition) -> leader last named
+        self.isr_sizes = {}      # (topic, partition) -> ISR size of the last state
+        self.rf = {t["name"]: t["replication_factor"] for t in scenario["topics"]}
+
+    def state(self, e, isr, leader):
+        key = (e.get("topic"), e.get("partition"))
+        type_ = e["type"]
+        if type_ == "partition_change":
+            isr, leader = e.get("isr"), _int(e.get("leader", self.leaders.get(key)))
+        elif type_ == "become_leader" and key not in self.leaders:
+            isr, leader = e.get("isr"), _int(e.get("broker"))
+        if leader is not None:
+            self.leaders[key] = leader
+        return isr, leader
+
+    def isr_change(self, change):
+        """"shrink", "expand" or None: the ISR size against the previous PartitionChangeRecord's
+        (the first is compared with the replication factor: a partition starts with a full ISR)."""
+        key = (change.get("topic"), change.get("partition"))
+        before = self.isr_sizes.get(key, self.rf.get(key[0]))
+        after = len(change.get("isr") or ())
+        self.isr_sizes[key] = after
+        if before is None or after == before:
+            return None
+        return "shrink" if after < before else "expand"
 
 
 def _int(value):

@@ -7,7 +7,8 @@ Definitions (also on the report page):
 * loss: a run *loses* when at least one acknowledged record is lost at its end; per cell the
   probability is runs_lost / runs with a 95% **Wilson score interval** (z = 1.96):
   ``(p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)``.
-* offline time: per partition, the time it has no leader able to serve: its state znode names
+* offline time: per partition, the time it has no leader able to serve: its state znode (in KRaft
+  its latest PartitionChangeRecord) names
   no leader (leader = -1, from ``partition_offline`` until the next ``leader_elected``) or names
   a broker that is stopped (crashed or shut down, until it registers again) or paused; summed
   over partitions (partition-ms). The run's end closes an open interval.
@@ -19,7 +20,8 @@ Definitions (also on the report page):
 * ISR churn: ISR shrinks + expansions per run.
 * detection time: from a disruptive fault operation (crash, pause, isolate, partition, cut,
   expire_session, slow, shutdown) to the first ISR shrink at or after it and before the next
-  disruptive fault; failover time: the same to the first clean or unclean leader election.
+  disruptive fault (in KRaft also a PartitionChangeRecord that shrinks the ISR); failover time:
+  the same to the first clean, unclean, ELR or last-known-leader election.
   A fault followed by no such event gives no sample.
 * produce latency: acked_ms - sent_ms of acknowledged records, from per-run histograms (exact
   below 100 ms, two significant digits above); a percentile is the smallest bucket whose
@@ -35,7 +37,7 @@ input always gives the same numbers, however Spark partitions it.
 from pyspark.sql import Window
 from pyspark.sql import functions as F
 
-from engine.sweep_run import DISRUPTIVE_OPS, NER_ERRORS, ZK_STATE_TYPES
+from engine.sweep_run import DISRUPTIVE_OPS, NER_ERRORS, STATE_TYPES
 
 Z = 1.96
 RUN_KEY = ["sweep_id", "run_no"]
@@ -68,7 +70,7 @@ def _state_steps(events, runs, value_col, predicate):
     """Rows (sweep_id, run_no, topic, partition, t_ms, until_ms, flag) for each state-znode write:
     the state holds from t_ms until the next write (or the run's end)."""
     ordered = Window.partitionBy(*PARTITION_KEY).orderBy("t_ms", "seq")
-    steps = (events.where(F.col("type").isin(*ZK_STATE_TYPES) & F.col(value_col).isNotNull()
+    steps = (events.where(F.col("type").isin(*STATE_TYPES) & F.col(value_col).isNotNull()
                           & F.col("partition").isNotNull())
              .select(*PARTITION_KEY, "seq", "t_ms", F.col(value_col).alias("value"), "min_isr"))
     ends = runs.select(*RUN_KEY, "end_ms")
@@ -82,7 +84,7 @@ def leader_steps(events, runs):
     """The leader named by each state-znode write, held until the next write: (partition key,
     seq, t_ms, until_ms, leader)."""
     ordered = Window.partitionBy(*PARTITION_KEY).orderBy("t_ms", "seq")
-    steps = (events.where(F.col("type").isin(*ZK_STATE_TYPES) & F.col("leader").isNotNull()
+    steps = (events.where(F.col("type").isin(*STATE_TYPES) & F.col("leader").isNotNull()
                           & F.col("partition").isNotNull())
              .select(*PARTITION_KEY, "seq", "t_ms", "leader"))
     return (steps.join(runs.select(*RUN_KEY, "end_ms"), RUN_KEY)
@@ -170,11 +172,15 @@ def fault_reactions(events, reaction):
 
 
 def detection_times(events):
-    return fault_reactions(events, F.col("type") == "isr_shrink")
+    # KRaft: the controller's own shrinks (a fenced or shutting-down replica) are PartitionChangeRecords
+    return fault_reactions(events, (F.col("type") == "isr_shrink")
+                           | ((F.col("type") == "partition_change") & (F.col("kind") == "shrink")))
 
 
 def failover_times(events):
-    return fault_reactions(events, (F.col("type") == "leader_elected") & F.col("kind").isin("clean", "unclean"))
+    # KRaft with ELR (KIP-966) adds elections from the ELR and of the last known leader
+    return fault_reactions(events, (F.col("type") == "leader_elected")
+                           & F.col("kind").isin("clean", "unclean", "elr", "last_known_leader"))
 
 
 def run_metrics(runs, events):

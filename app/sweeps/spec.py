@@ -23,10 +23,13 @@ producer keys (``acks``, ``retries``, ``enable.idempotence`` ...) onto every pro
 keys onto every consumer, broker and simulator keys into the scenario's config.
 
 A fault profile gives, per kind (``engine.faults.KINDS``: crash_process, crash_power, pause,
-partition, cut, isolate_zk, expire_session, slow), ``[rate per simulated minute, min duration
+partition, cut, isolate_zk, expire_session, slow, controller), ``[rate per simulated minute, min duration
 ms, max duration ms]`` (or ``{"rate_per_min", "min_ms", "max_ms"}``); kinds not given come from
 ``"from"``: ``"default"`` (``engine.faults.DEFAULT_PROFILE``, the default) or ``"none"`` (rate 0).
-Built-in profile names: ``default`` and ``none``.
+Built-in profile names: ``default`` and ``none``. In KRaft cells (docs/model.md §20)
+``isolate_zk`` cuts a broker from the controller quorum, ``expire_session`` is never drawn and
+``controller`` crashes, pauses or isolates one controller voter; ``controller`` is spelled out (and
+allowed) only in a sweep with a KRaft era.
 
 Every run of cell C with seed s is C's scenario with ``seed = s`` and a timeline = the base's
 timeline + ``engine.faults.fault_timeline(scenario, profile, s, start_ms, end_ms, session)``: a
@@ -92,7 +95,8 @@ def validate(doc, limits=None):
     base = _base(doc.get("base"), limits)
     grid = _grid(doc.get("grid", {}), limits)
     out["seeds"] = _seeds(doc.get("seeds", 10), limits)
-    profiles, default_name = _profiles(doc, grid)
+    versions = dict(grid).get("kafka_version") or [load(base)["kafka_version"]]
+    profiles, default_name = _profiles(doc, grid, any(v in eras.KRAFT_VERSIONS for v in versions))
     out["base"] = base
     out["grid"] = grid
     out["faults"] = default_name

@@ -48,3 +48,28 @@ def test_bad_input_exits_2_with_a_message(tmp_path):
     assert out.returncode == 2 and "brokers" in out.stderr
     out = run_app([str(tmp_path / "missing.json")], tmp_path)
     assert out.returncode != 0 and "cannot read" in out.stderr
+
+
+def test_kraft_scenarios_run_from_both_command_lines(tmp_path):
+    """``isrlab run --save`` and ``python -m engine run`` in a KRaft era (docs/model.md §20): the
+    ELR worked example in 4.1 saves and indexes, loses nothing, and the engine's result has the
+    quorum and the metadata log instead of znodes."""
+    doc = library()["last-isr-member-elr"]
+    path = tmp_path / "elr.json"
+    path.write_text(json.dumps(doc))
+    url = f"sqlite:///{tmp_path}/kraft.db"
+    out = run_app([str(path), "--save", "--db", url, "--index", "--json"], tmp_path)
+    assert out.returncode == 0, out.stderr
+    reply = json.loads(out.stdout)
+    assert reply["kafka_version"] == "4.1" and reply["acked"] == 900 and reply["lost"] == 0
+    engine = db.make_engine(url)
+    assert runs.seek_index(engine, reply["run_id"], reply["engine_version"])["history_matches"] is True
+    engine.dispose()
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    plain = subprocess.run([sys.executable, "-m", "engine", "run", str(path)], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert plain.returncode == 0, plain.stderr
+    result = json.loads(plain.stdout)
+    assert set(result["controller"]["voters"]) == {"3000", "3001", "3002"} and "zk" not in result
+    assert any(r["type"] == "PartitionChangeRecord" for r in result["metadata_log"])
+    assert [e["kind"] for e in result["history"] if e["type"] == "leader_elected"][-1] == "elr"

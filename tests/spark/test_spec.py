@@ -12,7 +12,8 @@ def test_defaults_are_spelled_out():
     assert sweep["id"].startswith("sw-") and len(sweep["id"]) == 15
     assert sweep["seeds"] == {"first": 0, "count": 3}
     assert sweep["faults"] == "default"
-    assert sweep["fault_profiles"]["default"] == {k: list(v) for k, v in DEFAULT_PROFILE.items()}
+    # every kind a ZooKeeper era can draw (the KRaft controller kind only in sweeps with a KRaft era)
+    assert sweep["fault_profiles"]["default"] == {k: list(v) for k, v in DEFAULT_PROFILE.items() if k != "controller"}
     assert sweep["fault_phase"] == {"start_ms": 1000, "end_ms": None, "end_fraction": 0.6}
     # the same document always gets the same id (a resumed sweep finds itself)
     assert spec.validate({"grid": {"acks": ["1", "all"]}, "seeds": 3})["id"] == sweep["id"]
@@ -116,3 +117,62 @@ def test_each_run_has_a_fault_phase_then_a_healing_phase():
     # the same seed draws the same faults in another cell (common random numbers)
     other = sweep_run.run_scenario(spec.cells(sweep)[0], sweep["fault_profiles"]["sweep"], seed=7)
     assert [op for op in other["timeline"] if op["op"] == "crash"] == crashes
+
+
+# -- KRaft eras (docs/model.md §20, docs/scenario-format.md §4.2) ---------------------------------
+KRAFT_BASE = {"brokers": 3, "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+              "clients": [{"name": "p1", "type": "producer", "topic": "t", "rate_per_s": 5}],
+              "duration_ms": 60000}
+
+
+def test_kraft_eras_and_their_config_keys_are_grid_values():
+    sweep = spec.validate({"base": KRAFT_BASE, "seeds": 1, "fault_phase": {"end_ms": 20000},
+                           "grid": {"kafka_version": ["2.6", "3.9-kraft", "4.1"], "min.insync.replicas": [1, 2]}})
+    by_era = {c["scenario"]["kafka_version"]: c for c in spec.cells(sweep)}
+    # a stopped broker's registration lapses after ZooKeeper's session in 2.6 (18 s), after the
+    # controller's broker session in KRaft (broker.session.timeout.ms, 9 s, KIP-631)
+    assert by_era["2.6"]["session_timeout_ms"] == 18000
+    assert by_era["3.9-kraft"]["session_timeout_ms"] == by_era["4.1"]["session_timeout_ms"] == 9000
+    assert "controller" in sweep["fault_profiles"]["default"]
+    elr = spec.validate({"base": dict(KRAFT_BASE, kafka_version="4.1"), "seeds": 1,
+                         "grid": {"eligible.leader.replicas.version": [0, 1], "broker.session.timeout.ms": [6000, 9000]}})
+    assert [c["scenario"]["config"] for c in spec.cells(elr)][:2] == [
+        {"eligible.leader.replicas.version": 0, "broker.session.timeout.ms": 6000},
+        {"eligible.leader.replicas.version": 0, "broker.session.timeout.ms": 9000}]
+    assert [c["session_timeout_ms"] for c in spec.cells(elr)] == [6000, 9000, 6000, 9000]
+    # a key the era does not have is a clear error naming the cell, not a silent no-op
+    with pytest.raises(spec.SweepError, match="2.6 has no eligible.leader.replicas.version"):
+        spec.validate({"grid": {"kafka_version": ["2.6", "4.1"], "eligible.leader.replicas.version": [1]}})
+
+
+def test_controller_faults_exist_only_in_sweeps_with_a_kraft_era():
+    zk = spec.validate({"grid": {"acks": ["1", "all"]}, "seeds": 3})
+    assert "controller" not in zk["fault_profiles"]["default"]
+    assert zk["id"] == "sw-ff372fbde279"          # the id it had before KRaft eras existed
+    with pytest.raises(spec.SweepError) as err:
+        spec.validate({"grid": {"kafka_version": ["2.6"]}, "faults": {"controller": [1, 1000, 2000]}})
+    assert err.value.field == "faults.controller"
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_kraft_runs_draw_no_zookeeper_faults_and_do_draw_controller_faults(era):
+    sweep = spec.validate({"base": dict(KRAFT_BASE, kafka_version=era), "seeds": 20,
+                           "fault_phase": {"end_ms": 40000},
+                           "faults": {"expire_session": [30, 0, 0], "isolate_zk": [3, 2000, 8000],
+                                      "controller": [6, 2000, 8000]}})
+    cell = spec.cells(sweep)[0]
+    ops = [op for seed in range(20)
+           for op in sweep_run.run_scenario(cell, sweep["fault_profiles"]["sweep"], seed)["timeline"]]
+    assert not any(op["op"] == "expire_session" or "zk" in (op.get("from"), op.get("to")) for op in ops)
+    assert any(op["op"] == "isolate" and op.get("from") == "controllers" and "broker" in op for op in ops)
+    voter_faults = {op["op"] for op in ops if "controller" in op}
+    assert {"crash", "pause", "isolate", "restart"} <= voter_faults
+    # one voter of three at a time: a quorum majority is never taken away by the random faults
+    for seed in range(20):
+        down, timeline = set(), sweep_run.run_scenario(cell, sweep["fault_profiles"]["sweep"], seed)["timeline"]
+        for op in timeline:
+            if op["op"] == "crash" and "controller" in op:
+                down.add(op["controller"])
+            elif op["op"] == "restart" and "controller" in op:
+                down.discard(op["controller"])
+            assert len(down) <= 1
