@@ -7,6 +7,7 @@ after its last heartbeat and a PartitionChangeRecord moves its leadership; 4.1 s
 Leader Replicas; the CLI corner prints kafka-metadata-quorum.sh and the KRaft describe columns."""
 import re
 
+import pytest
 from playwright.sync_api import expect
 
 from engine.scenarios import library
@@ -14,6 +15,14 @@ from tests.browser.conftest import ARTIFACTS, open_page, pick_library, serving, 
 from tests.replay.test_browser import save_run
 
 QUORUM_TAB = ".tabs button[data-tab=zk]"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A server of this module's own: its KRaft rooms, played fast, end with the module instead of
+    running on beside the other browser tests in the shared session server."""
+    with serving(tmp_path_factory.mktemp("kraft"), "kraft") as served:
+        yield served
 
 
 def kraft_doc(version, timeline=(), duration_ms=60000, min_isr=1):
