@@ -14,6 +14,7 @@ every room at once for something none of them did.
 import time
 
 SMOOTHING = 0.3          # weight of the newest measurement in a room's moving-average frame cost
+SPIKE = 3.0              # one frame's measured cost counts for at most this many times the estimate
 
 cpu_clock = time.thread_time
 
@@ -47,7 +48,12 @@ def may_send(room, share):
 
 
 def account(room, cost_s, throttled):
-    """Record what the frame just built cost."""
+    """Record what the frame just built cost. One measurement counts for at most SPIKE times the
+    current estimate (plus a millisecond): a garbage collection or a page-fault storm that lands in
+    one small room's frame is not that room's cost, and must not throttle it for the next dozen
+    ticks. A room that really grew still reaches its new cost within a few frames."""
+    if room.frame_cost_s > 0:
+        cost_s = min(cost_s, SPIKE * room.frame_cost_s + 0.001)
     room.frame_cost_s = (1 - SMOOTHING) * room.frame_cost_s + SMOOTHING * cost_s
     if throttled:
         room.frame_credit -= cost_s

@@ -367,6 +367,22 @@ def test_frame_shares_are_max_min_fair():
     assert frame_shares({"alone": 0.050}, 0.008) == {"alone": 0.008}
 
 
+def test_one_expensive_frame_does_not_make_a_small_room_expensive():
+    """A 60 ms garbage collection that lands in a 1 ms frame counts for at most 3x the estimate
+    (plus 1 ms), so the room stays under an equal share of an 8 ms budget among four rooms; a room
+    that really grew reaches its new cost within a few frames."""
+    from types import SimpleNamespace
+
+    from app.runner.fairness import account
+    room = SimpleNamespace(frame_cost_s=0.001, frame_credit=0.0)
+    account(room, 0.060, throttled=False)
+    assert room.frame_cost_s == pytest.approx(0.7 * 0.001 + 0.3 * 0.004)
+    assert room.frame_cost_s < 0.008 / 4
+    for _ in range(12):
+        account(room, 0.060, throttled=False)
+    assert room.frame_cost_s > 0.050
+
+
 def test_late_ticks_shrink_the_simulation_slices_and_fitting_ones_grow_them_back():
     from app.runner.core import next_pace
     pace = 1.0
