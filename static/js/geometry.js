@@ -1,7 +1,7 @@
 // Pure geometry: where things go and how far along a message is. No DOM, no state.
 
 export const MAP = { pad: 16, zkY: 24, brokerTop: 58, brokerH: 100, rowGap: 14, clientGap: 30, maxPerRow: 8, maxStretch: 2.2,
-  voterTop: 26, voterW: 200, voterH: 46, voterNarrowH: 60, voterNarrow: 196, voterGap: 16, voterBrokerGap: 40 };
+  voterTop: 26, voterW: 200, voterH: 46, voterNarrowH: 60, voterNarrow: 196, voterTinyH: 74, voterTiny: 140, voterGap: 16, voterBrokerGap: 40 };
 
 /** Positions of the ZooKeeper pill (or, in KRaft eras, the controller voters: `voterIds`), the
  *  broker cards and the clients in a box of `width`. The content's own height is `natural`; given
@@ -19,14 +19,16 @@ export function clusterLayout(width, brokerIds, clientNames, height = 0, voterId
   let top = MAP.brokerTop, y0 = MAP.zkY;
   if (voterIds.length) {
     // one row of voters above the brokers, with room above it for the arcs of the Raft messages
-    // between voters; on a narrow map a voter's role goes under its name
+    // between voters; on a narrow map a voter's role goes under its name, and on a tiny one (five
+    // voters at 1024 px) its HW goes under its LEO: four-digit offsets do not fit on one line
     const vw = Math.min(MAP.voterW, (usable - (voterIds.length - 1) * MAP.voterGap) / voterIds.length);
     const narrow = vw < MAP.voterNarrow;
-    const vh = narrow ? MAP.voterNarrowH : MAP.voterH;
+    const tiny = vw < MAP.voterTiny;
+    const vh = tiny ? MAP.voterTinyH : narrow ? MAP.voterNarrowH : MAP.voterH;
     const span = voterIds.length * vw + (voterIds.length - 1) * MAP.voterGap;
     y0 = MAP.voterTop + vh / 2;
     voterIds.forEach((id, i) => {
-      nodes["v:" + id] = { x: width / 2 - span / 2 + vw / 2 + i * (vw + MAP.voterGap), y: y0, w: vw, h: vh, narrow };
+      nodes["v:" + id] = { x: width / 2 - span / 2 + vw / 2 + i * (vw + MAP.voterGap), y: y0, w: vw, h: vh, narrow, tiny };
     });
     top = MAP.voterTop + vh + MAP.voterBrokerGap;
   } else {

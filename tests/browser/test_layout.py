@@ -80,7 +80,8 @@ def test_live_page(page, server):
 @pytest.mark.parametrize("voters", [3, 5])
 def test_live_page_kraft(page, server, voters):
     """A KRaft room (4.1): the controller voters in place of the ZooKeeper pill, the quorum panel
-    open; no two nodes of the map overlap, none clips its text, nor do the quorum panel's parts."""
+    open; no two nodes of the map overlap, none clips its text (a voter's LEO and HW included, once
+    the metadata log is past offset 100), nor do the quorum panel's parts."""
     base, _ = server
     doc = {**library()["broker-failure-clean-election"], "kafka_version": "4.1", "name": "layout kraft",
            "description": "A KRaft cluster whose leader crashes at 5 s: fenced 9 s after its last heartbeat.",
@@ -92,7 +93,13 @@ def test_live_page_kraft(page, server, voters):
         p.wait_for_function("(arg) => window.isrlab && window.isrlab.store.quorum && document.querySelector('.pcard')"
                             " && document.querySelectorAll('.node.voter').length === arg && document.querySelector('.qrec')"
                             " || (document.querySelector('.tabs button[data-tab=zk]').click(), false)", arg=voters)
-    found = check_sizes(page, base + reply["url"], LIVE + [".quorum", ".qvoters", ".qloghead"], LIVE_CLIP + [".quorum", ".qvoter", ".node.voter", ".broker"],
+        # three-digit offsets (a NoOp every 500 ms: ~120 a minute) must fit the voters' LEO/HW line
+        p.evaluate("() => { const b = [...document.querySelectorAll('#topbar button')].find(x => x.textContent.trim() === 'max');"
+                   " if (b && window.isrlab.store.quorum.high_watermark < 100) b.click(); }")
+        p.wait_for_function("() => window.isrlab.store.quorum.voters.every(v => v.log_end_offset >= 100 && v.high_watermark >= 100)",
+                            timeout=60_000)
+    found = check_sizes(page, base + reply["url"], LIVE + [".quorum", ".qvoters", ".qloghead"],
+                        LIVE_CLIP + [".quorum", ".qvoter", ".node.voter", ".voter .vrow2", ".voter .vname", ".broker"],
                         ready, SHOTS, f"live-kraft-{voters}", band=BAND, placed=["#nodes .node"])
     _assert_sound(found)
 

@@ -28,15 +28,15 @@ export function createVoterLayer(app, nodesEl) {
     el.dataset.voter = v.id;
     el.style.left = box.x + "px"; el.style.top = box.y + "px"; el.style.width = box.w + "px";
     const active = q.active === v.id;
-    el.className = "node voter r-" + v.role + " s-" + v.state + (active ? " active" : "") + (box.narrow ? " narrow" : "")
+    el.className = "node voter r-" + v.role + " s-" + v.state + (active ? " active" : "") + (box.narrow ? " narrow" : "") + (box.tiny ? " tiny" : "")
       + (store.ui.highlight.voters.has(v.id) ? " hl" : "");
-    setText(el.querySelector(".vname"), `${box.w < 140 ? "Ctrl" : "Controller"} ${v.id}`);   // five voters on a narrow map
+    setText(el.querySelector(".vname"), `${box.tiny ? "Ctrl" : "Controller"} ${v.id}`);   // five voters on a narrow map
     const down = v.state !== "running";
     setText(el.querySelector(".vrole"), down ? (v.state === "paused" ? "paused" : "down") : active ? "active" : ROLE[v.role] || v.role);
     el.title = `controller voter ${v.id}: Raft ${v.role}, epoch ${v.epoch}` + (active ? " — the active controller" : "")
       + (v.voted_for !== null && v.voted_for !== undefined ? `; voted for ${v.voted_for}` : "") + " (click: controller actions)";
     // the narrower the node, the shorter the words; the epoch goes last (the quorum panel has it)
-    setText(el.querySelector(".vrow2"), box.w < 140 ? `LEO ${v.log_end_offset} · HW ${v.high_watermark}`
+    setText(el.querySelector(".vrow2"), box.tiny ? `LEO ${v.log_end_offset}\nHW ${v.high_watermark}`
       : box.narrow ? `e${v.epoch} · LEO ${v.log_end_offset} · HW ${v.high_watermark}`
       : `epoch ${v.epoch} · LEO ${v.log_end_offset} · HW ${v.high_watermark}`);
     el.querySelector(".vrow2").title = `Raft epoch ${v.epoch} · log end offset ${v.log_end_offset} · high watermark ${v.high_watermark}`;
