@@ -73,16 +73,21 @@ class Broker(ControlRequests, ReplicaManagerTasks, ReplicaLeader, ReplicaFollowe
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, _=None):
+        recovered = self._boot_process()
+        self.sim.emit("broker_starting", broker=self.node_id,
+                      reason=f"process start: {recovered}")
+        self.zk.connect()
+
+    def _boot_process(self):
+        """What every broker process start does, ZooKeeper or KRaft: a new incarnation with empty
+        memory, the machine back on the network, the logs recovered (returns what recovery said)."""
         self.new_incarnation()
         self._reset_memory()
         self.state = "starting"
         if self.net_state == "silent":
             self.network.machine_booted(self.node_id)
         self.net_state = "up"
-        recovered = self._recover_logs()
-        self.sim.emit("broker_starting", broker=self.node_id,
-                      reason=f"process start: {recovered}")
-        self.zk.connect()
+        return self._recover_logs()
 
     def _recover_logs(self):
         """Log recovery: drop epoch-cache entries past the log end; HW = min(checkpoint, LEO)."""

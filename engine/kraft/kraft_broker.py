@@ -47,13 +47,7 @@ class KraftBroker(MetadataFetcher, Broker):
     def start(self, _=None):
         start_voter(self)  # combined mode: the ControllerServer starts before the BrokerServer
         previous = self.disk_broker_epoch if self.clean_shutdown else -1
-        self.new_incarnation()
-        self._reset_memory()
-        self.state = "starting"
-        if self.net_state == "silent":
-            self.network.machine_booted(self.node_id)
-        self.net_state = "up"
-        recovered = self._recover_logs()
+        recovered = self._boot_process()
         self.disk_broker_epoch = -1
         self.sim.emit("broker_starting", broker=self.node_id, reason=f"process start: {recovered}")
         self.fetch_metadata()
