@@ -109,7 +109,9 @@ class ConsumerFetcher:
             self.refresh_metadata()
             self.set_timer(self.config["retry.backoff.ms"], self._poll)
             return
-        self.node_ok(node)
+        backoff = self.node_backoff  # node_ok(node), inlined
+        if node in backoff:
+            del backoff[node]
         refresh = False
         now = self.scheduler.now_ms
         positions = self.positions
@@ -123,10 +125,9 @@ class ConsumerFetcher:
                 if records:
                     sim = self.sim
                     topic, part = sim._key_parts[key]  # sim.split_key(key)
-                    consumed = self.consumed
-                    for i, (_epoch, rid) in enumerate(records, offset):
-                        consumed.append({"id": rid, "topic": topic, "partition": part,
-                                         "offset": i, "at_ms": now})
+                    self.consumed.extend([{"id": rid, "topic": topic, "partition": part,
+                                           "offset": i, "at_ms": now}
+                                          for i, (_epoch, rid) in enumerate(records, offset)])
                     # the invariants' bookkeeping, once per partition rather than once per record
                     sim.on_consumed_records(self.name, key, offset, records)
                     positions[key] = offset + len(records)

@@ -208,10 +208,10 @@ class Simulation(TimelineOperations):
 
     def on_append(self, broker, part, base, ids):
         records = self.records
-        for i, rid in enumerate(ids):
-            record = records.get(rid)
-            if record is not None:
-                record.leader_epoch = part.leader_epoch
+        epoch = part.leader_epoch
+        for rid in ids:
+            if rid in records:
+                records[rid].leader_epoch = epoch
 
     def on_truncated(self, broker, key):
         self.invariants.on_truncated(broker, key)
