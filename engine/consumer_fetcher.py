@@ -60,11 +60,13 @@ class ConsumerFetcher:
             self._poll_node(node)
 
     def _poll_node(self, node):
-        if not self.running or self.in_flight.get(node):
+        in_flight = self.in_flight
+        if not self.running or (node in in_flight and in_flight[node]):
             return
-        if not self.node_ready(node):
+        backoff = self.node_backoff  # node_ready(node), inlined (once per fetch round)
+        if node in backoff and backoff[node][0] > self.scheduler.now_ms:
             # reconnect backoff: try this node again when it ends
-            self.set_timer(self.node_backoff[node][0] - self.scheduler.now_ms, self._poll_node, node)
+            self.set_timer(backoff[node][0] - self.scheduler.now_ms, self._poll_node, node)
             return
         parts = {}
         detect = self.sim.era.consumer_truncation_detection
@@ -73,22 +75,28 @@ class ConsumerFetcher:
         validating = self.validating
         last_epochs = self.last_epochs
         fetch_epochs = self.fetch_epochs
-        for key in self._keys_led_by(node):
-            pos = positions.get(key)
-            if pos is None or key in validating:
+        by_node = self.by_node  # _keys_led_by(node), its cached case inlined
+        keys = self._keys_led_by(node) if by_node is None else by_node.get(node, ())
+        for key in keys:
+            if key not in positions or key in validating:
+                continue
+            pos = positions[key]
+            if pos is None:
                 continue
             leader, epoch = leaders[key]
-            if detect and key in last_epochs and fetch_epochs.get(key, epoch) != epoch:
+            # fetch_epochs.get(key, epoch) != epoch, without the call
+            if detect and key in last_epochs and key in fetch_epochs and fetch_epochs[key] != epoch:
                 self._validate(key, leader, epoch)
                 continue
             fetch_epochs[key] = epoch
             parts[key] = {"fetch_offset": pos, "current_leader_epoch": epoch if detect else -1}
         if not parts:
             return
-        self.in_flight[node] = True
-        self.request(node, FETCH, {"replica_id": -1, "max_wait_ms": self.config["fetch.max.wait.ms"],
+        in_flight[node] = True
+        config = self.config
+        self.request(node, FETCH, {"replica_id": -1, "max_wait_ms": config["fetch.max.wait.ms"],
                                    "min_bytes": 1, "partitions": parts},
-                     self.config["request.timeout.ms"], self._on_fetch, (node, parts))
+                     config["request.timeout.ms"], self._on_fetch, (node, parts))
 
     def _on_fetch(self, ctx, body, error):
         node, parts = ctx
@@ -101,26 +109,27 @@ class ConsumerFetcher:
             self.refresh_metadata()
             self.set_timer(self.config["retry.backoff.ms"], self._poll)
             return
-        self.node_ok(node)
+        backoff = self.node_backoff  # node_ok(node), inlined
+        if node in backoff:
+            del backoff[node]
         refresh = False
         now = self.scheduler.now_ms
         positions = self.positions
         for key, resp in body["partitions"].items():
             offset = parts[key]["fetch_offset"]
-            if positions.get(key) != offset:
-                continue
+            if key not in positions or positions[key] != offset:
+                continue  # positions.get(key) != offset (the offset is never None)
             err = resp["error"]
             if err is None:
                 records = resp["records"]
                 if records:
-                    topic, part = self.sim.split_key(key)
-                    consumed = self.consumed
-                    on_consumed = self.sim.on_consumed
-                    name = self.name
-                    for i, (_epoch, rid) in enumerate(records, offset):
-                        consumed.append({"id": rid, "topic": topic, "partition": part,
-                                         "offset": i, "at_ms": now})
-                        on_consumed(name, key, i, rid)
+                    sim = self.sim
+                    topic, part = sim._key_parts[key]  # sim.split_key(key)
+                    self.consumed.extend([{"id": rid, "topic": topic, "partition": part,
+                                           "offset": i, "at_ms": now}
+                                          for i, (_epoch, rid) in enumerate(records, offset)])
+                    # the invariants' bookkeeping, once per partition rather than once per record
+                    sim.on_consumed_records(self.name, key, offset, records)
                     positions[key] = offset + len(records)
                     self.last_epochs[key] = records[-1][0]
             elif err == "OFFSET_OUT_OF_RANGE":

@@ -138,47 +138,61 @@ class ReplicaFollower:
         if fetcher.in_flight or self.fetchers.get(fetcher.key) is not fetcher or not self.running:
             return  # (self._alive(fetcher), inlined: once per fetch round)
         now = self.scheduler.now_ms
+        # One pass over the fetcher's partitions: the ready ones go into the Fetch until a ready
+        # truncating one shows up; from then on only truncating ones are collected (a fetcher
+        # with a partition to truncate sends OffsetsForLeaderEpoch and no Fetch).
         truncating = None
-        for k, fs in fetcher.partitions.items():
-            if fs.truncating and fs.delayed_until_ms <= now:
-                if truncating is None:
-                    truncating = {}
-                truncating[k] = fs
-        if truncating is None:
-            truncating = {}
-        timeout = self.config["replica.socket.timeout.ms"]
-        for key, fs in list(truncating.items()):
-            part = self.partitions[key]
-            if part.log.latest_epoch() == -1:
-                # No cached epoch: nothing to ask, fall back to the high watermark (§8.1b).
-                self.truncate(part, part.log.hw, f"follower of {part.leader_id} in epoch "
-                                                 f"{part.leader_epoch}: no leader epoch cached, "
-                                                 f"truncate to the high watermark {part.log.hw}")
-                fs.truncating = False
-                fs.offset = part.log.leo
-                del truncating[key]
-                part.reconciled = True
-                self.sim.on_log_reconciled(self, key, part.log)
-        if truncating:
-            reqs = {}
-            for key, fs in truncating.items():
-                reqs[key] = {"leader_epoch": self.partitions[key].log.latest_epoch(),
-                             "current_leader_epoch": fs.leader_epoch if self.era.kip320_fencing else -1}
-            fetcher.in_flight = True
-            self.request(fetcher.leader, OFFSETS_FOR_LEADER_EPOCH,
-                         {"replica_id": self.node_id, "partitions": reqs}, timeout,
-                         self._on_epoch_end_offsets, (fetcher, {k: fs.leader_epoch for k, fs in truncating.items()}))
-            return
         reqs = {}
         offsets = {}
         partitions = self.partitions
         current = self.era.kip320_fencing
         for key, fs in fetcher.partitions.items():
-            if fs.delayed_until_ms <= now and not fs.truncating:
-                reqs[key] = {"fetch_offset": fs.offset,
+            if fs.delayed_until_ms > now:
+                continue
+            if fs.truncating:
+                if truncating is None:
+                    truncating = {}
+                truncating[key] = fs
+            elif truncating is None:
+                offset = fs.offset
+                reqs[key] = {"fetch_offset": offset,
                              "log_start_offset": partitions[key].log.log_start_offset,
                              "current_leader_epoch": fs.leader_epoch if current else -1}
-                offsets[key] = fs.offset
+                offsets[key] = offset
+        timeout = self.config["replica.socket.timeout.ms"]
+        if truncating is not None:
+            for key, fs in list(truncating.items()):
+                part = partitions[key]
+                if part.log.latest_epoch() == -1:
+                    # No cached epoch: nothing to ask, fall back to the high watermark (§8.1b).
+                    self.truncate(part, part.log.hw, f"follower of {part.leader_id} in epoch "
+                                                     f"{part.leader_epoch}: no leader epoch cached, "
+                                                     f"truncate to the high watermark {part.log.hw}")
+                    fs.truncating = False
+                    fs.offset = part.log.leo
+                    del truncating[key]
+                    part.reconciled = True
+                    self.sim.on_log_reconciled(self, key, part.log)
+            if truncating:
+                reqs = {}
+                for key, fs in truncating.items():
+                    reqs[key] = {"leader_epoch": partitions[key].log.latest_epoch(),
+                                 "current_leader_epoch": fs.leader_epoch if current else -1}
+                fetcher.in_flight = True
+                self.request(fetcher.leader, OFFSETS_FOR_LEADER_EPOCH,
+                             {"replica_id": self.node_id, "partitions": reqs}, timeout,
+                             self._on_epoch_end_offsets,
+                             (fetcher, {k: fs.leader_epoch for k, fs in truncating.items()}))
+                return
+            # every truncating partition fell back to its HW: the Fetch takes all ready ones
+            reqs = {}
+            offsets = {}
+            for key, fs in fetcher.partitions.items():
+                if fs.delayed_until_ms <= now and not fs.truncating:
+                    reqs[key] = {"fetch_offset": fs.offset,
+                                 "log_start_offset": partitions[key].log.log_start_offset,
+                                 "current_leader_epoch": fs.leader_epoch if current else -1}
+                    offsets[key] = fs.offset
         if reqs:
             fetcher.in_flight = True
             config = self.config
@@ -256,13 +270,31 @@ class ReplicaFollower:
             self._pump(fetcher)
             return
         out_of_range = []
+        states = fetcher.partitions
+        partitions = self.partitions
         for key, resp in body["partitions"].items():
-            fs = fetcher.partitions.get(key)
-            if fs is None or fs.truncating or fs.offset != offsets[key]:
+            if key not in states:
+                continue
+            fs = states[key]
+            if fs.truncating or fs.offset != offsets[key]:
                 continue
             err = resp["error"]
             if err is None:
-                self._process_partition_data(self.partitions[key], fs, resp)
+                # processPartitionData, inlined: it runs for every partition of every response
+                part = partitions[key]
+                log = part.log
+                records = resp["records"]
+                if records:
+                    log.append_replicated(records, self.era.epoch_cache)
+                    if log.unflushed_since >= self.sim.topic_config(part.topic, "log.flush.interval.messages"):
+                        log.flush()
+                leo = log.leo
+                fs.offset = leo
+                hw = resp["hw"]
+                new_hw = leo if leo < hw else hw  # min(): assigned, not max'ed: it can go down (§5.2)
+                if new_hw != log.hw:
+                    log.hw = new_hw
+                    self.sim.on_hw_changed(self, key, log)
             elif err == "OFFSET_OUT_OF_RANGE":
                 out_of_range.append(key)
             else:
@@ -275,20 +307,6 @@ class ReplicaFollower:
                          (fetcher, {k: fetcher.partitions[k].offset for k in out_of_range}))
             return
         self._pump(fetcher)
-
-    def _process_partition_data(self, part, fs, resp):
-        log = part.log
-        records = resp["records"]
-        if records:
-            log.append_replicated(records, self.era.epoch_cache)
-            if log.unflushed_since >= self.sim.topic_config(part.topic, "log.flush.interval.messages"):
-                log.flush()
-            self.sim.on_replicated(self, part, len(records))
-        fs.offset = log.leo
-        new_hw = min(log.leo, resp["hw"])  # assigned, not max'ed: it can go down (§5.2)
-        if new_hw != log.hw:
-            log.hw = new_hw
-            self.sim.on_hw_changed(self, part.key, log)
 
     def _on_leader_end_offsets(self, ctx, body, error):
         """handleOffsetOutOfRange (§7): the leader's log is shorter than ours."""

@@ -74,7 +74,8 @@ class Invariants:
         # can lead again in the *same* epoch (the controller re-sends the unchanged state) with a
         # shorter log; that HW drop is the data loss itself (acked_record_lost), not this rule.
         term_key = (broker.node_id, broker.incarnation, key)
-        term = self.terms.get(term_key)
+        terms = self.terms
+        term = terms[term_key] if term_key in terms else None
         if term is not None and term[0] == part.leader_epoch and new_hw < term[1]:
             self.violation("leader_hw_decreased", key,
                            f"leader {broker.node_id} HW went from {term[1]} to {new_hw} in epoch "
@@ -93,34 +94,48 @@ class Invariants:
         return part is not None and part.reconciled
 
     def on_hw(self, broker, key, log):
-        if log.hw > log.leo:
+        hi = log.hw
+        if hi > log.leo:
             self.violation("hw_above_leo", key,
                            f"broker {broker.node_id} has HW {log.hw} > LEO {log.leo}")
         if not broker.running:
             return
-        part = broker.partitions.get(key)
-        if part is None or not part.reconciled:
+        partitions = broker.partitions
+        if key not in partitions or not partitions[key].reconciled:
             return
         mark = (broker.node_id, key)
-        lo = self.verified.get(mark, 0)
-        hi = log.hw
+        verified = self.verified
+        lo = verified[mark] if mark in verified else 0
         if hi <= lo:
             if hi < lo:
-                self.verified[mark] = hi
+                verified[mark] = hi
             return
+        records = log.records
         for other in self.sim.brokers.values():
             # reconciled(other, key), inlined (this runs on every HW move of every replica), and
             # the cheap test first: most brokers hold no replica of the partition
             if other is broker:
                 continue
-            opart = other.partitions.get(key)
-            if opart is None or not opart.reconciled or not other.running:
+            opartitions = other.partitions
+            if key not in opartitions or not opartitions[key].reconciled or not other.running:
                 continue
-            olog = other.logs.get(key)
-            end = min(hi, olog.hw)
-            if end > lo:
-                self._compare(key, broker.node_id, log, other.node_id, olog, lo, end)
-        self.verified[mark] = hi
+            olog = other.logs[key]
+            end = olog.hw
+            if end > hi:
+                end = hi
+            if end <= lo:
+                continue
+            # _compare's common outcome, inlined: the same records over the range
+            start = lo  # max(lo, both log start offsets)
+            if log.log_start_offset > start:
+                start = log.log_start_offset
+            if olog.log_start_offset > start:
+                start = olog.log_start_offset
+            if start >= end or records[start - log.log_start_offset:end - log.log_start_offset] == \
+                    olog.records[start - olog.log_start_offset:end - olog.log_start_offset]:
+                continue
+            self._compare(key, broker.node_id, log, other.node_id, olog, lo, end)
+        verified[mark] = hi
 
     def _compare(self, key, a_id, a, b_id, b, lo, hi):
         start = max(lo, a.log_start_offset, b.log_start_offset)
@@ -156,7 +171,12 @@ class Invariants:
 
     # -- records: acked_record_lost, consumer_read_lost_record ---------------------------------------
     def on_acked(self, record):
-        self.acked.setdefault(self.sim.key(record.topic, record.partition), []).append(record)
+        key = self.sim.key(record.topic, record.partition)
+        acked = self.acked
+        if key in acked:  # setdefault(key, []).append(record), without a list per call
+            acked[key].append(record)
+        else:
+            acked[key] = [record]
 
     def on_consumed(self, consumer, key, offset, record_id):
         # three setdefault()s, without building two empty dicts per record read
@@ -168,6 +188,22 @@ class Invariants:
             by_offset[offset] = {record_id: consumer}
         elif record_id not in readers:
             readers[record_id] = consumer
+
+    def on_consumed_records(self, consumer, key, offset, records):
+        """``on_consumed`` for each of ``records`` ((epoch, id) pairs from ``offset`` on), with
+        the partition's map looked up once."""
+        consumed = self.consumed
+        if key in consumed:
+            by_offset = consumed[key]
+        else:
+            by_offset = consumed[key] = {}
+        for i, (_epoch, record_id) in enumerate(records, offset):
+            if i not in by_offset:
+                by_offset[i] = {record_id: consumer}
+            else:
+                readers = by_offset[i]
+                if record_id not in readers:
+                    readers[record_id] = consumer
 
     def leader_log(self, key):
         """The log of the partition's current leader per ZooKeeper, if that broker is up and
@@ -194,11 +230,14 @@ class Invariants:
         if log is None:
             return
         lost = []
+        # log.record_at(offset), inlined in both loops: they visit every record of the partition
+        records, start, n = log.records, log.log_start_offset, len(log.records)
+        reported_lost = self.reported_lost
         for record in self.acked.get(key, ()):
-            if record.acks != "all" or record.id in self.reported_lost:
+            if record.acks != "all" or record.id in reported_lost:
                 continue
-            entry = log.record_at(record.offset)
-            if entry is None or entry[1] != record.id:
+            i = record.offset - start
+            if not 0 <= i < n or records[i][1] != record.id:
                 lost.append(record)
         if lost:
             for record in lost:
@@ -213,7 +252,8 @@ class Invariants:
                            + (f"; {cause}" if cause else ""), [r.id for r in lost])
         read_lost = []
         for offset, readers in self.consumed.get(key, {}).items():
-            entry = log.record_at(offset)
+            i = offset - start
+            entry = records[i] if 0 <= i < n else None
             for rid, consumer in readers.items():
                 if (entry is None or entry[1] != rid) and rid not in self.reported_read:
                     self.reported_read.add(rid)
@@ -232,9 +272,10 @@ class Invariants:
             log = self.leader_log(key)
             if log is not None:
                 self.check_records(key, log, "at the end of the run")
+                entries, start, n = log.records, log.log_start_offset, len(log.records)
                 for record in records:
-                    entry = log.record_at(record.offset)
-                    record.lost = entry is None or entry[1] != record.id
+                    i = record.offset - start  # log.record_at(record.offset), inlined
+                    record.lost = not 0 <= i < n or entries[i][1] != record.id
                 continue
             logs = [b.logs[key] for b in self.sim.brokers.values() if key in b.logs]
             for record in records:

@@ -6,6 +6,7 @@ of ``[epoch, start_offset]`` pairs in increasing order.
 """
 
 UNDEFINED = -1
+_NO_EPOCH = object()  # no record seen yet (append_replicated)
 
 
 class ReplicaLog:
@@ -54,17 +55,23 @@ class ReplicaLog:
         last = cache[-1][0] if cache else None
         runs = self.runs
         run = runs[-1] if runs else None
-        # one pass for the epoch cache and the runs (_extend_runs, inlined: the hot path)
+        # One pass for the epoch cache and the runs (_extend_runs, inlined: the hot path), with
+        # work only where the epoch changes: a run's end is written when it ends.
+        previous = _NO_EPOCH  # the epoch of the previous record of this batch
         for epoch, _rid in records:
-            if track_epochs and epoch != last:
-                self.assign_epoch(epoch, offset)
-                last = epoch
-            if run is not None and run[2] == epoch and run[1] == offset:
-                run[1] = offset + 1
-            else:
-                run = [offset, offset + 1, epoch]
-                runs.append(run)
+            if epoch != previous:
+                if track_epochs and epoch != last:
+                    self.assign_epoch(epoch, offset)
+                    last = epoch
+                if previous is not _NO_EPOCH:
+                    run[1] = offset
+                if run is None or run[2] != epoch or run[1] != offset:
+                    run = [offset, offset, epoch]
+                    runs.append(run)
+                previous = epoch
             offset += 1
+        if run is not None and previous is not _NO_EPOCH:
+            run[1] = offset
         self.records.extend(records)
         self.leo = offset
         self.unflushed_since += len(records)

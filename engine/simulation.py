@@ -123,8 +123,13 @@ class Simulation(TimelineOperations):
         return self.key(parts[3], int(parts[5]))
 
     def topic_config(self, topic, key):
-        return self.topic_configs[topic].get(key, self.config[key]) if topic in self.topic_configs \
-            else self.config[key]
+        default = self.config[key]  # looked up first: an unknown key fails even when overridden
+        configs = self.topic_configs
+        if topic in configs:
+            overrides = configs[topic]
+            if key in overrides:
+                return overrides[key]
+        return default
 
     # -- the story -------------------------------------------------------------------------------------
     def emit(self, type_, **fields):
@@ -203,13 +208,10 @@ class Simulation(TimelineOperations):
 
     def on_append(self, broker, part, base, ids):
         records = self.records
-        for i, rid in enumerate(ids):
-            record = records.get(rid)
-            if record is not None:
-                record.leader_epoch = part.leader_epoch
-
-    def on_replicated(self, broker, part, count):
-        return None
+        epoch = part.leader_epoch
+        for rid in ids:
+            if rid in records:
+                records[rid].leader_epoch = epoch
 
     def on_truncated(self, broker, key):
         self.invariants.on_truncated(broker, key)
@@ -224,6 +226,10 @@ class Simulation(TimelineOperations):
 
     def on_consumed(self, consumer, key, offset, record_id):
         self.invariants.on_consumed(consumer, key, offset, record_id)
+
+    def on_consumed_records(self, consumer, key, offset, records):
+        """``on_consumed`` for each of a fetch's ``records`` ((epoch, id) from ``offset`` on)."""
+        self.invariants.on_consumed_records(consumer, key, offset, records)
 
     def producer_batches_in_log(self, log, producer):
         """The producer's last five batches in this log, as (base seq, count, base offset),
