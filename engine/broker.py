@@ -13,7 +13,7 @@ the page cache survives; ``power``: everything not yet written back to disk is l
 from .control_requests import ControlRequests
 from .controller import Controller
 from .fetcher import ReplicaFollower
-from .leader import ReplicaLeader
+from .leader import SERVING_STATES, ReplicaLeader
 from .messages import (ALTER_ISR, CONTROLLED_SHUTDOWN, DISCONNECTED, FETCH, LEADER_AND_ISR, LIST_OFFSETS,
                        METADATA, OFFSETS_FOR_LEADER_EPOCH, PRODUCE, STOP_REPLICA,
                        UPDATE_METADATA, ZK_RESPONSE, ZK_WATCH)
@@ -271,7 +271,7 @@ class Broker(ControlRequests, ReplicaManagerTasks, ReplicaLeader, ReplicaFollowe
 
     @property
     def running(self):
-        return self.state in ("running", "shutting_down")
+        return self.state in SERVING_STATES
 
     # -- ZooKeeper --------------------------------------------------------------------------------
     def _on_zk_response(self, env):

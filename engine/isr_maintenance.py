@@ -102,7 +102,7 @@ class IsrMaintenance(AlterIsrManager):
             cause = cause[0] % cause[1:]
         self.sim.on_leader_hw(self, part, old, candidate, cause)
         self._complete_produces(part.key)
-        self._complete_consumer_fetches(part.key)
+        self._complete_fetches(part.key, False)  # parked consumer fetches
         return True
 
     def effective_min_isr(self, part):

@@ -159,7 +159,10 @@ def maximal_isr(part):
     """docs/model.md §17.2: the committed ISR plus a newcomer whose expansion is pending; a
     pending shrink still counts the leaving replica (Partition.maximalIsr, 2.7+). Without
     AlterIsr (``pending`` always None) it is the ISR."""
-    pending = getattr(part, "pending", None)
+    try:
+        pending = part.pending
+    except AttributeError:  # a Partition pickled before AlterIsr support: no slot value
+        return part.isr
     if pending is not None and pending["kind"] == "isr_expand":
         return list(pending["new_isr"])
     return part.isr

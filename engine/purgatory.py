@@ -75,18 +75,12 @@ class Purgatory:
                                      f"{op.env.body['timeout_ms']} ms")
         self._reply_produce(op)
 
-    def _complete_follower_fetches(self, key):
-        """New data completes parked follower fetches (an HW change alone does not, §5.2)."""
+    def _complete_fetches(self, key, follower):
+        """Completes the partition's parked fetches of one kind: new data completes follower
+        fetches (an HW change alone does not, §5.2), an HW move completes consumer fetches."""
         ops = self.fetch_purgatory.get(key)
-        if ops:
-            self._complete_fetch_ops(key, ops, follower=True)
-
-    def _complete_consumer_fetches(self, key):
-        ops = self.fetch_purgatory.get(key)
-        if ops:
-            self._complete_fetch_ops(key, ops, follower=False)
-
-    def _complete_fetch_ops(self, key, ops, follower):
+        if not ops:
+            return
         keep = []
         for op in ops:
             if op.done:
@@ -122,13 +116,14 @@ class Purgatory:
         follower = op.follower
         responses = {}
         for key, offset in op.parts.items():
-            part = partitions.get(key)
-            # _fetch_error, inlined: this runs for every parked partition on every append
+            part = partitions[key] if key in partitions else None
+            # _fetch_error, inlined: this runs for every parked partition on every append. A
+            # parked request has current_leader_epoch wherever fencing applies (on_fetch read it).
             if part is None or not part.is_leader:
                 responses[key] = {"error": "NOT_LEADER_OR_FOLLOWER"}
                 continue
             if fencing:
-                current = reqs[key].get("current_leader_epoch", -1)
+                current = reqs[key]["current_leader_epoch"]
                 if current != -1 and current != part.leader_epoch:
                     responses[key] = {"error": "FENCED_LEADER_EPOCH" if current < part.leader_epoch
                                       else "UNKNOWN_LEADER_EPOCH"}
@@ -142,7 +137,8 @@ class Purgatory:
             bound = leo if follower else hw
             if offset < bound:
                 i = offset - log.log_start_offset
-                records = log.records[i:i + min(max_records, bound - offset)]
+                n = bound - offset
+                records = log.records[i:i + (max_records if max_records < n else n)]
             else:
                 records = []
             responses[key] = {"error": None, "hw": hw, "leo": leo,
