@@ -112,6 +112,7 @@ class Producer(Partitioner, Sender, ClientBase):
         if self.running:
             return
         self.running = True
+        self._idle_until = None
         self.refresh_metadata()
         self.start_metadata_refresh()
         rate = self.spec.get("rate_per_s") or 0
@@ -122,6 +123,7 @@ class Producer(Partitioner, Sender, ClientBase):
 
     def stop(self):
         self.running = False
+        self._idle_until = None
 
     # -- steady load ------------------------------------------------------------------------------
     def _tick_steady(self, _):
@@ -182,10 +184,12 @@ class Producer(Partitioner, Sender, ClientBase):
             batch = Batch(key, acks, self.scheduler.now_ms)
             self.queues.setdefault(key, []).append(batch)
             self.ready_keys[key] = None
+            self._idle_until = None
         batch.records.append(record)
         self._send_ready()
 
     def on_metadata_updated(self):
+        self._idle_until = None   # leaders may have moved
         self.available = {}
         if self.unassigned:
             waiting, self.unassigned = self.unassigned, []
