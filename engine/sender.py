@@ -135,22 +135,26 @@ class Sender:
     def _send_batches(self, node, acks, batches):
         self._idle_until = None
         parts = {}
+        queues = self.queues
+        idempotent = self.idempotent
         for batch in batches:
+            key = batch.key
+            records = batch.records
             batch.in_flight = True
-            batch.attempts += 1
-            for queued in self.queues[batch.key]:
+            attempts = batch.attempts = batch.attempts + 1
+            for queued in queues[key]:
                 if not queued.in_flight:
                     break
             else:   # every batch of the partition is in flight: nothing ready there
-                self.ready_keys.pop(batch.key, None)
-            if self.idempotent and batch.seq is None:
-                batch.seq = self.seqs.get(batch.key, 0)
-                self.seqs[batch.key] = batch.seq + len(batch.records)
-                for i, record in enumerate(batch.records):
-                    record.batch_seq, record.batch_count = batch.seq, len(batch.records)
-            for record in batch.records:
-                record.attempts = batch.attempts
-            parts[batch.key] = {"ids": [r.id for r in batch.records], "seq": batch.seq}
+                self.ready_keys.pop(key, None)
+            if idempotent and batch.seq is None:
+                batch.seq = self.seqs.get(key, 0)
+                self.seqs[key] = batch.seq + len(records)
+                for record in records:
+                    record.batch_seq, record.batch_count = batch.seq, len(records)
+            for record in records:
+                record.attempts = attempts
+            parts[key] = {"ids": [r.id for r in records], "seq": batch.seq}
         body = {"acks": acks, "timeout_ms": self.config["request.timeout.ms"], "producer": self.name,
                 "partitions": parts}
         if acks == 0:
@@ -217,12 +221,15 @@ class Sender:
 
     def _acked(self, batch, base_offset):
         now = self.scheduler.now_ms
-        for i, record in enumerate(batch.records):
+        on_acked = self.sim.on_acked
+        offset = base_offset
+        for record in batch.records:
             record.status = "acked"
             record.error = None
-            record.offset = base_offset + i
+            record.offset = offset
             record.acked_ms = now
-            self.sim.on_acked(record)
+            on_acked(record)
+            offset += 1
 
     def _fail(self, batch, err, detail):
         for record in batch.records:
