@@ -81,8 +81,11 @@ def acks_value(acks):
     return {"all": -1, "-1": -1, -1: -1, "1": 1, 1: 1, "0": 0, 0: 0}[acks]
 
 
+ACKS_LABELS = {-1: "all", 1: "1", 0: "0"}
+
+
 def acks_label(acks):
-    return {-1: "all", 1: "1", 0: "0"}[acks]
+    return ACKS_LABELS[acks]
 
 
 class Producer(Partitioner, Sender, ClientBase):
@@ -112,6 +115,7 @@ class Producer(Partitioner, Sender, ClientBase):
         if self.running:
             return
         self.running = True
+        self._idle_until = None
         self.refresh_metadata()
         self.start_metadata_refresh()
         rate = self.spec.get("rate_per_s") or 0
@@ -122,6 +126,7 @@ class Producer(Partitioner, Sender, ClientBase):
 
     def stop(self):
         self.running = False
+        self._idle_until = None
 
     # -- steady load ------------------------------------------------------------------------------
     def _tick_steady(self, _):
@@ -133,10 +138,12 @@ class Producer(Partitioner, Sender, ClientBase):
         if stop is not None and now >= stop:
             return
         rate = self.spec["rate_per_s"]
-        while self._steady_start + (self._steady_index * 1000) // rate <= now:
-            self.send_record(self.topic, None, None, None, self.acks)
+        start = self._steady_start
+        topic, acks = self.topic, self.acks
+        while start + (self._steady_index * 1000) // rate <= now:
+            self.send_record(topic, None, None, None, acks)
             self._steady_index += 1
-        due = self._steady_start + (self._steady_index * 1000) // rate
+        due = start + (self._steady_index * 1000) // rate
         self.set_timer(due - now, self._tick_steady)
 
     # -- the application's send() ------------------------------------------------------------------
@@ -144,7 +151,7 @@ class Producer(Partitioner, Sender, ClientBase):
         """KafkaProducer.send(): create the record, partition it, hand it to the sender."""
         rid = f"{self.name}-{self.next_id}"
         self.next_id += 1
-        record = Record(rid, self.name, topic, acks_label(acks), self.scheduler.now_ms, key, value)
+        record = Record(rid, self.name, topic, ACKS_LABELS[acks], self.scheduler.now_ms, key, value)
         record.partition = partition
         self.sim.register_record(record)
         if acks == 0:
@@ -156,36 +163,39 @@ class Producer(Partitioner, Sender, ClientBase):
             self.refresh_metadata()
         return record
 
-    def _open_batch(self, key):
+    def _open_batch(self, key, acks):
+        """The partition's last batch, if the record can join it: not sent yet, room left, and
+        the same acks."""
         queue = self.queues.get(key)
-        if queue and not queue[-1].in_flight and queue[-1].attempts == 0 \
-                and len(queue[-1].records) < BATCH_RECORDS:
-            return queue[-1]
+        if queue:
+            last = queue[-1]
+            if not last.in_flight and last.attempts == 0 and len(last.records) < BATCH_RECORDS \
+                    and last.acks == acks:
+                return last
         return None
 
     def _append(self, record, acks):
         explicit = record.partition is not None or record.key is not None
         part = self._choose_partition(record)
-        key = self.sim.key(record.topic, part)
-        batch = self._open_batch(key)
-        if batch is not None and batch.acks != acks:
-            batch = None
+        topic = record.topic
+        key = self.sim.key(topic, part)
+        batch = self._open_batch(key, acks)
         if batch is None and not explicit and self._sticky():
             # onNewBatch: the sticky partition moves on whenever it would need a new batch.
-            part = self._new_sticky(record.topic, part)
-            key = self.sim.key(record.topic, part)
-            batch = self._open_batch(key)
-            if batch is not None and batch.acks != acks:
-                batch = None
+            part = self._new_sticky(topic, part)
+            key = self.sim.key(topic, part)
+            batch = self._open_batch(key, acks)
         record.partition = part
         if batch is None:
             batch = Batch(key, acks, self.scheduler.now_ms)
             self.queues.setdefault(key, []).append(batch)
             self.ready_keys[key] = None
+            self._idle_until = None
         batch.records.append(record)
         self._send_ready()
 
     def on_metadata_updated(self):
+        self._idle_until = None   # leaders may have moved
         self.available = {}
         if self.unassigned:
             waiting, self.unassigned = self.unassigned, []

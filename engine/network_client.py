@@ -18,6 +18,7 @@ class ClientBase(Node):
 
     RECONNECT_BACKOFF_MS = 50
     RECONNECT_BACKOFF_MAX_MS = 1000
+    _idle_until = None   # the producer's skip of idle Sender passes (sender.py); backoff resets it
 
     def __init__(self, sim, name, config):
         Node.__init__(self, name, sim)
@@ -81,10 +82,14 @@ class ClientBase(Node):
         backoff = self.RECONNECT_BACKOFF_MS if previous is None else \
             min(previous[1] * 2, self.RECONNECT_BACKOFF_MAX_MS)
         self.node_backoff[node] = (self.scheduler.now_ms + backoff, backoff)
+        if self._idle_until is not None:
+            self._idle_until = None
 
     def node_ok(self, node):
         if node in self.node_backoff:
             del self.node_backoff[node]
+            if self._idle_until is not None:
+                self._idle_until = None
 
     # -- metadata ---------------------------------------------------------------------------------
     def refresh_metadata(self, _=None):

@@ -57,13 +57,16 @@ class Partitioner:
         sticky partition (KIP-480, 2.4+)."""
         if record.partition is not None:
             return record.partition
+        topic = record.topic
         if record.key is not None:
-            return key_partition(record.key, self.topic_partitions[record.topic])
-        available = self._available(record.topic)
+            return key_partition(record.key, self.topic_partitions[topic])
+        available = self.available.get(topic)   # _available's cache, looked at first
+        if available is None:
+            available = self._available(topic)
         if self._sticky():
-            current = self.sticky.get(record.topic)
+            current = self.sticky.get(topic)
             if current is None or current not in available:
-                current = self._new_sticky(record.topic, None)
+                current = self._new_sticky(topic, None)
             return current
         self.round_robin += 1
         return available[(self.round_robin - 1) % len(available)]

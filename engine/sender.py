@@ -21,35 +21,53 @@ class Sender:
     """Mixin of ``Producer``: draining batches into Produce requests, and their responses."""
 
     # -- the sender thread ---------------------------------------------------------------------------
+    #: Set after a pass that changed nothing but, perhaps, the wake-up timer (every ready
+    #: partition waited for an in-flight slot to its leader, a retry backoff or a reconnect
+    #: backoff): (until, next_wake), ``until`` the earliest time one of those partitions' batches
+    #: expires or stops waiting. Until then, and while nothing the pass reads changes (each change
+    #: sets it back to None), a pass would do the same again, so it is skipped when that would not
+    #: move the timer either. A class default: older snapshots lack the attribute.
+    _idle_until = None
+
     def _send_ready(self, _=None):
         """One pass of the Sender: for every partition with an unsent batch whose leader is
         known and reachable, drain its oldest unsent batch into one Produce per broker."""
         if not self.running or not self.ready_keys:
             return
         now = self.scheduler.now_ms
+        idle = self._idle_until
+        if idle is not None and now < idle[0]:
+            wake_at = self.wake_at
+            if idle[1] is None or (wake_at is not None and now < wake_at <= idle[1]):
+                return   # the pass would find what the last one found, and leave the timer
         per_node = {}
         next_wake = None
+        quiet = True        # nothing sent, expired or dropped, no metadata asked for
+        first_expiry = None
         leaders = self.leaders
         queues = self.queues
+        ready_keys = self.ready_keys
         in_flight = self.in_flight
         max_in_flight = self.max_in_flight
         backoff = self.node_backoff
+        # per leader, fixed for the pass: -1 a free in-flight slot, 0 none, else backed off until
+        node_state = {}
         # _expiry_ms and node_ready, inlined: a pass looks at every partition with a queued
         # batch, most of them waiting for a free in-flight slot to their leader
         delivery_timeout = self.delivery_timeout_ms
         request_timeout = self.config["request.timeout.ms"]
-        for key in list(self.ready_keys):
-            batch = None
-            for candidate in queues[key]:
-                if not candidate.in_flight:
-                    batch = candidate
+        for key in list(ready_keys):
+            for batch in queues[key]:
+                if not batch.in_flight:
                     break
-            if batch is None:
-                del self.ready_keys[key]
+            else:
+                del ready_keys[key]
+                quiet = False
                 continue
             expiry = batch.created_ms + delivery_timeout if delivery_timeout is not None \
                 else batch.ready_ms + request_timeout
             if now >= expiry:
+                quiet = False
                 self._dequeue(batch)
                 self._fail(batch, "REQUEST_TIMED_OUT",
                            f"expired after {now - batch.created_ms} ms without being acknowledged"
@@ -57,25 +75,38 @@ class Sender:
                               if self.delivery_timeout_ms is not None else
                               f" (request.timeout.ms {self.config['request.timeout.ms']})"))
                 continue
+            if first_expiry is None or expiry < first_expiry:
+                first_expiry = expiry
             wake = None
-            leader = leaders.get(key, (-1, -1))[0]
             if batch.ready_ms > now:
                 wake = batch.ready_ms
-            elif leader < 0:
-                self.refresh_metadata()
-                wake = self._expiry_ms(batch)
             else:
-                entry = backoff.get(leader)
-                if entry is not None and entry[0] > now:
-                    wake = entry[0]
-                elif in_flight.get(leader, 0) < max_in_flight:
-                    group = per_node.get((leader, batch.acks))
-                    if group is None:
-                        per_node[(leader, batch.acks)] = [batch]
-                    else:
-                        group.append(batch)
-            if wake is not None and (next_wake is None or wake < next_wake):
-                next_wake = wake
+                leader = leaders.get(key, (-1, -1))[0]
+                if leader < 0:
+                    quiet = False
+                    self.refresh_metadata()
+                    wake = expiry
+                else:
+                    state = node_state.get(leader)
+                    if state is None:
+                        entry = backoff.get(leader)
+                        if entry is not None and entry[0] > now:
+                            state = entry[0]
+                        else:
+                            state = -1 if in_flight.get(leader, 0) < max_in_flight else 0
+                        node_state[leader] = state
+                    if state < 0:
+                        quiet = False
+                        group = per_node.get((leader, batch.acks))
+                        if group is None:
+                            per_node[(leader, batch.acks)] = [batch]
+                        else:
+                            group.append(batch)
+                    elif state:
+                        wake = state
+            if wake is not None:
+                if next_wake is None or wake < next_wake:
+                    next_wake = wake
         for (node, acks), batches in per_node.items():
             if self.in_flight.get(node, 0) < self.max_in_flight:
                 self._send_batches(node, acks, batches)
@@ -83,6 +114,11 @@ class Sender:
                                       or self.wake_at <= now):
             self.wake_at = next_wake
             self.set_timer(max(next_wake - now, 0), self._wake)
+        if quiet and first_expiry is not None:
+            self._idle_until = (first_expiry if next_wake is None or first_expiry < next_wake
+                                else next_wake, next_wake)
+        else:
+            self._idle_until = None
 
     def _wake(self, _):
         self.wake_at = None
@@ -97,23 +133,28 @@ class Sender:
         return now >= self._expiry_ms(batch)
 
     def _send_batches(self, node, acks, batches):
+        self._idle_until = None
         parts = {}
+        queues = self.queues
+        idempotent = self.idempotent
         for batch in batches:
+            key = batch.key
+            records = batch.records
             batch.in_flight = True
-            batch.attempts += 1
-            for queued in self.queues[batch.key]:
+            attempts = batch.attempts = batch.attempts + 1
+            for queued in queues[key]:
                 if not queued.in_flight:
                     break
             else:   # every batch of the partition is in flight: nothing ready there
-                self.ready_keys.pop(batch.key, None)
-            if self.idempotent and batch.seq is None:
-                batch.seq = self.seqs.get(batch.key, 0)
-                self.seqs[batch.key] = batch.seq + len(batch.records)
-                for i, record in enumerate(batch.records):
-                    record.batch_seq, record.batch_count = batch.seq, len(batch.records)
-            for record in batch.records:
-                record.attempts = batch.attempts
-            parts[batch.key] = {"ids": [r.id for r in batch.records], "seq": batch.seq}
+                self.ready_keys.pop(key, None)
+            if idempotent and batch.seq is None:
+                batch.seq = self.seqs.get(key, 0)
+                self.seqs[key] = batch.seq + len(records)
+                for record in records:
+                    record.batch_seq, record.batch_count = batch.seq, len(records)
+            for record in records:
+                record.attempts = attempts
+            parts[key] = {"ids": [r.id for r in records], "seq": batch.seq}
         body = {"acks": acks, "timeout_ms": self.config["request.timeout.ms"], "producer": self.name,
                 "partitions": parts}
         if acks == 0:
@@ -128,6 +169,7 @@ class Sender:
                      (node, batches))
 
     def _dequeue(self, batch):
+        self._idle_until = None
         queue = self.queues.get(batch.key)
         if queue and batch in queue:
             queue.remove(batch)
@@ -139,6 +181,7 @@ class Sender:
 
     def _on_produce_response(self, ctx, body, error):
         node, batches = ctx
+        self._idle_until = None
         self.in_flight[node] -= 1
         if error in DISCONNECTS:
             self.node_failed(node)
@@ -178,12 +221,15 @@ class Sender:
 
     def _acked(self, batch, base_offset):
         now = self.scheduler.now_ms
-        for i, record in enumerate(batch.records):
+        on_acked = self.sim.on_acked
+        offset = base_offset
+        for record in batch.records:
             record.status = "acked"
             record.error = None
-            record.offset = base_offset + i
+            record.offset = offset
             record.acked_ms = now
-            self.sim.on_acked(record)
+            on_acked(record)
+            offset += 1
 
     def _fail(self, batch, err, detail):
         for record in batch.records:
