@@ -140,8 +140,8 @@ class Network(TcpHolds):
         if self.observer:
             self.observer("send", env)
         # Scheduler.schedule_at, inlined: one call less per message
-        sched._seq += 1
-        heappush(sched._heap, (deliver, sched._seq, self._deliver, env))
+        sched._seq = seq = sched._seq + 1
+        heappush(sched._heap, (deliver, seq, self._deliver, env))
         return env
 
     def _deliver(self, env):
@@ -243,8 +243,8 @@ class Node:
     def set_timer(self, delay_ms, fn, arg=None):
         # Scheduler.schedule, inlined (the same heap entry and seq): one call less per timer
         sched = self.scheduler
-        sched._seq += 1
-        heappush(sched._heap, (sched.now_ms + delay_ms, sched._seq, self._fire,
+        sched._seq = seq = sched._seq + 1
+        heappush(sched._heap, (sched.now_ms + delay_ms, seq, self._fire,
                                (self.incarnation, fn, arg)))
 
     def _fire(self, entry):
