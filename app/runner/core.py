@@ -272,8 +272,13 @@ class Runner:
             next_at += period
             delay = next_at - self.clock()
             if delay < 0:
+                # late: a tick that overran, or a wake-up that waited for the GIL. Keep the
+                # cadence when it is less than a period behind (the next tick comes early, so the
+                # rate stays FRAME_RATE despite the jitter); further behind, start afresh rather
+                # than fire a burst of ticks
                 self.stats["late_ticks"] += 1
-                next_at = self.clock()
+                if delay < -period:
+                    next_at = self.clock()
                 delay = 0.001
             self.sleep(delay)
 
