@@ -27,40 +27,43 @@ def build_result(sim):
     controller = tree.nodes.get("/controller")
     epoch = tree.nodes.get("/controller_epoch")
     return {
-        "scenario": {"name": sim.scenario["name"], "seed": sim.scenario["seed"],
-                     "kafka_version": sim.scenario["kafka_version"], "engine_version": getattr(sim, "engine_version", None) or engine_version()},
-        "end_ms": sim.now_ms,
+        **_result_head(sim),
         "controller": {"broker": controller.data["brokerid"] if controller else None,
                        "epoch": epoch.data if epoch else 0},
         "brokers": {str(b): broker_result(sim, broker) for b, broker in sim.brokers.items()},
         "partitions": {key: partition_result(sim, key, with_logs=True) for key in partition_keys(sim)},
         "zk": zk_dump(sim),
-        "records": [r.to_dict() for r in sim.records.values()],
-        "consumed": {name: list(reads) for name, reads in sim.consumed.items()},
-        "history": sim.history,
-        "violations": sim.violations,
-        "stats": {"events": sim.scheduler.events, "messages_sent": sim.network.sent,
-                  "messages_dropped": sim.network.dropped},
+        **_result_tail(sim),
     }
+
+
+def _result_head(sim):
+    """The fields every result starts with, in either mode (key order is part of the bytes)."""
+    return {"scenario": {"name": sim.scenario["name"], "seed": sim.scenario["seed"],
+                         "kafka_version": sim.scenario["kafka_version"],
+                         "engine_version": getattr(sim, "engine_version", None) or engine_version()},
+            "end_ms": sim.now_ms}
+
+
+def _result_tail(sim):
+    """The fields every result ends with, in either mode."""
+    return {"records": [r.to_dict() for r in sim.records.values()],
+            "consumed": {name: list(reads) for name, reads in sim.consumed.items()},
+            "history": sim.history,
+            "violations": sim.violations,
+            "stats": {"events": sim.scheduler.events, "messages_sent": sim.network.sent,
+                      "messages_dropped": sim.network.dropped}}
 
 
 def _kraft_result(sim):
     """KRaft eras (docs/scenario-format.md §4.2, docs/model.md §20.9)."""
     return {
-        "scenario": {"name": sim.scenario["name"], "seed": sim.scenario["seed"],
-                     "kafka_version": sim.scenario["kafka_version"],
-                     "engine_version": getattr(sim, "engine_version", None) or engine_version()},
-        "end_ms": sim.now_ms,
+        **_result_head(sim),
         "controller": kraft_view.controller_result(sim),
         "brokers": {str(b): _kraft_broker_result(sim, broker) for b, broker in sim.brokers.items()},
         "partitions": {key: partition_result(sim, key, with_logs=True) for key in partition_keys(sim)},
         "metadata_log": kraft_view.metadata_log_result(sim),
-        "records": [r.to_dict() for r in sim.records.values()],
-        "consumed": {name: list(reads) for name, reads in sim.consumed.items()},
-        "history": sim.history,
-        "violations": sim.violations,
-        "stats": {"events": sim.scheduler.events, "messages_sent": sim.network.sent,
-                  "messages_dropped": sim.network.dropped},
+        **_result_tail(sim),
     }
 
 

@@ -39,13 +39,18 @@ def cluster_view(sim, log_tail=LOG_TAIL):
         "brokers": [broker_view(sim, b) for b in sim.brokers.values()],
         "partitions": [partition_view(sim, key, log_tail) for key in _keys(sim)],
         "zk": zk_view(sim),
-        "messages": sim.network.in_flight_view(),
-        "links": links_view(sim),
-        "clients": {name: client.view() for name, client in sim.clients.items()},
-        "records": records_summary(sim),
-        "history_len": len(sim.history),
-        "violations": len(sim.violations),
+        **_view_tail(sim),
     }
+
+
+def _view_tail(sim):
+    """What every frame ends with, in either mode: messages, links, clients, records."""
+    return {"messages": sim.network.in_flight_view(),
+            "links": links_view(sim),
+            "clients": {name: client.view() for name, client in sim.clients.items()},
+            "records": records_summary(sim),
+            "history_len": len(sim.history),
+            "violations": len(sim.violations)}
 
 
 def _kraft_cluster_view(sim, log_tail):
@@ -59,12 +64,7 @@ def _kraft_cluster_view(sim, log_tail):
         "partitions": [partition_view(sim, key, log_tail) for key in _keys(sim)],
         "zk": None,
         "quorum": kraft_view.quorum_view(sim),
-        "messages": sim.network.in_flight_view(),
-        "links": links_view(sim),
-        "clients": {name: client.view() for name, client in sim.clients.items()},
-        "records": records_summary(sim),
-        "history_len": len(sim.history),
-        "violations": len(sim.violations),
+        **_view_tail(sim),
     }
 
 
