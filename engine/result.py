@@ -20,9 +20,11 @@ def history_digest(events):
     return h.hexdigest()
 
 
-def build_result(sim):
+def build_result(sim, logs=True):
+    """The result document; ``logs=False`` leaves out each replica's records (``replica_state``'s
+    ``log``), which only a summary that reads none of them (a sweep run) may ask for."""
     if sim.quorum is not None:
-        return _kraft_result(sim)
+        return _kraft_result(sim, logs)
     tree = sim.zk_server.tree
     controller = tree.nodes.get("/controller")
     epoch = tree.nodes.get("/controller_epoch")
@@ -31,7 +33,7 @@ def build_result(sim):
         "controller": {"broker": controller.data["brokerid"] if controller else None,
                        "epoch": epoch.data if epoch else 0},
         "brokers": {str(b): broker_result(sim, broker) for b, broker in sim.brokers.items()},
-        "partitions": {key: partition_result(sim, key, with_logs=True) for key in partition_keys(sim)},
+        "partitions": {key: partition_result(sim, key, with_logs=logs) for key in partition_keys(sim)},
         "zk": zk_dump(sim),
         **_result_tail(sim),
     }
@@ -55,13 +57,13 @@ def _result_tail(sim):
                       "messages_dropped": sim.network.dropped}}
 
 
-def _kraft_result(sim):
+def _kraft_result(sim, logs):
     """KRaft eras (docs/scenario-format.md §4.2, docs/model.md §20.9)."""
     return {
         **_result_head(sim),
         "controller": kraft_view.controller_result(sim),
         "brokers": {str(b): _kraft_broker_result(sim, broker) for b, broker in sim.brokers.items()},
-        "partitions": {key: partition_result(sim, key, with_logs=True) for key in partition_keys(sim)},
+        "partitions": {key: partition_result(sim, key, with_logs=logs) for key in partition_keys(sim)},
         "metadata_log": kraft_view.metadata_log_result(sim),
         **_result_tail(sim),
     }

@@ -253,9 +253,9 @@ class Simulation(TimelineOperations):
         return [tuple(b) for b in reversed(found)]
 
     # -- running ------------------------------------------------------------------------------------------
-    def run(self):
+    def run(self, logs=True):
         self.advance_to(self.scenario["duration_ms"])
-        return self.result()
+        return self.result(logs)
 
     def advance_to(self, time_ms, stop=None):
         """Process every event up to ``time_ms`` (never past the scenario's end)."""
@@ -340,9 +340,9 @@ class Simulation(TimelineOperations):
         sim.trace = trace
         return sim
 
-    def result(self):
+    def result(self, logs=True):
         from .result import build_result
-        return build_result(self)
+        return build_result(self, logs)
 
 
 OPS_LIVE = ("produce", "crash", "restart", "shutdown", "pause", "resume", "flush", "isolate", "cut",

@@ -242,7 +242,7 @@ def simulate(row, cell, profile, sweep_id):
     events, hist = [], []
     try:
         sim = Simulation(scenario)
-        result = sim.run()
+        result = sim.run(logs=False)  # the summary reads no replica's records
     except ScenarioError as exc:
         return _failed(base, "invalid", str(exc), scenario, started), events, hist
     except Exception:  # noqa: BLE001 - an engine bug is a finding of the sweep, not the end of it
