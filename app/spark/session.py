@@ -22,6 +22,11 @@ LOG4J2 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.proper
 JDBC_JARS = ("/usr/share/java/sqlite-jdbc.jar", "/usr/share/java/postgresql.jar")
 JNI_DIRS = ("/usr/lib/x86_64-linux-gnu/jni", "/usr/lib/aarch64-linux-gnu/jni", "/usr/lib/jni")
 EXECUTOR_MODULES = ("app.sweeps.worker", "app.analytics.resim_worker")
+#: The driver's JVM (in local mode also the executor) compiles with C1 only: it lives for one
+#: sweep or one analysis, and C2's compile threads cost more CPU than its faster code repays in
+#: that time (README, Speed). A cluster's executors keep tiered C2. ``ISRLAB_SPARK_FULL_JIT=1``
+#: restores C2 everywhere.
+QUICK_JIT = "-XX:TieredStopAtLevel=1"
 
 
 def jdbc_jars():
@@ -36,6 +41,7 @@ def session_conf(master=None, app_name="isrlab", extra=None):
     if jni:
         java_opts += " -Djava.library.path=" + ":".join(jni)
     local = master is None or master.startswith("local")
+    quick = "" if os.environ.get("ISRLAB_SPARK_FULL_JIT") else " " + QUICK_JIT
     conf = {
         "spark.master": master or "local[*]",
         "spark.app.name": app_name,
@@ -44,8 +50,8 @@ def session_conf(master=None, app_name="isrlab", extra=None):
         "spark.jars": ",".join(jars),
         "spark.driver.extraClassPath": ":".join(jars),
         "spark.executor.extraClassPath": ":".join(jars),
-        "spark.driver.extraJavaOptions": java_opts,
-        "spark.executor.extraJavaOptions": java_opts,
+        "spark.driver.extraJavaOptions": java_opts + quick,
+        "spark.executor.extraJavaOptions": java_opts + (quick if local else ""),
         "spark.sql.session.timeZone": "UTC",
         "spark.python.worker.reuse": "true",
         "spark.sql.execution.arrow.pyspark.enabled": "false",

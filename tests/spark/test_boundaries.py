@@ -57,6 +57,10 @@ def test_session_settings_are_quiet_and_local():
         assert jar in conf["spark.jars"] and jar in conf["spark.driver.extraClassPath"]
     cluster = session.session_conf("spark://somewhere:7077")
     assert cluster["spark.master"] == "spark://somewhere:7077" and "spark.driver.bindAddress" not in cluster
+    # C1 only for the short-lived local JVM; a cluster's long-lived executors keep C2
+    assert session.QUICK_JIT in conf["spark.driver.extraJavaOptions"]
+    assert session.QUICK_JIT in conf["spark.executor.extraJavaOptions"]
+    assert session.QUICK_JIT not in cluster["spark.executor.extraJavaOptions"]
 
 
 def test_the_running_session_uses_this_interpreter(spark):
@@ -64,3 +68,7 @@ def test_the_running_session_uses_this_interpreter(spark):
     assert os.environ["PYSPARK_PYTHON"] == sys.executable
     assert spark.sparkContext.getConf().get("spark.ui.enabled") == "false"
     assert spark.sparkContext.uiWebUrl is None
+    # the driver's JVM really started with the JIT setting (not only the conf asking for it)
+    jvm_args = str(spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+                   .getInputArguments())
+    assert session.QUICK_JIT in jvm_args, jvm_args
