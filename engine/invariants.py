@@ -5,6 +5,7 @@ leader, a truncation), which is "after every step" without rescanning the cluste
 Names follow the docs/scenario-format.md §5; background in docs/model.md §13 and §15.3. In eras and
 settings where Kafka really loses data, these checks report the loss — they never prevent it.
 """
+from .leader import SERVING_STATES
 
 
 class Invariants:
@@ -98,7 +99,7 @@ class Invariants:
         if hi > log.leo:
             self.violation("hw_above_leo", key,
                            f"broker {broker.node_id} has HW {log.hw} > LEO {log.leo}")
-        if not broker.running:
+        if broker.state not in SERVING_STATES:  # not broker.running, without the property call
             return
         partitions = broker.partitions
         if key not in partitions or not partitions[key].reconciled:
@@ -117,7 +118,8 @@ class Invariants:
             if other is broker:
                 continue
             opartitions = other.partitions
-            if key not in opartitions or not opartitions[key].reconciled or not other.running:
+            if key not in opartitions or not opartitions[key].reconciled \
+                    or other.state not in SERVING_STATES:
                 continue
             olog = other.logs[key]
             end = olog.hw
