@@ -5,9 +5,11 @@ One fetcher per (leader broker, fetcher id) — ``num.replica.fetchers`` threads
 a leader with nothing new parks the fetch for up to ``replica.fetch.wait.max.ms``. Partitions in
 the *truncating* state first reconcile their log with the leader (OffsetsForLeaderEpoch).
 """
+from .leader import SERVING_STATES
 from .messages import FETCH, LIST_OFFSETS, OFFSETS_FOR_LEADER_EPOCH
 from .partition import (hw_truncation_offset, kip101_truncation_offset, kip279_truncation)
 
+FLUSH_INTERVAL = "log.flush.interval.messages"
 FETCH_ERRORS_THAT_WAIT = ("NOT_LEADER_OR_FOLLOWER", "FENCED_LEADER_EPOCH", "UNKNOWN_LEADER_EPOCH",
                           "UNKNOWN_TOPIC_OR_PARTITION")
 
@@ -135,8 +137,9 @@ class ReplicaFollower:
 
     def _pump(self, fetcher):
         """One turn of AbstractFetcherThread.doWork: truncate if needed, else fetch."""
-        if fetcher.in_flight or self.fetchers.get(fetcher.key) is not fetcher or not self.running:
-            return  # (self._alive(fetcher), inlined: once per fetch round)
+        if fetcher.in_flight or self.fetchers.get(fetcher.key) is not fetcher \
+                or self.state not in SERVING_STATES:
+            return  # (self._alive(fetcher) and self.running, inlined: once per fetch round)
         now = self.scheduler.now_ms
         # One pass over the fetcher's partitions: the ready ones go into the Fetch until a ready
         # truncating one shows up; from then on only truncating ones are collected (a fetcher
@@ -286,7 +289,12 @@ class ReplicaFollower:
                 records = resp["records"]
                 if records:
                     log.append_replicated(records, self.era.epoch_cache)
-                    if log.unflushed_since >= self.sim.topic_config(part.topic, "log.flush.interval.messages"):
+                    # sim.topic_config(topic, FLUSH_INTERVAL), inlined: once per replicated append
+                    sim = self.sim
+                    overrides = sim.topic_configs.get(part.topic)
+                    limit = overrides[FLUSH_INTERVAL] if overrides and FLUSH_INTERVAL in overrides \
+                        else sim.config[FLUSH_INTERVAL]
+                    if log.unflushed_since >= limit:
                         log.flush()
                 leo = log.leo
                 fs.offset = leo
@@ -294,7 +302,7 @@ class ReplicaFollower:
                 new_hw = leo if leo < hw else hw  # min(): assigned, not max'ed: it can go down (§5.2)
                 if new_hw != log.hw:
                     log.hw = new_hw
-                    self.sim.on_hw_changed(self, key, log)
+                    self.sim.invariants.on_hw(self, key, log)  # a follower HW move: compare replicas
             elif err == "OFFSET_OUT_OF_RANGE":
                 out_of_range.append(key)
             else:

@@ -51,6 +51,24 @@ class ReplicaLog:
     def append_replicated(self, records, track_epochs):
         """Append as follower: offsets and epochs as the leader wrote them (§7)."""
         offset = self.leo
+        if len(records) == 1:
+            # A follower's usual step: one record. The loop below, unrolled for that case.
+            record = records[0]
+            epoch = record[0]
+            if track_epochs:
+                cache = self.epoch_cache
+                if not cache or cache[-1][0] != epoch:
+                    self.assign_epoch(epoch, offset)
+            runs = self.runs
+            run = runs[-1] if runs else None
+            if run is not None and run[2] == epoch and run[1] == offset:
+                run[1] = offset + 1
+            else:
+                runs.append([offset, offset + 1, epoch])
+            self.records.append(record)
+            self.leo = offset + 1
+            self.unflushed_since += 1
+            return
         cache = self.epoch_cache
         last = cache[-1][0] if cache else None
         runs = self.runs
