@@ -224,6 +224,10 @@ class Simulation(TimelineOperations):
     def on_acked(self, record):
         self.invariants.on_acked(record)
 
+    def on_acked_records(self, key, records):
+        """``on_acked`` for each of a batch's ``records``, all of partition ``key``."""
+        self.invariants.on_acked_records(key, records)
+
     def on_consumed(self, consumer, key, offset, record_id):
         self.invariants.on_consumed(consumer, key, offset, record_id)
 
