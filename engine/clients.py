@@ -89,6 +89,10 @@ def acks_label(acks):
 
 
 class Producer(Partitioner, Sender, ClientBase):
+    #: whether unkeyed records use the sticky partitioner (``_sticky``), set on first use; a
+    #: class default: older snapshots lack the attribute
+    _sticky_partitioner = None
+
     def __init__(self, sim, name, spec, config):
         ClientBase.__init__(self, sim, name, config)
         self.spec = spec
@@ -181,19 +185,28 @@ class Producer(Partitioner, Sender, ClientBase):
             available = self.available.get(topic)
             if available is None:
                 available = self._available(topic)
-            sticky = self._sticky()
+            sticky = self._sticky_partitioner
+            if sticky is None:   # fixed for the producer's life: asked once
+                sticky = self._sticky_partitioner = self._sticky()
             if sticky:
                 part = self.sticky.get(topic)
                 if part is None or part not in available:
-                    part = self._new_sticky(topic, None)
+                    part = self._new_sticky(topic, None, available)
             else:
                 self.round_robin += 1
                 part = available[(self.round_robin - 1) % len(available)]
             key = keys.get((topic, part)) or self.sim.key(topic, part)
-            batch = self._open_batch(key, acks)
+            # _open_batch, inlined for the first look (every record takes it)
+            queue = self.queues.get(key)
+            batch = None
+            if queue:
+                last = queue[-1]
+                if not last.in_flight and last.attempts == 0 and len(last.records) < BATCH_RECORDS \
+                        and last.acks == acks:
+                    batch = last
             if batch is None and sticky:
                 # onNewBatch: the sticky partition moves on whenever it would need a new batch.
-                part = self._new_sticky(topic, part)
+                part = self._new_sticky(topic, part, available)
                 key = keys.get((topic, part)) or self.sim.key(topic, part)
                 batch = self._open_batch(key, acks)
         else:

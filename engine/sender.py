@@ -185,7 +185,7 @@ class Sender:
         self.in_flight[node] -= 1
         if error in DISCONNECTS:
             self.node_failed(node)
-        elif not error:
+        elif not error and node in self.node_backoff:   # node_ok has a backoff to clear
             self.node_ok(node)
         refresh = False
         for batch in batches:
