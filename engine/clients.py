@@ -89,6 +89,10 @@ def acks_label(acks):
 
 
 class Producer(Partitioner, Sender, ClientBase):
+    #: whether unkeyed records use the sticky partitioner (``_sticky``), set on first use; a
+    #: class default: older snapshots lack the attribute
+    _sticky_partitioner = None
+
     def __init__(self, sim, name, spec, config):
         ClientBase.__init__(self, sim, name, config)
         self.spec = spec
@@ -153,9 +157,7 @@ class Producer(Partitioner, Sender, ClientBase):
         self.next_id += 1
         record = Record(rid, self.name, topic, ACKS_LABELS[acks], self.scheduler.now_ms, key, value)
         record.partition = partition
-        self.sim.register_record(record)
-        if acks == 0:
-            record.status = "pending"
+        self.sim.records[rid] = record   # Simulation.register_record, inlined (once per record)
         if topic in self.topic_partitions:
             self._append(record, acks)
         else:
@@ -175,14 +177,40 @@ class Producer(Partitioner, Sender, ClientBase):
         return None
 
     def _append(self, record, acks):
-        explicit = record.partition is not None or record.key is not None
-        part = self._choose_partition(record)
         topic = record.topic
-        key = self.sim.key(topic, part)
-        batch = self._open_batch(key, acks)
-        if batch is None and not explicit and self._sticky():
-            # onNewBatch: the sticky partition moves on whenever it would need a new batch.
-            part = self._new_sticky(topic, part)
+        keys = self.sim._keys   # Simulation.key without the call, for the unkeyed hot path
+        if record.partition is None and record.key is None:
+            # _choose_partition for an unkeyed record, inlined with _sticky asked once: this
+            # runs for every record of a steady load
+            available = self.available.get(topic)
+            if available is None:
+                available = self._available(topic)
+            sticky = self._sticky_partitioner
+            if sticky is None:   # fixed for the producer's life: asked once
+                sticky = self._sticky_partitioner = self._sticky()
+            if sticky:
+                part = self.sticky.get(topic)
+                if part is None or part not in available:
+                    part = self._new_sticky(topic, None, available)
+            else:
+                self.round_robin += 1
+                part = available[(self.round_robin - 1) % len(available)]
+            key = keys.get((topic, part)) or self.sim.key(topic, part)
+            # _open_batch, inlined for the first look (every record takes it)
+            queue = self.queues.get(key)
+            batch = None
+            if queue:
+                last = queue[-1]
+                if not last.in_flight and last.attempts == 0 and len(last.records) < BATCH_RECORDS \
+                        and last.acks == acks:
+                    batch = last
+            if batch is None and sticky:
+                # onNewBatch: the sticky partition moves on whenever it would need a new batch.
+                part = self._new_sticky(topic, part, available)
+                key = keys.get((topic, part)) or self.sim.key(topic, part)
+                batch = self._open_batch(key, acks)
+        else:
+            part = self._choose_partition(record)
             key = self.sim.key(topic, part)
             batch = self._open_batch(key, acks)
         record.partition = part

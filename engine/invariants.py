@@ -184,6 +184,14 @@ class Invariants:
         else:
             acked[key] = [record]
 
+    def on_acked_records(self, key, records):
+        """``on_acked`` for a produce batch: its records, in order, all of partition ``key``."""
+        acked = self.acked
+        if key in acked:
+            acked[key].extend(records)
+        else:
+            acked[key] = list(records)
+
     def on_consumed(self, consumer, key, offset, record_id):
         # three setdefault()s, without building two empty dicts per record read
         by_offset = self.consumed.get(key)

@@ -107,5 +107,5 @@ class IsrMaintenance(AlterIsrManager):
 
     def effective_min_isr(self, part):
         """min.insync.replicas; from 3.7 capped at the replication factor (docs/model.md §17.5)."""
-        min_isr = self.sim.topic_config(part.topic, "min.insync.replicas")
+        min_isr = self.sim.log_configs[part.topic]["min.insync.replicas"]
         return min(min_isr, len(part.replicas)) if self.era.hw_min_isr_gate else min_isr

@@ -83,19 +83,21 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
             if part is None or not part.is_leader:
                 results[key] = {"error": "NOT_LEADER_OR_FOLLOWER", "base_offset": -1}
                 continue
-            min_isr = self.effective_min_isr(part)  # admission: the committed ISR (§17.2)
-            if acks == -1 and len(part.isr) < min_isr:
-                results[key] = {"error": "NOT_ENOUGH_REPLICAS", "base_offset": -1}
-                self.sim.emit("produce_error", topic=part.topic, partition=part.index,
-                              broker=self.node_id, error="NOT_ENOUGH_REPLICAS",
-                              producer=body["producer"], records=batch["ids"],
-                              reason=f"acks=all and ISR {part.isr} has {len(part.isr)} < "
-                                     f"min.insync.replicas {min_isr}: rejected before append")
-                continue
-            answer = self.check_sequence(part, body["producer"], batch)
-            if answer is not None:
-                results[key] = answer
-                continue
+            if acks == -1:   # min.insync.replicas matters to acks=all only
+                min_isr = self.effective_min_isr(part)  # admission: the committed ISR (§17.2)
+                if len(part.isr) < min_isr:
+                    results[key] = {"error": "NOT_ENOUGH_REPLICAS", "base_offset": -1}
+                    self.sim.emit("produce_error", topic=part.topic, partition=part.index,
+                                  broker=self.node_id, error="NOT_ENOUGH_REPLICAS",
+                                  producer=body["producer"], records=batch["ids"],
+                                  reason=f"acks=all and ISR {part.isr} has {len(part.isr)} < "
+                                         f"min.insync.replicas {min_isr}: rejected before append")
+                    continue
+            if batch.get("seq") is not None:   # check_sequence answers None without a sequence
+                answer = self.check_sequence(part, body["producer"], batch)
+                if answer is not None:
+                    results[key] = answer
+                    continue
             base = self.append_as_leader(part, batch, body["producer"])
             results[key] = {"error": None, "base_offset": base}
             if acks == -1:
@@ -118,7 +120,7 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
             batches = self._producer_batches(part, producer)
             batches.append((batch["seq"], len(batch["ids"]), base))
             del batches[:-5]
-        if log.unflushed_since >= self.sim.topic_config(part.topic, "log.flush.interval.messages"):
+        if log.unflushed_since >= self.sim.log_configs[part.topic]["log.flush.interval.messages"]:
             log.flush()
         self.sim.on_append(self, part, base, batch["ids"])
         self._complete_fetches(part.key, True)  # new data: parked follower fetches

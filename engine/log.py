@@ -40,12 +40,20 @@ class ReplicaLog:
     def append(self, epoch, record_ids, track_epochs):
         """Append as leader; returns the first offset. Stamps ``epoch`` (§6 step 4)."""
         first = self.leo
+        count = len(record_ids)
         if track_epochs:
-            self.assign_epoch(epoch, first)
+            cache = self.epoch_cache
+            # assign_epoch returns at once while the epoch goes on (all but a term's first append)
+            if not cache or cache[-1][0] != epoch or first < cache[-1][1]:
+                self.assign_epoch(epoch, first)
         self.records.extend([(epoch, rid) for rid in record_ids])
-        self._extend_runs(epoch, first, first + len(record_ids))
-        self.leo += len(record_ids)
-        self.unflushed_since += len(record_ids)
+        runs = self.runs   # _extend_runs, inlined: once per append
+        if runs and runs[-1][2] == epoch and runs[-1][1] == first:
+            runs[-1][1] = first + count
+        else:
+            runs.append([first, first + count, epoch])
+        self.leo = first + count
+        self.unflushed_since += count
         return first
 
     def append_replicated(self, records, track_epochs):

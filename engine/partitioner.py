@@ -71,9 +71,11 @@ class Partitioner:
         self.round_robin += 1
         return available[(self.round_robin - 1) % len(available)]
 
-    def _new_sticky(self, topic, previous):
-        """StickyPartitionCache.nextPartition: a random available partition other than the last."""
-        available = self._available(topic)
+    def _new_sticky(self, topic, previous, available=None):
+        """StickyPartitionCache.nextPartition: a random available partition other than the last.
+        ``available``: ``_available(topic)``, when the caller has it already."""
+        if available is None:
+            available = self._available(topic)
         # the same draw as from [p for p in available if p != previous], without the list
         skip = available.index(previous) if previous in available and len(available) > 1 else None
         if skip is None:

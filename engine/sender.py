@@ -185,7 +185,7 @@ class Sender:
         self.in_flight[node] -= 1
         if error in DISCONNECTS:
             self.node_failed(node)
-        elif not error:
+        elif not error and node in self.node_backoff:   # node_ok has a backoff to clear
             self.node_ok(node)
         refresh = False
         for batch in batches:
@@ -221,15 +221,17 @@ class Sender:
 
     def _acked(self, batch, base_offset):
         now = self.scheduler.now_ms
-        on_acked = self.sim.on_acked
         offset = base_offset
-        for record in batch.records:
+        records = batch.records
+        for record in records:
             record.status = "acked"
             record.error = None
             record.offset = offset
             record.acked_ms = now
-            on_acked(record)
             offset += 1
+        # the whole batch at once: its records share the partition (on_acked once per record
+        # was a call chain per record)
+        self.sim.on_acked_records(batch.key, records)
 
     def _fail(self, batch, err, detail):
         for record in batch.records:

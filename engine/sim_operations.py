@@ -202,6 +202,7 @@ class TimelineOperations:
 
     def _op_set_config(self, op):
         self.topic_configs[op["topic"]][op["key"]] = op["value"]
+        self.log_configs.clear()   # the topic's LogConfig is rebuilt on next use
         tree = self.zk_server.tree
         path = f"/config/topics/{op['topic']}"
         data = {"version": 1, "config": dict(self.topic_configs[op["topic"]])}

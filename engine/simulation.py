@@ -26,6 +26,26 @@ TOP_LEVEL_ZNODES = ("/brokers/ids", "/brokers/topics", "/isr_change_notification
                     "/config/topics")
 
 
+class LogConfigs(dict):
+    """topic -> its LogConfig: the broker defaults with the topic's overrides, as Kafka keeps one
+    per topic and rebuilds it when the topic's config changes (TopicConfigHandler). The produce and
+    replication paths read a setting per append; a merged dict makes that one lookup instead of a
+    ``topic_config`` call. Built on first use, cleared on every change to ``topic_configs``
+    (``_register_topic``, ``set_config``); never pickled (``__getstate__``)."""
+    __slots__ = ("sim",)
+
+    def __init__(self, sim):
+        super().__init__()
+        self.sim = sim
+
+    def __missing__(self, topic):
+        overrides = self.sim.topic_configs.get(topic, {})
+        # every broker key, overridden or not; an unknown key still fails (KeyError)
+        config = self[topic] = {key: overrides[key] if key in overrides else default
+                                for key, default in self.sim.config.items()}
+        return config
+
+
 class Simulation(TimelineOperations):
     #: the engine behaviour this run follows (a class default: snapshots pickled before it existed
     #: continue as the current engine)
@@ -57,6 +77,7 @@ class Simulation(TimelineOperations):
         self._key_parts = {}
         self.topics = {}
         self.topic_configs = {}
+        self.log_configs = LogConfigs(self)
         self.invariants = Invariants(self)
         self.zk_server = ZkServer(self)
         self.zk_server.observer = self.invariants.on_znode_write
@@ -123,13 +144,7 @@ class Simulation(TimelineOperations):
         return self.key(parts[3], int(parts[5]))
 
     def topic_config(self, topic, key):
-        default = self.config[key]  # looked up first: an unknown key fails even when overridden
-        configs = self.topic_configs
-        if topic in configs:
-            overrides = configs[topic]
-            if key in overrides:
-                return overrides[key]
-        return default
+        return self.log_configs[topic][key]
 
     # -- the story -------------------------------------------------------------------------------------
     def emit(self, type_, **fields):
@@ -146,6 +161,7 @@ class Simulation(TimelineOperations):
     def _register_topic(self, topic):
         self.topics[topic["name"]] = topic
         self.topic_configs[topic["name"]] = dict(topic.get("config", {}))
+        self.log_configs.clear()
         for p in range(topic["partitions"]):
             self.key(topic["name"], p)
 
@@ -225,6 +241,10 @@ class Simulation(TimelineOperations):
 
     def on_acked(self, record):
         self.invariants.on_acked(record)
+
+    def on_acked_records(self, key, records):
+        """``on_acked`` for each of a batch's ``records``, all of partition ``key``."""
+        self.invariants.on_acked_records(key, records)
 
     def on_consumed(self, consumer, key, offset, record_id):
         self.invariants.on_consumed(consumer, key, offset, record_id)
@@ -329,7 +349,12 @@ class Simulation(TimelineOperations):
     def __getstate__(self):
         state = dict(self.__dict__)
         state["trace"] = None  # an observer of this process, not part of the simulation
+        state.pop("log_configs", None)  # a cache of topic_configs, rebuilt on load
         return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.log_configs = LogConfigs(self)
 
     def snapshot(self):
         """The complete state as bytes; ``Simulation.restore`` continues exactly from here.
