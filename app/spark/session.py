@@ -22,10 +22,12 @@ LOG4J2 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.proper
 JDBC_JARS = ("/usr/share/java/sqlite-jdbc.jar", "/usr/share/java/postgresql.jar")
 JNI_DIRS = ("/usr/lib/x86_64-linux-gnu/jni", "/usr/lib/aarch64-linux-gnu/jni", "/usr/lib/jni")
 EXECUTOR_MODULES = ("app.sweeps.worker", "app.analytics.resim_worker")
-#: The driver's JVM (in local mode also the executor) compiles with C1 only: it lives for one
-#: sweep or one analysis, and C2's compile threads cost more CPU than its faster code repays in
-#: that time (README, Speed). A cluster's executors keep tiered C2. ``ISRLAB_SPARK_FULL_JIT=1``
-#: restores C2 everywhere.
+#: ``quick_jit`` sessions (sweeps, re-simulations, counterexample search: the executors' Python
+#: does the work, the JVM only schedules and passes lines) compile with C1 only: C2's compile
+#: threads cost more CPU than their faster code repays in a JVM that lives for one sweep. Measured
+#: (README, Speed): the session's start ~20 -> ~13 CPU-s and the JVM's share of a 400-run sweep
+#: 17 -> ~3.5 CPU-s; but the analysis's SQL ran 43 s instead of 30 s, so it keeps tiered C2, as
+#: does a cluster's executor. ``ISRLAB_SPARK_FULL_JIT=1`` keeps C2 everywhere.
 QUICK_JIT = "-XX:TieredStopAtLevel=1"
 
 
@@ -33,7 +35,7 @@ def jdbc_jars():
     return [j for j in JDBC_JARS if os.path.exists(j)]
 
 
-def session_conf(master=None, app_name="isrlab", extra=None):
+def session_conf(master=None, app_name="isrlab", extra=None, quick_jit=False):
     """The settings of the session as (key, value) pairs (separate, so tests can read them)."""
     jars = jdbc_jars()
     jni = [d for d in JNI_DIRS if os.path.isdir(d)]
@@ -41,7 +43,7 @@ def session_conf(master=None, app_name="isrlab", extra=None):
     if jni:
         java_opts += " -Djava.library.path=" + ":".join(jni)
     local = master is None or master.startswith("local")
-    quick = "" if os.environ.get("ISRLAB_SPARK_FULL_JIT") else " " + QUICK_JIT
+    quick = " " + QUICK_JIT if quick_jit and not os.environ.get("ISRLAB_SPARK_FULL_JIT") else ""
     conf = {
         "spark.master": master or "local[*]",
         "spark.app.name": app_name,
@@ -66,14 +68,15 @@ def session_conf(master=None, app_name="isrlab", extra=None):
     return conf
 
 
-def build_session(master=None, app_name="isrlab", extra=None, ship=True):
-    """A SparkSession (or the one already running in this process)."""
+def build_session(master=None, app_name="isrlab", extra=None, ship=True, quick_jit=False):
+    """A SparkSession (or the one already running in this process: its JVM keeps the JIT setting
+    it started with). ``quick_jit``: see QUICK_JIT."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
     builder = SparkSession.builder
-    for key, value in session_conf(master, app_name, extra).items():
+    for key, value in session_conf(master, app_name, extra, quick_jit).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
