@@ -113,7 +113,7 @@ def test_isrlab_sweep_runs_kraft_plus_elr_against_kraft_without_it(spark, tmp_pa
     """``isrlab sweep --analyze`` with 4.1 x eligible.leader.replicas.version {0, 1} at min ISR 2:
     the same era with ELR off loses what 3.9-kraft loses, with ELR on nothing."""
     from app.analytics import cli
-    monkeypatch.setattr(cli, "_session", lambda master: spark)     # the session of this test run
+    monkeypatch.setattr(cli, "_session", lambda master, **_: spark)     # the session of this test run
     doc = dict(SWEEP, id="kraft-cli", base=dict(SWEEP["base"], kafka_version="4.1", config={"min.insync.replicas": 2}),
                grid={"eligible.leader.replicas.version": [0, 1]})
     path = tmp_path / "sweep.json"
