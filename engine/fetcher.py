@@ -289,12 +289,8 @@ class ReplicaFollower:
                 records = resp["records"]
                 if records:
                     log.append_replicated(records, self.era.epoch_cache)
-                    # sim.topic_config(topic, FLUSH_INTERVAL), inlined: once per replicated append
-                    sim = self.sim
-                    overrides = sim.topic_configs.get(part.topic)
-                    limit = overrides[FLUSH_INTERVAL] if overrides and FLUSH_INTERVAL in overrides \
-                        else sim.config[FLUSH_INTERVAL]
-                    if log.unflushed_since >= limit:
+                    # the topic's LogConfig read directly: once per replicated append
+                    if log.unflushed_since >= self.sim.log_configs[part.topic][FLUSH_INTERVAL]:
                         log.flush()
                 leo = log.leo
                 fs.offset = leo
