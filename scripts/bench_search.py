@@ -50,7 +50,7 @@ def main():
     if not args.no_spark:
         from app.spark.session import build_session
         started = time.perf_counter()
-        spark = build_session(quick_jit=True)
+        spark = build_session()
         print(f"Spark session start {time.perf_counter() - started:.1f} s "
               f"(parallelism {spark.sparkContext.defaultParallelism})", flush=True)
         case("0.10 RF2 acks=all, on Spark", OLD, None, 500, spark)

@@ -132,7 +132,7 @@ def bench_spark(doc, url, master, pypy, chunk_runs, runs_per_task):
     from app.sweeps import execute
     store = db.open_store(url)
     t0 = time.monotonic()
-    spark = build_session(master, app_name="isrlab-bench", quick_jit=True)
+    spark = build_session(master, app_name="isrlab-bench")
     session_s = time.monotonic() - t0
     session_cpu = tree_cpu_s()        # the JVM's start: paid once per session, not per run
     mode = "spark-pypy" if pypy != "off" else "spark"

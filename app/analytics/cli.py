@@ -95,9 +95,9 @@ def _store(url):
     return db.open_store(url)
 
 
-def _session(master, quick_jit=False):
+def _session(master):
     from app.spark.session import build_session
-    return build_session(master, quick_jit=quick_jit)
+    return build_session(master)
 
 
 def _read_json(path):
@@ -125,7 +125,7 @@ def cmd_sweep(args):
     progress = None if args.progress == "none" else Progress(args.progress)
     if progress:
         progress({"stage": "starting Spark"})
-    spark = _session(args.master, quick_jit=not args.analyze)   # a sweep alone: C1 is enough
+    spark = _session(args.master)
     kwargs = {}
     if args.chunk_runs:
         kwargs["chunk_runs"] = args.chunk_runs
@@ -196,7 +196,7 @@ def cmd_resimulate(args):
         print(f"error: invalid question: {exc}", file=sys.stderr)
         return EXIT_INVALID
     store = _store(args.db)
-    spark = _session(args.master, quick_jit=True)
+    spark = _session(args.master)
     summary = ask(spark, store, question, db_url=args.db)
     print(json.dumps({"resimulation": summary}))
     return 0

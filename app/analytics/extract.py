@@ -1,22 +1,35 @@
 """Extract: the stored facts as DataFrames, read through JDBC with explicit schemas and
-partitioned reads (``run_no`` ranges), for one or more sweeps."""
+partitioned reads (``run_no`` ranges), for one or more sweeps.
+
+Each stored row is read once, and only what the analysis uses crosses JDBC:
+
+* ``events``: the rows of the event types the transforms read (``transforms.ANALYSED_TYPES``,
+  about 60 % of the stored rows: not failed produce requests, controller changes, truncations,
+  session expiries) and their columns without ``leader_epoch`` and the ``details`` text;
+* ``cell_latency``: the produce-latency histogram per cell, summed by the database from the
+  ``sweep_latency`` rows of the cell's simulated runs. Every report number that reads latency is
+  per cell (percentiles, the histogram), so Spark gets ~1,500 rows for 10,000 runs instead of
+  ~1.5 million per-run buckets; ``transforms.cell_latency`` computes the same from per-run rows,
+  and a test checks the two agree."""
 from sqlalchemy import func, select
 
 from app.store.db import reading
 from app.sweeps import spec
 from app.sweeps.tables import sweep_runs
 
-from app.spark.jdbc import read_table
-from app.sweeps.schemas import CELLS_SCHEMA, EVENTS_TABLE_SCHEMA, LATENCY_TABLE_SCHEMA, RUNS_READ_SCHEMA
+from app.spark.jdbc import read_query, read_table
+from app.sweeps.schemas import CELL_LATENCY_SCHEMA, CELLS_SCHEMA, EVENTS_READ_SCHEMA, RUNS_READ_SCHEMA
+
+from .transforms import ANALYSED_TYPES
 
 EVENTS_PER_PARTITION = 250_000    # rows read by one JDBC task, about
 
 
-def sweep_filter(sweep_ids):
+def sweep_filter(sweep_ids, column="sweep_id"):
     for sid in sweep_ids:
         if not isinstance(sid, str) or not spec.SWEEP_ID.match(sid):
             raise ValueError(f"{sid!r} is not a sweep id")
-    return "sweep_id IN (" + ", ".join(f"'{s}'" for s in sweep_ids) + ")"
+    return f"{column} IN (" + ", ".join(f"'{s}'" for s in sweep_ids) + ")"
 
 
 def run_bounds(store, sweep_ids):
@@ -26,16 +39,35 @@ def run_bounds(store, sweep_ids):
     return (lo or 0, hi or 0), n
 
 
+def events_filter(sweep_ids):
+    types = ", ".join(f"'{t}'" for t in ANALYSED_TYPES)
+    return f"{sweep_filter(sweep_ids)} AND type IN ({types})"
+
+
+def cell_latency_query(sweep_ids):
+    """Per sweep, cell and bucket: the records of the cell's simulated runs (status ok).
+
+    ``CROSS JOIN`` with the join in WHERE is plain SQL for PostgreSQL, and tells SQLite to loop
+    over the runs and range-scan each run's buckets (its primary key), where its own choice
+    looked up the run of every latency row: 2 s instead of 4 s for 10,000 runs."""
+    return ('SELECT r.sweep_id AS sweep_id, r.cell_id AS cell_id, l.bucket_ms AS bucket_ms, '
+            'SUM(l."count") AS "count" FROM sweep_runs r CROSS JOIN sweep_latency l '
+            f"WHERE {sweep_filter(sweep_ids, 'r.sweep_id')} AND r.status = 'ok' "
+            'AND l.sweep_id = r.sweep_id AND l.run_no = r.run_no '
+            'GROUP BY r.sweep_id, r.cell_id, l.bucket_ms')
+
+
 def extract(spark, store, jdbc, sweep_ids, parallelism=None):
-    """``{"runs", "events", "latency", "cells"}`` DataFrames of the given sweeps."""
+    """``{"runs", "events", "cell_latency", "cells", "n_runs"}`` of the given sweeps."""
     where = sweep_filter(sweep_ids)
     bounds, n_runs = run_bounds(store, sweep_ids)
     parallelism = parallelism or spark.sparkContext.defaultParallelism
-    # ~60 events and ~40 latency buckets per run: split the big reads, keep the small ones whole
-    event_parts = max(1, min(4 * parallelism, n_runs * 60 // EVENTS_PER_PARTITION + 1))
+    # ~55 analysed events per run: split the big read, keep the small ones whole
+    event_parts = max(1, min(4 * parallelism, n_runs * 55 // EVENTS_PER_PARTITION + 1))
     runs = read_table(spark, jdbc, "sweep_runs", RUNS_READ_SCHEMA, "run_no", bounds,
                       max(1, min(parallelism, n_runs // 5000 + 1)), where)
-    events = read_table(spark, jdbc, "sweep_events", EVENTS_TABLE_SCHEMA, "run_no", bounds, event_parts, where)
-    latency = read_table(spark, jdbc, "sweep_latency", LATENCY_TABLE_SCHEMA, "run_no", bounds, event_parts, where)
+    events = read_table(spark, jdbc, "sweep_events", EVENTS_READ_SCHEMA, "run_no", bounds, event_parts,
+                        events_filter(sweep_ids))
+    cell_latency = read_query(spark, jdbc, cell_latency_query(sweep_ids), CELL_LATENCY_SCHEMA)
     cells = read_table(spark, jdbc, "sweep_cells", CELLS_SCHEMA, where=where)
-    return {"runs": runs, "events": events, "latency": latency, "cells": cells, "n_runs": n_runs}
+    return {"runs": runs, "events": events, "cell_latency": cell_latency, "cells": cells, "n_runs": n_runs}

@@ -29,6 +29,11 @@ def collect_tables(frames):
     ran every shared step again. Returns name -> list of dicts (columns in the given order).
     Exact: JSON keeps nulls (ignoreNullFields off), longs, booleans, and doubles (Java writes
     the shortest text that reads back to the same double)."""
+    return collect_union(tagged_union(frames), frames)
+
+
+def tagged_union(frames):
+    """The one DataFrame of collect_tables: (t = table name, j = the row as JSON)."""
     from pyspark.sql import functions as F
     packs = [df.select(F.lit(name).alias("t"), F.to_json(F.struct(*[F.col(c) for c in columns]),
                                                          {"ignoreNullFields": "false"}).alias("j"))
@@ -36,6 +41,10 @@ def collect_tables(frames):
     union = packs[0]
     for pack in packs[1:]:
         union = union.unionByName(pack)
+    return union
+
+
+def collect_union(union, frames):
     out = {name: [] for name in frames}
     for row in union.collect():
         out[row.t].append(json.loads(row.j))

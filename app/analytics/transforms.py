@@ -1,7 +1,9 @@
 """The analysis of sweeps as pure DataFrame functions: DataFrames in, a DataFrame out, no I/O.
 
 Inputs are the stored facts (schemas in ``app.sweeps.schemas``): ``runs`` (sweep_runs),
-``events`` (sweep_events: the compact replication events) and ``latency`` (sweep_latency).
+``events`` (sweep_events: the compact replication events; only the ``ANALYSED_TYPES`` are read)
+and the produce-latency histogram per cell (``cell_latency``: from the per-run sweep_latency rows
+by ``cell_latency(runs, latency)``, or summed by the database, ``extract.cell_latency_query``).
 Definitions (also on the report page):
 
 * loss: a run *loses* when at least one acknowledged record is lost at its end; per cell the
@@ -43,6 +45,12 @@ Z = 1.96
 RUN_KEY = ["sweep_id", "run_no"]
 PARTITION_KEY = ["sweep_id", "run_no", "topic", "partition"]
 CELL_KEY = ["sweep_id", "cell_id"]
+#: the event types these transforms read; the extract leaves the others in the store
+ANALYSED_TYPES = tuple(sorted(set(STATE_TYPES) | {
+    "broker_stopped", "broker_started", "broker_registered",   # broker_down_intervals
+    "fault",                                                     # pauses, detection and failover
+    "produce_error",                                             # NOT_ENOUGH_REPLICAS records
+    "violation"}))                                               # invariant_counts
 
 
 def wilson(k, n, z=Z):
@@ -119,8 +127,12 @@ def offline_steps(events, runs):
     with the broker's down interval)."""
     leaders = leader_steps(events, runs)
     none = leaders.where(F.col("leader") == -1).select(*PARTITION_KEY, "seq", "t_ms", "until_ms")
-    down = broker_down_intervals(events, runs).withColumnRenamed("broker", "leader")
-    overlap = (leaders.where(F.col("leader") >= 0).join(down, RUN_KEY + ["leader"])
+    down = broker_down_intervals(events, runs)
+    # joined on the run only, the broker matched after: both sides are then already partitioned
+    # by the join key (the facts are partitioned by run), where joining on the broker as well
+    # shuffled both sides again; a run has a handful of down intervals, so the pairs stay few
+    overlap = (leaders.where(F.col("leader") >= 0).join(down, RUN_KEY)
+               .where(F.col("leader") == F.col("broker"))
                .select(*PARTITION_KEY, "seq", F.greatest("t_ms", "down_ms").alias("t_ms"),
                        F.least("until_ms", "up_ms").alias("until_ms"))
                .where(F.col("until_ms") > F.col("t_ms")))
@@ -183,12 +195,14 @@ def failover_times(events):
                            & F.col("kind").isin("clean", "unclean", "elr", "last_known_leader"))
 
 
-def run_metrics(runs, events):
+def run_metrics(runs, events, offline_intervals=None):
     """One row per simulated run (status ok): its counts plus offline ms, ms under min ISR, ISR
     churn, NOT_ENOUGH_REPLICAS records, unclean elections, and its rank among its cell's runs
-    (1 = worst)."""
+    (1 = worst). ``offline_intervals``: merge_pieces(offline_steps(...)) when the caller has them."""
     ok = runs.where(F.col("status") == "ok")
-    offline = time_in(merge_pieces(offline_steps(events, ok))).withColumnRenamed("ms", "offline_ms")
+    if offline_intervals is None:
+        offline_intervals = merge_pieces(offline_steps(events, ok))
+    offline = time_in(offline_intervals).withColumnRenamed("ms", "offline_ms")
     under = time_flagged(under_min_isr_steps(events, ok)).withColumnRenamed("ms", "under_min_isr_ms")
     counts = (events.groupBy(*RUN_KEY).agg(
         F.sum(F.when(F.col("type").isin("isr_shrink", "isr_expand"), 1).otherwise(0)).cast("int").alias("isr_churn"),
@@ -234,8 +248,11 @@ def histogram_percentiles(hist, quantiles=(("p50", 0.5), ("p95", 0.95), ("p99", 
 
 
 def cell_latency(runs, latency):
+    """Per cell and bucket, the records of its simulated runs (sweep_id, cell_id, bucket_ms,
+    count) from per-run histogram rows (extract.cell_latency_query is the same in SQL)."""
     cells = runs.where(F.col("status") == "ok").select(*RUN_KEY, "cell_id")
-    return latency.join(cells, RUN_KEY).select(*CELL_KEY, "bucket_ms", "count")
+    return (latency.join(cells, RUN_KEY).groupBy(*CELL_KEY, "bucket_ms")
+            .agg(F.sum("count").cast("long").alias("count")))
 
 
 def cell_metrics(runs, metrics, detection, failover, latency_hist):
@@ -309,17 +326,18 @@ RUN_COLUMNS = ("sweep_id", "run_no", "run_key", "cell_id", "seed", "lost", "viol
                "under_min_isr_ms", "isr_churn", "ner_records", "unclean_elections", "converged", "worst_rank")
 
 
-def analyse(runs, events, latency, cache=True):
-    """Everything the report shows, from the facts: a dict of result DataFrames. With ``cache``
+def analyse(runs, events, lat, cache=True):
+    """Everything the report shows, from the facts (``lat``: the per-cell latency histogram,
+    ``cell_latency``): a dict of result DataFrames. With ``cache``
     the intermediate results shared by several outputs are cached (the caller unpersists them
     with ``release``)."""
     keep = (lambda df: df.cache()) if cache else (lambda df: df)
     ok = runs.where(F.col("status") == "ok")
-    metrics = keep(run_metrics(runs, events))
+    offline_iv = merge_pieces(offline_steps(events, ok))
+    metrics = keep(run_metrics(runs, events, offline_iv))
     detection = keep(detection_times(events))
     failover = keep(failover_times(events))
-    lat = keep(cell_latency(runs, latency))
-    offline_iv = merge_pieces(offline_steps(events, ok))
+    lat = keep(lat)
     return {
         "analytics_cells": cell_metrics(runs, metrics, detection, failover, lat),
         "analytics_invariants": invariant_counts(runs, events),
@@ -334,11 +352,11 @@ def release(results):
         df.unpersist()
 
 
-def headline(runs, events, latency):
+def headline(runs, events, lat):
     """The headline numbers per cell (what scripts/bench_analysis.py also computes in a
     single-process engine): runs, runs losing acknowledged records, their probability with the
     Wilson interval, lost records per run, ISR churn per run, NOT_ENOUGH_REPLICAS rate, and
-    produce latency p50 / p99."""
+    produce latency p50 / p99 (``lat``: the per-cell latency histogram, ``cell_latency``)."""
     ok = runs.where(F.col("status") == "ok")
     churn = (events.where(F.col("type").isin("isr_shrink", "isr_expand")).groupBy(*RUN_KEY)
              .agg(F.count("*").alias("churn")))
@@ -354,7 +372,7 @@ def headline(runs, events, latency):
     lo, hi = wilson(F.col("runs_lost"), F.col("runs"))
     agg = (agg.withColumn("p_loss", F.col("runs_lost").cast("double") / F.col("runs"))
            .withColumn("p_loss_lo", lo).withColumn("p_loss_hi", hi))
-    lat = histogram_percentiles(cell_latency(runs, latency), (("p50", 0.5), ("p99", 0.99)))
+    lat = histogram_percentiles(lat, (("p50", 0.5), ("p99", 0.99)))
     return agg.join(lat, CELL_KEY, "left").select(*HEADLINE_COLUMNS)
 
 

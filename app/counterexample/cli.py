@@ -50,7 +50,7 @@ def search(args):
     if not args.no_spark:
         from app.spark.session import build_session
         progress({"stage": "starting Spark"})        # ~7-17 s of JVM start: say so, not a frozen bar
-        spark = build_session(master=args.master, quick_jit=True)
+        spark = build_session(master=args.master)
     store = None
     if not args.no_save:
         from app.store.db import open_store

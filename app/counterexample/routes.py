@@ -102,7 +102,7 @@ def _background_session(master):
         except (OSError, AttributeError):
             pass
         try:
-            out["spark"] = build_session(master=master, quick_jit=True)
+            out["spark"] = build_session(master=master)
         except BaseException as exc:  # noqa: BLE001 - raised again in the search's thread
             out["error"] = exc
     thread = threading.Thread(target=start, daemon=True, name="isrlab-spark-start")

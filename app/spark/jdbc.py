@@ -71,6 +71,11 @@ def read_table(spark, jdbc, table, schema, partition_column=None, bounds=None, p
     ranges read in parallel."""
     columns = ", ".join(_quote(f.name) for f in schema.fields)
     query = f"SELECT {columns} FROM {table}" + (f" WHERE {where}" if where else "")
+    return read_query(spark, jdbc, query, schema, partition_column, bounds, partitions)
+
+
+def read_query(spark, jdbc, query, schema, partition_column=None, bounds=None, partitions=None):
+    """Read the rows of a SELECT (its columns named as ``schema``'s fields), as ``read_table``."""
     reader = spark.read.format("jdbc").options(**jdbc.options(
         dbtable=f"({query}) AS src", customSchema=custom_schema(schema), fetchsize=5000))
     if partition_column and bounds and partitions and partitions > 1 and bounds[1] > bounds[0]:

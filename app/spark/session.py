@@ -17,17 +17,20 @@ import sys
 import tempfile
 import zipfile
 
+from . import class_archive
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LOG4J2 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
 JDBC_JARS = ("/usr/share/java/sqlite-jdbc.jar", "/usr/share/java/postgresql.jar")
 JNI_DIRS = ("/usr/lib/x86_64-linux-gnu/jni", "/usr/lib/aarch64-linux-gnu/jni", "/usr/lib/jni")
 EXECUTOR_MODULES = ("app.sweeps.worker", "app.analytics.resim_worker")
-#: ``quick_jit`` sessions (sweeps, re-simulations, counterexample search: the executors' Python
-#: does the work, the JVM only schedules and passes lines) compile with C1 only: C2's compile
-#: threads cost more CPU than their faster code repays in a JVM that lives for one sweep. Measured
-#: (README, Speed): the session's start ~20 -> ~13 CPU-s and the JVM's share of a 400-run sweep
-#: 17 -> ~3.5 CPU-s; but the analysis's SQL ran 43 s instead of 30 s, so it keeps tiered C2, as
-#: does a cluster's executor. ``ISRLAB_SPARK_FULL_JIT=1`` keeps C2 everywhere.
+#: The driver JVM compiles with C1 only (``quick_jit``, the default): a session lives for one
+#: job, and on a 2-core machine C2's compile threads cost more CPU than their faster code repays.
+#: Measured (README, Speed), in fresh JVMs: the session's start ~20 -> ~13 CPU-s; the JVM's share
+#: of a 400-run sweep 17 -> ~3.5 CPU-s; the analysis of 10,000 runs, session start included,
+#: 45.4 / 48.7 / 44.1 s against 53.7 / 55.1 / 52.4 s with tiered C2. (Analysing in a JVM the
+#: headline query had already warmed, C2 was ahead: 53.6 against 59.1 s.) A cluster's long-lived
+#: executors keep tiered C2; ``quick_jit=False`` or ``ISRLAB_SPARK_FULL_JIT=1`` keeps it everywhere.
 QUICK_JIT = "-XX:TieredStopAtLevel=1"
 
 
@@ -35,8 +38,10 @@ def jdbc_jars():
     return [j for j in JDBC_JARS if os.path.exists(j)]
 
 
-def session_conf(master=None, app_name="isrlab", extra=None, quick_jit=False):
-    """The settings of the session as (key, value) pairs (separate, so tests can read them)."""
+def session_conf(master=None, app_name="isrlab", extra=None, quick_jit=True, dump_archive=None):
+    """The settings of the session as (key, value) pairs (separate, so tests can read them).
+    The driver maps the class archive when there is one (``class_archive``); ``dump_archive``:
+    write one at its exit instead (only ``class_archive.build`` asks for it)."""
     jars = jdbc_jars()
     jni = [d for d in JNI_DIRS if os.path.isdir(d)]
     java_opts = f"-Dlog4j2.configurationFile=file:{LOG4J2}"
@@ -44,6 +49,10 @@ def session_conf(master=None, app_name="isrlab", extra=None, quick_jit=False):
         java_opts += " -Djava.library.path=" + ":".join(jni)
     local = master is None or master.startswith("local")
     quick = " " + QUICK_JIT if quick_jit and not os.environ.get("ISRLAB_SPARK_FULL_JIT") else ""
+    if dump_archive:
+        archive = f" -XX:ArchiveClassesAtExit={dump_archive} {class_archive.QUIET}"
+    else:
+        archive = class_archive.java_options(jars)
     conf = {
         "spark.master": master or "local[*]",
         "spark.app.name": app_name,
@@ -52,7 +61,7 @@ def session_conf(master=None, app_name="isrlab", extra=None, quick_jit=False):
         "spark.jars": ",".join(jars),
         "spark.driver.extraClassPath": ":".join(jars),
         "spark.executor.extraClassPath": ":".join(jars),
-        "spark.driver.extraJavaOptions": java_opts + quick,
+        "spark.driver.extraJavaOptions": java_opts + quick + archive,
         "spark.executor.extraJavaOptions": java_opts + (quick if local else ""),
         "spark.sql.session.timeZone": "UTC",
         "spark.python.worker.reuse": "true",
@@ -68,15 +77,15 @@ def session_conf(master=None, app_name="isrlab", extra=None, quick_jit=False):
     return conf
 
 
-def build_session(master=None, app_name="isrlab", extra=None, ship=True, quick_jit=False):
+def build_session(master=None, app_name="isrlab", extra=None, ship=True, quick_jit=True, dump_archive=None):
     """A SparkSession (or the one already running in this process: its JVM keeps the JIT setting
-    it started with). ``quick_jit``: see QUICK_JIT."""
+    it started with). ``quick_jit``: see QUICK_JIT; ``dump_archive``: see session_conf."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
     builder = SparkSession.builder
-    for key, value in session_conf(master, app_name, extra, quick_jit).items():
+    for key, value in session_conf(master, app_name, extra, quick_jit, dump_archive).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")

@@ -32,6 +32,8 @@ RESULT_SCHEMA = StructType([
 #: sweep_events as stored (the key columns, then the event)
 EVENTS_TABLE_SCHEMA = StructType([StructField("sweep_id", S, False), StructField("run_no", L, False)]
                                  + list(EVENT_STRUCT.fields))
+#: the columns of sweep_events the analysis reads (not leader_epoch, not the details text)
+EVENTS_READ_SCHEMA = StructType([f for f in EVENTS_TABLE_SCHEMA.fields if f.name not in ("leader_epoch", "details")])
 LATENCY_TABLE_SCHEMA = StructType([StructField("sweep_id", S, False), StructField("run_no", L, False),
                                    StructField("bucket_ms", I, False), StructField("count", I, False)])
 
@@ -41,6 +43,10 @@ RUNS_READ_FIELDS = ("run_key", "sweep_id", "run_no", "cell_id", "seed", "status"
                     "records_sent", "acked", "failed", "failed_ner", "pending", "lost", "lost_acks_all",
                     "violations", "converged", "latency_max_ms")
 RUNS_READ_SCHEMA = StructType([StructField(f, _RUN_TYPES[f], True) for f in RUNS_READ_FIELDS])
+
+#: the produce latency histogram of a cell: its simulated runs' sweep_latency rows summed per bucket
+CELL_LATENCY_SCHEMA = StructType([StructField("sweep_id", S, False), StructField("cell_id", I, False),
+                                  StructField("bucket_ms", I, False), StructField("count", L, False)])
 
 CELLS_SCHEMA = StructType([StructField("sweep_id", S, False), StructField("cell_id", I, False),
                            StructField("settings_json", S, False), StructField("label", S, False),

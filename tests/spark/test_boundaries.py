@@ -57,15 +57,13 @@ def test_session_settings_are_quiet_and_local():
         assert jar in conf["spark.jars"] and jar in conf["spark.driver.extraClassPath"]
     cluster = session.session_conf("spark://somewhere:7077")
     assert cluster["spark.master"] == "spark://somewhere:7077" and "spark.driver.bindAddress" not in cluster
-    # C1 only where the JVM just schedules simulations (quick_jit); the analysis's SQL and a
-    # cluster's long-lived executors keep tiered C2
-    assert session.QUICK_JIT not in conf["spark.driver.extraJavaOptions"]
-    quick = session.session_conf(quick_jit=True)
-    assert session.QUICK_JIT in quick["spark.driver.extraJavaOptions"]
-    assert session.QUICK_JIT in quick["spark.executor.extraJavaOptions"]
-    quick_cluster = session.session_conf("spark://somewhere:7077", quick_jit=True)
-    assert session.QUICK_JIT in quick_cluster["spark.driver.extraJavaOptions"]
-    assert session.QUICK_JIT not in quick_cluster["spark.executor.extraJavaOptions"]
+    # C1 only for a local driver (quick_jit, the default); a cluster's long-lived executors and
+    # quick_jit=False keep tiered C2
+    assert session.QUICK_JIT in conf["spark.driver.extraJavaOptions"]
+    assert session.QUICK_JIT in conf["spark.executor.extraJavaOptions"]      # local: the same JVM
+    assert session.QUICK_JIT not in session.session_conf(quick_jit=False)["spark.driver.extraJavaOptions"]
+    assert session.QUICK_JIT in cluster["spark.driver.extraJavaOptions"]
+    assert session.QUICK_JIT not in cluster["spark.executor.extraJavaOptions"]
 
 
 def test_the_running_session_uses_this_interpreter(spark):
@@ -73,8 +71,7 @@ def test_the_running_session_uses_this_interpreter(spark):
     assert os.environ["PYSPARK_PYTHON"] == sys.executable
     assert spark.sparkContext.getConf().get("spark.ui.enabled") == "false"
     assert spark.sparkContext.uiWebUrl is None
-    # the JVM really started with the session's options: the log4j2 file, and (the tests' session
-    # runs the analysis too) tiered C2, not the sweeps' C1-only setting
+    # the JVM really started with the session's options: the log4j2 file and C1 only
     jvm_args = str(spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
                    .getInputArguments())
-    assert "log4j2.configurationFile=file:" in jvm_args and session.QUICK_JIT not in jvm_args, jvm_args
+    assert "log4j2.configurationFile=file:" in jvm_args and session.QUICK_JIT in jvm_args, jvm_args

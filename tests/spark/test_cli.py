@@ -35,24 +35,6 @@ def test_invalid_sweep_is_refused_before_spark_starts(tmp_path, capsys, monkeypa
     assert "what_if.kafka_version" in capsys.readouterr().err
 
 
-def test_a_sweep_alone_asks_for_the_quick_jit_and_one_with_analysis_does_not(tmp_path, monkeypatch):
-    """C1 only for a JVM that just schedules simulations; the analysis's SQL keeps C2."""
-    asked = []
-
-    def session(master, quick_jit=False):
-        asked.append(quick_jit)
-        raise RuntimeError("stop before Spark")
-    monkeypatch.setattr(cli, "_session", session)
-    path = tmp_path / "sweep.json"
-    path.write_text(json.dumps({"id": "q", "base": {"duration_ms": 60000}, "seeds": 1}))
-    for extra in ([], ["--analyze"]):
-        try:
-            cli.main(["sweep", str(path), "--db", f"sqlite:///{tmp_path}/s.db", "--progress", "none"] + extra)
-        except RuntimeError:
-            pass
-    assert asked == [True, False]
-
-
 def test_progress_bar_draws_counts_and_rate_on_a_terminal():
     out = io.StringIO()
     progress = Progress("bar", stream=out, force_bar=True)

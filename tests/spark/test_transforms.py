@@ -117,7 +117,7 @@ def test_cell_with_three_runs_one_lost(spark):
     events = events_df(spark, story())
     latency = spark.createDataFrame([("s", 0, 2, 5), ("s", 0, 4, 3), ("s", 1, 100, 2), ("s", 3, 9, 99)],
                                     LATENCY_TABLE_SCHEMA)
-    results = T.analyse(runs, events, latency)
+    results = T.analyse(runs, events, T.cell_latency(runs, latency))
     cell = results["analytics_cells"].collect()
     T.release(results)
     assert len(cell) == 1
@@ -179,11 +179,33 @@ def test_headline_agrees_with_the_full_cell_metrics(spark):
     runs = runs_df(spark, {"run_no": 0, "records_sent": 100}, {"run_no": 1, "lost": 6}, {"run_no": 2})
     events = events_df(spark, story())
     latency = spark.createDataFrame([("s", 0, 2, 5), ("s", 1, 100, 2)], LATENCY_TABLE_SCHEMA)
-    head = T.headline(runs, events, latency).collect()[0].asDict()
-    full = T.analyse(runs, events, latency)
+    lat = T.cell_latency(runs, latency)
+    head = T.headline(runs, events, lat).collect()[0].asDict()
+    full = T.analyse(runs, events, lat)
     cell = full["analytics_cells"].collect()[0].asDict()
     T.release(full)
     for key in ("runs", "runs_lost", "p_loss", "p_loss_lo", "p_loss_hi", "lost_mean", "isr_churn_mean", "ner_rate",
                 "latency_p50_ms", "latency_p99_ms"):
         assert head[key] == cell[key], key
     assert head["ner_rate"] == 7 / 300 and head["latency_p99_ms"] == 100.0
+
+
+def test_cell_latency_sums_the_buckets_of_the_simulated_runs(spark):
+    runs = runs_df(spark, {"run_no": 0}, {"run_no": 1, "cell_id": 1}, {"run_no": 2}, {"run_no": 3, "status": "error"})
+    latency = spark.createDataFrame([("s", 0, 2, 5), ("s", 2, 2, 4), ("s", 2, 7, 1), ("s", 1, 2, 3), ("s", 3, 2, 50)],
+                                    LATENCY_TABLE_SCHEMA)
+    expected = spark.createDataFrame([("s", 0, 2, 9), ("s", 0, 7, 1), ("s", 1, 2, 3)],
+                                     "sweep_id string, cell_id int, bucket_ms int, count long")
+    assertDataFrameEqual(T.cell_latency(runs, latency), expected)
+
+
+def test_the_analysed_types_cover_every_type_the_transforms_read():
+    """The extract reads only ANALYSED_TYPES: a transform reading another type would see none."""
+    import inspect
+    import re
+    source = inspect.getsource(T)
+    named = set(re.findall(r'F\.col\("type"\) == "([a-z_]+)"', source))
+    for group in re.findall(r'F\.col\("type"\)\.isin\(([^)]*)\)', source):
+        named |= set(re.findall(r'"([a-z_]+)"', group))
+    assert named and named <= set(T.ANALYSED_TYPES), named - set(T.ANALYSED_TYPES)
+    assert {"produce_failed", "truncation", "controller_elected"}.isdisjoint(T.ANALYSED_TYPES)
