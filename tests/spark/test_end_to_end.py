@@ -188,9 +188,9 @@ JOBS_PER_ANALYSIS = 10
 
 
 def test_the_lean_extract_gives_the_analysis_of_every_stored_fact(spark, sqlite_store):
-    """The extract reads only the analysed event types and lets the database sum latency per
-    cell; the analysis of every stored row (all events, per-run latency summed by Spark) must
-    give the same tables."""
+    """The extract reads only the analysed event types, lets the database sum produce errors per
+    run and latency per cell; the analysis of every stored row (all events, per-run latency
+    summed by Spark) must give the same tables."""
     from app.analytics import extract as ex
     from app.analytics import load
     from app.analytics import transforms as T
@@ -202,8 +202,12 @@ def test_the_lean_extract_gives_the_analysis_of_every_stored_fact(spark, sqlite_
     where = ex.sweep_filter(["e2e"])
     events = read_table(spark, jdbc, "sweep_events", EVENTS_TABLE_SCHEMA, where=where)
     latency = read_table(spark, jdbc, "sweep_latency", LATENCY_TABLE_SCHEMA, where=where)
+    # the types left in the store, and the produce errors summed per run and error
     skipped = events.where(~events["type"].isin(*T.ANALYSED_TYPES)).count()
-    assert skipped > 0 and lean["events"].count() == events.count() - skipped
+    errors = events.where(events["type"] == "produce_error")
+    assert skipped > 0 and errors.count() > errors.select("run_no", "kind").distinct().count()
+    assert lean["events"].where(lean["events"]["type"] != "produce_error").count() == \
+        events.count() - skipped - errors.count()
 
     def tables(events, lat):
         results = T.analyse(lean["runs"], events, lat)
