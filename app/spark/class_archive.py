@@ -8,9 +8,9 @@ JVM loaded to an archive at its exit (``-XX:ArchiveClassesAtExit``); a JVM start
 (README, Speed): the session starts in ~6 s instead of ~11 s, and its first query runs in 3.1 s
 instead of 5.2 s.
 
-``scripts/setup.sh`` builds the archive once per machine (``python -m app.spark.archive_build``:
-a short Spark session doing what ISR Lab's jobs do, then a clean exit), into the user's cache
-folder, written under a temporary name and renamed when complete. Its name carries a fingerprint
+``scripts/setup.sh`` builds the archive once per checkout (``python -m app.spark.archive_build``:
+a short Spark session doing what ISR Lab's jobs do, then a clean exit), into ``.venv/spark-cds``
+(``cache_dir``), written under a temporary name and renamed when complete. Its name carries a fingerprint
 of the JVM and of the class path, so a changed JDK, Spark or JDBC driver gets a new archive, never
 a stale one; ``-Xshare:auto`` makes a JVM that cannot map the archive run without it, silently
 (``-Xlog:cds*=off``). ``ISRLAB_SPARK_CDS=0`` turns it off.
@@ -19,13 +19,16 @@ import glob
 import hashlib
 import os
 import shutil
+import sys
 
 QUIET = "-Xlog:cds*=off"
 
 
 def cache_dir():
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "isrlab", "spark-cds")
+    """Beside the virtual environment whose Spark jars the archive maps (``.venv/spark-cds``):
+    a JVM accepts an archive only with the class path it was dumped with, so each checkout has
+    its own, and it goes when the environment goes. ``ISRLAB_SPARK_CDS_DIR`` moves it."""
+    return os.environ.get("ISRLAB_SPARK_CDS_DIR") or os.path.join(sys.prefix, "spark-cds")
 
 
 def _stat(path):
@@ -41,8 +44,9 @@ def fingerprint(jars):
     import pyspark
     java = shutil.which("java") or ""
     java = os.path.realpath(java) if java else "none"
+    # full paths: the JVM checks the class path itself, so another checkout is another archive
     spark_jars = sorted(glob.glob(os.path.join(os.path.dirname(pyspark.__file__), "jars", "*.jar")))
-    parts = [_stat(java), pyspark.__version__, *map(os.path.basename, spark_jars), *map(_stat, jars)]
+    parts = [_stat(java), pyspark.__version__, *spark_jars, *map(_stat, jars)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 

@@ -22,7 +22,7 @@ def test_the_archive_is_named_by_the_jvm_and_the_class_path(tmp_path):
 
 
 def test_a_session_maps_the_archive_only_when_it_exists(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("ISRLAB_SPARK_CDS_DIR", str(tmp_path))
     jars = session.jdbc_jars()
     assert class_archive.java_options(jars) == ""
     assert "SharedArchiveFile" not in session.session_conf()["spark.driver.extraJavaOptions"]
