@@ -28,7 +28,7 @@ def test_a_session_maps_the_archive_only_when_it_exists(tmp_path, monkeypatch):
     assert "SharedArchiveFile" not in session.session_conf()["spark.driver.extraJavaOptions"]
     path = class_archive.archive_path(jars)
     assert path.startswith(str(tmp_path))
-    os.makedirs(os.path.dirname(path))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     open(path, "wb").close()
     options = session.session_conf()["spark.driver.extraJavaOptions"]
     # -Xshare:auto: a JVM that cannot map it runs without it; the warning is silenced
