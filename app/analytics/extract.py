@@ -50,19 +50,26 @@ def events_query(sweep_ids):
     transforms read nothing of them but the records they answered, summed per run: the database
     sums them (per run and error, at the first one's seq and time), so Spark reads ~one row per
     run instead of ~100."""
-    columns = [f'"{f.name}"' for f in EVENTS_READ_SCHEMA.fields]
+    names = [f.name for f in EVENTS_READ_SCHEMA.fields]
     types = ", ".join(f"'{t}'" for t in ANALYSED_TYPES if t != "produce_error")
     ner = ", ".join(f"'{k}'" for k in sorted(NER_ERRORS))
-    summed = {"seq": 'MIN("seq")', "t_ms": 'MIN("t_ms")', "count": 'SUM("count")', "type": "'produce_error'"}
-    kept = ("sweep_id", "run_no", "kind")
-
-    def per_run(name):
-        return f'{summed[name]} AS "{name}"' if name in summed else f'"{name}"' if name in kept else f'NULL AS "{name}"'
-    per_run = [per_run(f.name) for f in EVENTS_READ_SCHEMA.fields]
     where = sweep_filter(sweep_ids)
-    return (f"SELECT {', '.join(columns)} FROM sweep_events WHERE {where} AND type IN ({types}) "
-            f"UNION ALL SELECT {', '.join(per_run)} FROM sweep_events WHERE {where} "
+    stored = ", ".join(f'"{name}"' for name in names)
+    summed = ", ".join(_summed_error_column(name) for name in names)
+    return (f"SELECT {stored} FROM sweep_events WHERE {where} AND type IN ({types}) "
+            f"UNION ALL SELECT {summed} FROM sweep_events WHERE {where} "
             f"AND type = 'produce_error' AND kind IN ({ner}) GROUP BY sweep_id, run_no, kind")
+
+
+#: a run's produce errors of one kind, as one row: the first one's seq and time, the records summed
+_ERROR_AGGREGATES = {"seq": 'MIN("seq")', "t_ms": 'MIN("t_ms")', "count": 'SUM("count")', "type": "'produce_error'"}
+_ERROR_KEYS = ("sweep_id", "run_no", "kind")
+
+
+def _summed_error_column(name):
+    if name in _ERROR_AGGREGATES:
+        return f'{_ERROR_AGGREGATES[name]} AS "{name}"'
+    return f'"{name}"' if name in _ERROR_KEYS else f'NULL AS "{name}"'
 
 
 def cell_latency_query(sweep_ids):
