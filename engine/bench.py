@@ -18,7 +18,7 @@ import time
 
 from .network import Network, Node
 from .rng import Streams
-from .scheduler import Scheduler
+from .scheduler import new_scheduler
 from .simulation import Simulation
 
 KERNEL_NODES = 5
@@ -67,7 +67,7 @@ class _Host:
     """What ``Node`` needs of a simulation: its scheduler and network."""
 
     def __init__(self):
-        self.scheduler = Scheduler()
+        self.scheduler = new_scheduler()
         self.network = Network(self.scheduler, Streams(0).fork("network"))
 
 

@@ -124,24 +124,21 @@ class Network(TcpHolds):
                 deliver = self.queued_behind(link, type_, correlation_id, is_request, deliver)
         # Envelope(...), built without the Python-level __init__ call (a third of its cost)
         env = _new(Envelope)
-        env.id = msg_id
-        env.source = source
-        env.target = target
-        env.type = type_
-        env.body = body
-        env.sent_at_ms = now
-        env.deliver_at_ms = deliver
-        env.correlation_id = correlation_id
-        env.is_request = is_request
+        env.id, env.source, env.target = msg_id, source, target       # (3-tuples: no tuple built)
+        env.type, env.body, env.sent_at_ms = type_, body, now
+        env.deliver_at_ms, env.correlation_id, env.is_request = deliver, correlation_id, is_request
         if self.blocked and (source, target) in self.blocked:
             self._hold(env)
             return env
         self.in_flight[msg_id] = env
         if self.observer:
             self.observer("send", env)
-        # Scheduler.schedule_at, inlined: one call less per message
+        # Scheduler.schedule_at, inlined on CPython: one call less per message
         sched._seq = seq = sched._seq + 1
-        heappush(sched._heap, (deliver, seq, self._deliver, env))
+        if sched.keyed:
+            sched.push(deliver, seq, self._deliver, env)
+        else:
+            heappush(sched._heap, (deliver, seq, self._deliver, env))
         return env
 
     def _deliver(self, env):
@@ -244,8 +241,11 @@ class Node:
         # Scheduler.schedule, inlined (the same heap entry and seq): one call less per timer
         sched = self.scheduler
         sched._seq = seq = sched._seq + 1
-        heappush(sched._heap, (sched.now_ms + delay_ms, seq, self._fire,
-                               (self.incarnation, fn, arg)))
+        if sched.keyed:
+            sched.push(sched.now_ms + delay_ms, seq, self._fire, (self.incarnation, fn, arg))
+        else:
+            heappush(sched._heap, (sched.now_ms + delay_ms, seq, self._fire,
+                                   (self.incarnation, fn, arg)))
 
     def _fire(self, entry):
         if entry[0] != self.incarnation:

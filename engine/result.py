@@ -8,15 +8,17 @@ from .kraft import kraft_view
 from .partition import isr_state
 
 _compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_DIGEST_SLICE = 512   # events per sha256 update
 
 
 def history_digest(events):
     """SHA-256 over a run's history, one compact JSON text per event and a newline: how the store,
     the seek index and the Spark workers check that a replay is the run that was saved."""
     h = hashlib.sha256()
-    for e in events:
-        h.update(_compact(e).encode())
-        h.update(b"\n")
+    # Fed in slices of joined text: one update per event costs a foreign call each on PyPy
+    # (2 % of a sweep run there); a slice keeps the text built at once small.
+    for start in range(0, len(events), _DIGEST_SLICE):
+        h.update("".join([_compact(e) + "\n" for e in events[start:start + _DIGEST_SLICE]]).encode())
     return h.hexdigest()
 
 

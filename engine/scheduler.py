@@ -9,6 +9,7 @@ operations (scenario ops and live user commands) take seqs from a separate, very
 counter so that at equal times they run before ordinary events, in list order. That is what makes
 a live session, recorded as timeline operations, replay byte for byte (see ``schedule_op``).
 """
+import sys
 from heapq import heappop, heappush
 
 #: seqs below this are reserved for timeline operations (they sort before ordinary events).
@@ -19,6 +20,8 @@ BOOT_SEQ_BASE = -2 * (10 ** 12)
 
 class Scheduler:
     __slots__ = ("now_ms", "_heap", "_seq", "_op_seq", "events")
+    #: False: entries are (time_ms, seq, fn, arg) tuples in ``_heap`` (callers may push there)
+    keyed = False
 
     def __init__(self):
         self.now_ms = 0
@@ -89,3 +92,103 @@ class Scheduler:
 
     def pending(self):
         return len(self._heap)
+
+
+# -- PyPy's layout ----------------------------------------------------------------------------
+#: (time_ms, seq) as one integer: time_ms above KEY_SHIFT bits, seq - BOOT_SEQ_BASE below (boot
+#: seqs start at 0, timeline seqs at 10**12, ordinary seqs at 2 * 10**12: all below 2**42).
+KEY_SHIFT = 42
+KEY_SEQ_OFFSET = -BOOT_SEQ_BASE
+
+
+class KeyedScheduler(Scheduler):
+    """The same kernel, ordered the same way, for PyPy: a heap of integer keys beside a dict of
+    entries. PyPy's heapq is Python code; comparing plain integers (a list PyPy stores unboxed)
+    instead of 4-tuples makes its push and pop ~5x faster, a sixth of a sweep run there
+    (CPython's C heapq compares tuples as fast: it keeps the tuple layout).
+
+    Pickles as a plain ``Scheduler`` (same entries, same order), so a snapshot never depends on
+    the interpreter that made it."""
+    __slots__ = ("_keys", "_entries")
+    keyed = True
+
+    def __init__(self):
+        super().__init__()
+        self._keys = []
+        self._entries = {}
+
+    def push(self, time_ms, seq, fn, arg):
+        key = (time_ms << KEY_SHIFT) + seq + KEY_SEQ_OFFSET
+        heappush(self._keys, key)
+        self._entries[key] = (fn, arg)
+
+    def schedule(self, delay_ms, fn, arg=None):
+        self._seq += 1
+        self.push(self.now_ms + delay_ms, self._seq, fn, arg)
+
+    def schedule_at(self, time_ms, fn, arg=None):
+        self._seq += 1
+        self.push(time_ms, self._seq, fn, arg)
+
+    def schedule_op(self, time_ms, fn, arg=None):
+        self._op_seq += 1
+        self.push(time_ms, self._op_seq, fn, arg)
+
+    def schedule_boot(self, index, fn, arg=None):
+        self.push(0, BOOT_SEQ_BASE + index, fn, arg)
+
+    def next_time_ms(self):
+        return self._keys[0] >> KEY_SHIFT if self._keys else None
+
+    def step(self):
+        if not self._keys:
+            return False
+        key = heappop(self._keys)
+        fn, arg = self._entries.pop(key)
+        self.now_ms = key >> KEY_SHIFT
+        self.events += 1
+        fn(arg)
+        return True
+
+    def run_until(self, end_ms, stop=None):
+        keys = self._keys
+        entries = self._entries
+        limit = (end_ms + 1) << KEY_SHIFT     # every key of a time <= end_ms is below it
+        count = 0
+        try:
+            while keys and keys[0] < limit:
+                key = heappop(keys)
+                fn, arg = entries.pop(key)
+                self.now_ms = key >> KEY_SHIFT
+                count += 1
+                fn(arg)
+                if stop is not None and stop():
+                    return True
+        finally:
+            self.events += count
+        if end_ms > self.now_ms:
+            self.now_ms = end_ms
+        return False
+
+    def pending(self):
+        return len(self._keys)
+
+    def entries(self):
+        """The pending entries as (time_ms, seq, fn, arg), in heap order."""
+        mask = (1 << KEY_SHIFT) - 1
+        return [(key >> KEY_SHIFT, (key & mask) - KEY_SEQ_OFFSET, *self._entries[key]) for key in self._keys]
+
+    def __reduce__(self):
+        # a heap of keys maps to a valid tuple heap: the same order, entry for entry
+        return _plain_scheduler, (self.now_ms, self.entries(), self._seq, self._op_seq, self.events)
+
+
+def _plain_scheduler(now_ms, heap, seq, op_seq, events):
+    plain = Scheduler()
+    plain.now_ms, plain._heap, plain._seq, plain._op_seq, plain.events = now_ms, heap, seq, op_seq, events
+    return plain
+
+
+def new_scheduler():
+    """The kernel for this interpreter: the keyed layout on PyPy, the tuple heap elsewhere."""
+    return KeyedScheduler() if sys.implementation.name == "pypy" else Scheduler()

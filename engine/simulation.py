@@ -17,7 +17,7 @@ from .invariants import Invariants
 from .network import Network
 from .rng import Streams
 from .scenario import ScenarioError, _Track, check_op, load
-from .scheduler import Scheduler
+from .scheduler import new_scheduler
 from .sim_operations import TimelineOperations, describe_op  # noqa: F401
 from .version import ENGINE_VERSION, V1_1_0, supported  # noqa: F401
 from .zookeeper import ZkServer
@@ -60,7 +60,7 @@ class Simulation(TimelineOperations):
         sc = self.scenario
         self.engine_version = supported(engine_version)
         self.era = eras.ERAS[sc["kafka_version"]]
-        self.scheduler = Scheduler()
+        self.scheduler = new_scheduler()
         self.streams = Streams(sc["seed"])
         self.network = Network(self.scheduler, self.streams.fork("network"),
                                sc["network"]["latency_ms"], sc["network"]["jitter_ms"])
