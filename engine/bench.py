@@ -10,16 +10,25 @@ Two floors are measured in the same run, so the ratios hold across machines and 
 * the engine's kernel: the real ``Scheduler``, ``Network`` and ``Node`` (request, reply, request
   timeout, timers) with handlers that do nothing but keep the traffic going, in the reference
   run's shape (about nine deliveries in ten, one timer in ten).
+
+Run from CPython with ``pypy3`` on the PATH, it then measures the same again in a PyPy process
+set up as a sweep's PyPy worker is (``engine.worker``: its nursery size) and prints the ratio.
 """
 import heapq
+import json
 import os
+import platform
 import resource
+import shutil
+import subprocess
+import sys
 import time
 
 from .network import Network, Node
 from .rng import Streams
 from .scheduler import new_scheduler
 from .simulation import Simulation
+from .worker import PYPY_NURSERY, engine_root
 
 KERNEL_NODES = 5
 KERNEL_LOOPS = 40      # request/response loops in flight, as fetchers and clients keep them
@@ -108,7 +117,8 @@ def kernel_rate(events=300_000):
     return sched.events / (time.perf_counter() - started)
 
 
-def run_bench(duration_ms=60000):
+def measure(duration_ms=60000):
+    """The workload, then the two floors, in this process: a dict of figures."""
     scenario = reference_scenario(duration_ms)
     # the workload first, so that its peak memory is its own; the floors after it
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -117,25 +127,60 @@ def run_bench(duration_ms=60000):
     sim = Simulation(scenario)
     sim.advance_to(duration_ms)
     wall = time.perf_counter() - started
-    cpu = time.process_time() - cpu_started
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    events = sim.scheduler.events
-    acked = sum(1 for r in sim.records.values() if r.status == "acked")
-    sent = sim.network.sent
-    rate = events / wall
+    out = {"interpreter": f"{sys.implementation.name} {platform.python_version()}",
+           "duration_ms": duration_ms, "wall_s": wall, "cpu_s": time.process_time() - cpu_started,
+           "load_average": os.getloadavg()[0],
+           "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e6,
+           "rss_before_mb": rss_before * 1024 / 1e6, "events": sim.scheduler.events,
+           "messages": sim.network.sent,
+           "acked": sum(1 for r in sim.records.values() if r.status == "acked")}
     del sim
-    bare = bare_loop_rate()
-    kernel = kernel_rate()
-    print(f"bench-medium: {duration_ms / 1000:.0f} s simulated, {events} events, "
-          f"{sent} messages, {acked} records acked")
-    print(f"  wall time             {wall:10.2f} s   (CPU {cpu:.2f} s; load average "
-          f"{os.getloadavg()[0]:.2f} at the end)")
-    print(f"  x real time           {duration_ms / 1000 / wall:10.1f}")
+    out["bare_loop_rate"] = bare_loop_rate()
+    out["kernel_rate"] = kernel_rate()
+    return out
+
+
+def report(m):
+    rate = m["events"] / m["wall_s"]
+    bare, kernel = m["bare_loop_rate"], m["kernel_rate"]
+    print(f"bench-medium on {m['interpreter']}: {m['duration_ms'] / 1000:.0f} s simulated, "
+          f"{m['events']} events, {m['messages']} messages, {m['acked']} records acked")
+    print(f"  wall time             {m['wall_s']:10.2f} s   (CPU {m['cpu_s']:.2f} s; load average "
+          f"{m['load_average']:.2f} at the end)")
+    print(f"  x real time           {m['duration_ms'] / 1000 / m['wall_s']:10.1f}")
     print(f"  events/s              {rate:10.0f}")
     print("floors, measured in this run:")
     print(f"  bare heap loop        {bare:10.0f} events/s   engine / bare   {rate / bare:6.3f}")
     print(f"  kernel, no-op handlers{kernel:10.0f} events/s   engine / kernel {rate / kernel:6.3f}")
     print(f"  kernel / bare loop    {kernel / bare:10.3f}")
-    print(f"peak memory             {peak / 1e6:10.1f} MB (max RSS of the process; "
-          f"{rss_before * 1024 / 1e6:.0f} MB before the run)")
+    print(f"peak memory             {m['peak_rss_mb']:10.1f} MB (max RSS of the process; "
+          f"{m['rss_before_mb']:.0f} MB before the run)")
+
+
+def measure_under_pypy(duration_ms, interpreter):
+    """The same measurement in a ``pypy3`` process set up as a sweep's PyPy worker is."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env.update(PYTHONPATH=engine_root(), PYTHONHASHSEED="0")
+    env.setdefault("PYPY_GC_NURSERY", PYPY_NURSERY)
+    done = subprocess.run([interpreter, "-m", "engine", "bench", "--duration-ms", str(duration_ms),
+                           "--pypy", "off", "--json"], env=env, cwd="/", stdout=subprocess.PIPE,
+                          check=True)
+    return json.loads(done.stdout)
+
+
+def run_bench(duration_ms=60000, pypy="auto", as_json=False):
+    """Measure here; then, from CPython, again under PyPy when ``pypy3`` is on the PATH (or
+    ``pypy`` names an interpreter), with the ratio of the two wall times."""
+    here = measure(duration_ms)
+    if as_json:
+        print(json.dumps(here))
+        return 0
+    report(here)
+    interpreter = None if pypy == "off" or sys.implementation.name == "pypy" else \
+        shutil.which("pypy3" if pypy == "auto" else pypy)
+    if interpreter:
+        print()
+        there = measure_under_pypy(duration_ms, interpreter)
+        report(there)
+        print(f"PyPy / CPython (wall time, bench-medium) {here['wall_s'] / there['wall_s']:.2f}x")
     return 0

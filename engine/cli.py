@@ -51,6 +51,10 @@ def main(argv=None):
                                   "(what a sweep's Spark task runs under PyPy)")
     bench = sub.add_parser("bench", help="run the reference workload and print speed figures")
     bench.add_argument("--duration-ms", type=int, default=60000)
+    bench.add_argument("--pypy", default="auto",
+                       help="from CPython, measure again under PyPy: auto (pypy3 on the PATH, the "
+                            "default), off, or an interpreter's path")
+    bench.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args(argv)
     if args.command == "run":
         return _run(args)
@@ -76,7 +80,7 @@ def main(argv=None):
             print(f"{name:40s} {doc['name']}")
         return 0
     from .bench import run_bench
-    return run_bench(args.duration_ms)
+    return run_bench(args.duration_ms, args.pypy, args.json)
 
 
 def read_scenario(path):

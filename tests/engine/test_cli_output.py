@@ -29,3 +29,19 @@ def test_run_prints_the_result_document(run_library):
     printed["stats"].pop("wall_ms")
     expected["stats"].pop("wall_ms", None)
     assert printed == expected
+
+
+def test_bench_measures_the_same_run_under_pypy_and_prints_the_ratio():
+    """From CPython with pypy3 installed (scripts/setup.sh), the bench runs the workload a second
+    time in a PyPy process: the same run, so the same event, message and ack counts."""
+    import re
+    import subprocess
+    import sys
+    root = __file__.rsplit("/tests/", 1)[0]
+    out = subprocess.run([sys.executable, "-m", "engine", "bench", "--duration-ms", "2000"], cwd=root,
+                         check=True, stdout=subprocess.PIPE, text=True).stdout
+    heads = re.findall(r"bench-medium on (\w+) [\d.]+: 2 s simulated, (\d+) events, (\d+) messages, "
+                       r"(\d+) records acked", out)
+    assert [h[0] for h in heads] == ["cpython", "pypy"]
+    assert heads[0][1:] == heads[1][1:] and int(heads[0][1]) > 1000
+    assert re.search(r"PyPy / CPython \(wall time, bench-medium\) \d+\.\d\dx", out)
