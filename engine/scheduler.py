@@ -8,6 +8,11 @@ Ordering is total and deterministic: entries at the same ``time_ms`` run in ``se
 operations (scenario ops and live user commands) take seqs from a separate, very negative
 counter so that at equal times they run before ordinary events, in list order. That is what makes
 a live session, recorded as timeline operations, replay byte for byte (see ``schedule_op``).
+
+Two layouts hold that order: ``Scheduler``, a heap of ``(time_ms, seq, fn, arg)`` tuples
+(CPython's C heapq), and ``KeyedScheduler``, the same order as one integer per entry (PyPy);
+``new_scheduler`` picks the interpreter's. Callers that push entries themselves (``Network``)
+check ``keyed``.
 """
 import sys
 from heapq import heappop, heappush

@@ -39,9 +39,10 @@ def _run(handler, params):
 @click.argument("document")
 @click.option("--chunk-runs", type=int, default=None, help="runs stored per chunk (resume granularity)")
 @click.option("--runs-per-task", type=int, default=None, help="runs per Spark task")
-@click.option("--pypy", default="off", show_default=True,
+@click.option("--pypy", default="auto", show_default=True,
               help="simulate in a PyPy worker per Spark Python worker: auto (where pypy3 is on the "
-                   "node, else CPython), off, or the interpreter's path")
+                   "node, else CPython; sweeps of fewer than 100 runs stay in CPython), off, or "
+                   "the interpreter's path")
 @progress_option()
 @click.option("--analyze", is_flag=True, help="run the analysis of this sweep afterwards")
 @_common

@@ -12,7 +12,8 @@ what ``python -m engine worker`` answers, so a line from PyPy passes through unt
 in-process runs are encoded the same way. The driver decodes the lines and stores them in
 batches (``app.sweeps.rows``): no per-run DataFrame or JDBC work on either side.
 
-PyPy (``pypy`` = "auto": ``pypy3`` on the node's PATH; a command or path; "off", the default):
+PyPy (``pypy`` = "auto": ``pypy3`` on the node's PATH, what a sweep asks for by default; a
+command or path; "off"):
 one worker process per Spark Python worker, reused by its later tasks
 (``engine.worker.shared_worker``), so the JIT warms up once per executor process, not per task. A node without it, or
 whose PyPy cannot start the engine, simulates in process: the rows are the same either way.

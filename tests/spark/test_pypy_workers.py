@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -115,14 +116,35 @@ def _engine_workers_below(pid):
 
 def test_a_sweep_stores_the_same_rows_with_and_without_pypy_workers(spark, tmp_path):
     stores = {}
-    for mode in ("off", "auto"):
-        store = stores[mode] = db.open_store(f"sqlite:///{tmp_path}/{mode}.db")
+    for mode in ("off", PYPY):     # the interpreter named: PyPy even for a sweep this small
+        name = "off" if mode == "off" else "pypy"
+        store = stores[name] = db.open_store(f"sqlite:///{tmp_path}/{name}.db")
         summary = execute.run_sweep(spark, store, SWEEP, chunk_runs=4, runs_per_task=2, pypy=mode)
-        assert summary["runs_done"] == 6 and summary["status"] == "done"
-        if mode == "auto":
+        assert summary["runs_done"] == 6 and summary["status"] == "done" and summary["pypy"] == mode
+        if mode == PYPY:
             assert _engine_workers_below(os.getpid()), "the executors simulated under PyPy"
-    plain, pypy = _stored(stores["off"]), _stored(stores["auto"])
+    plain, pypy = _stored(stores["off"]), _stored(stores["pypy"])
     assert len(plain["sweep_runs"]) == 6 and len(plain["sweep_events"]) > 60
     assert pypy == plain
     for store in stores.values():
+        store.dispose()
+
+
+def test_a_sweep_runs_under_pypy_by_default_from_the_size_where_the_jit_pays(spark, tmp_path, monkeypatch):
+    """``auto`` is the default; a sweep with fewer than PYPY_MIN_RUNS runs left stays in CPython
+    (the JIT's warm-up would cost more than it wins), from that size on it goes to PyPy."""
+    assert execute.PYPY_MIN_RUNS == 100
+    small = db.open_store(f"sqlite:///{tmp_path}/small.db")
+    assert execute.run_sweep(spark, small, SWEEP, chunk_runs=6, runs_per_task=3)["pypy"] == "off"
+    monkeypatch.setattr(execute, "PYPY_MIN_RUNS", 6)
+    earlier = _engine_workers_below(os.getpid())
+    for pid in earlier:             # workers of earlier tests: this sweep must start its own
+        os.kill(pid, signal.SIGKILL)
+    large = db.open_store(f"sqlite:///{tmp_path}/large.db")
+    summary = execute.run_sweep(spark, large, SWEEP, chunk_runs=6, runs_per_task=3)
+    assert summary["pypy"] == "auto" and summary["runs_done"] == 6
+    started = set(_engine_workers_below(os.getpid())) - set(earlier)
+    assert started, "the executors started PyPy workers and simulated there"
+    assert _stored(large) == _stored(small)
+    for store in (small, large):
         store.dispose()
