@@ -7,7 +7,9 @@ import json
 from .kraft import kraft_view
 from .partition import isr_state
 
-_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+# check_circular off: the same text (results hold no cycles) without the bookkeeping of every
+# container met, ~10 % of encoding on PyPy, where the encoder is Python code
+_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
 _DIGEST_SLICE = 512   # events per sha256 update
 
 

@@ -55,7 +55,7 @@ RUN_FIELDS = (
     "latency_count", "latency_sum_ms", "latency_max_ms")
 EVENT_FIELDS = ("seq", "t_ms", "type", "topic", "partition", "broker", "leader", "leader_epoch",
                 "isr_size", "min_isr", "kind", "count", "details")
-_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
 
 
 def run_scenario(cell, profile, seed):

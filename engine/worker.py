@@ -25,7 +25,7 @@ from .simulation import ENGINE_VERSION
 from .sweep_run import simulate
 
 #: the answers' encoding (ASCII-only, so every line survives any pipe encoding unchanged)
-encode = json.JSONEncoder(separators=(",", ":")).encode
+encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 #: PyPy's young generation for a worker. Its default is the L2 cache (1 MB here), and a run's
