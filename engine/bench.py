@@ -6,7 +6,8 @@ and restart. Every fetch round trip Kafka would make is simulated.
 
 Two floors are measured in the same run, so the ratios hold across machines and load:
 
-* the bare loop: push (time, seq, fn, arg), pop, call — the fastest any heap kernel can go;
+* the bare loop: push (time, seq, fn, arg), pop, call — the fastest any heap kernel can go
+  (in the kernel's layout: integer keys on PyPy);
 * the engine's kernel: the real ``Scheduler``, ``Network`` and ``Node`` (request, reply, request
   timeout, timers) with handlers that do nothing but keep the traffic going, in the reference
   run's shape (about nine deliveries in ten, one timer in ten).
@@ -26,7 +27,7 @@ import time
 
 from .network import Network, Node
 from .rng import Streams
-from .scheduler import new_scheduler
+from .scheduler import KEY_SHIFT, KeyedScheduler, new_scheduler
 from .simulation import Simulation
 from .worker import PYPY_NURSERY, engine_root
 
@@ -53,13 +54,16 @@ def reference_scenario(duration_ms=60000):
 
 
 def bare_loop_rate(events=1_000_000):
-    """Events/s of the simplest possible kernel: push (time, seq, fn, arg), pop, call."""
-    heap = []
+    """Events/s of the simplest possible kernel: push (time, seq, fn, arg), pop, call — in the
+    layout the engine's kernel uses on this interpreter (engine/scheduler.py)."""
     state = {"n": 0}
 
     def handler(arg):
         state["n"] += 1
 
+    if isinstance(new_scheduler(), KeyedScheduler):
+        return _bare_keyed_loop(events, handler)
+    heap = []
     for i in range(1000):
         heapq.heappush(heap, (i, i, handler, None))
     seq = 1000
@@ -69,6 +73,26 @@ def bare_loop_rate(events=1_000_000):
         fn(arg)
         seq += 1
         heapq.heappush(heap, (t + 1 + (seq % 7), seq, fn, arg))
+    return events / (time.perf_counter() - started)
+
+
+def _bare_keyed_loop(events, handler):
+    """The same loop over integer keys (time above KEY_SHIFT bits, seq below) and a dict."""
+    keys, entries = [], {}
+    for i in range(1000):
+        key = (i << KEY_SHIFT) + i
+        heapq.heappush(keys, key)
+        entries[key] = (handler, None)
+    seq = 1000
+    started = time.perf_counter()
+    for _ in range(events):
+        key = heapq.heappop(keys)
+        fn, arg = entries.pop(key)
+        fn(arg)
+        seq += 1
+        key = (((key >> KEY_SHIFT) + 1 + (seq % 7)) << KEY_SHIFT) + seq
+        heapq.heappush(keys, key)
+        entries[key] = (fn, arg)
     return events / (time.perf_counter() - started)
 
 
