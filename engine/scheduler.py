@@ -72,6 +72,13 @@ class Scheduler:
         ``stop`` is an optional zero-argument callable checked after each entry; when it returns
         true the loop ends early (now_ms stays at the last entry's time) and True is returned.
         """
+        if self._dispatch_until(end_ms, stop):
+            return True
+        if end_ms > self.now_ms:
+            self.now_ms = end_ms
+        return False
+
+    def _dispatch_until(self, end_ms, stop):
         heap = self._heap
         count = 0
         try:
@@ -90,9 +97,7 @@ class Scheduler:
                     if stop():
                         return True
         finally:
-            self.events += count
-        if end_ms > self.now_ms:
-            self.now_ms = end_ms
+            self.events += count   # one attribute write per call, not per entry (CPython)
         return False
 
     def pending(self):
@@ -155,24 +160,18 @@ class KeyedScheduler(Scheduler):
         fn(arg)
         return True
 
-    def run_until(self, end_ms, stop=None):
+    def _dispatch_until(self, end_ms, stop):
         keys = self._keys
         entries = self._entries
         limit = (end_ms + 1) << KEY_SHIFT     # every key of a time <= end_ms is below it
-        count = 0
-        try:
-            while keys and keys[0] < limit:
-                key = heappop(keys)
-                fn, arg = entries.pop(key)
-                self.now_ms = key >> KEY_SHIFT
-                count += 1
-                fn(arg)
-                if stop is not None and stop():
-                    return True
-        finally:
-            self.events += count
-        if end_ms > self.now_ms:
-            self.now_ms = end_ms
+        while keys and keys[0] < limit:
+            key = heappop(keys)
+            fn, arg = entries.pop(key)
+            self.now_ms = key >> KEY_SHIFT
+            self.events += 1
+            fn(arg)
+            if stop is not None and stop():
+                return True
         return False
 
     def pending(self):
