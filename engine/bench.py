@@ -29,7 +29,7 @@ from .network import Network, Node
 from .rng import Streams
 from .scheduler import KEY_SHIFT, KeyedScheduler, new_scheduler
 from .simulation import Simulation
-from .worker import PYPY_NURSERY, engine_root
+from .worker import engine_process_env
 
 KERNEL_NODES = 5
 KERNEL_LOOPS = 40      # request/response loops in flight, as fetchers and clients keep them
@@ -183,12 +183,9 @@ def report(m):
 
 def measure_under_pypy(duration_ms, interpreter):
     """The same measurement in a ``pypy3`` process set up as a sweep's PyPy worker is."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    env.update(PYTHONPATH=engine_root(), PYTHONHASHSEED="0")
-    env.setdefault("PYPY_GC_NURSERY", PYPY_NURSERY)
     done = subprocess.run([interpreter, "-m", "engine", "bench", "--duration-ms", str(duration_ms),
-                           "--pypy", "off", "--json"], env=env, cwd="/", stdout=subprocess.PIPE,
-                          check=True)
+                           "--pypy", "off", "--json"], env=engine_process_env(), cwd="/",
+                          stdout=subprocess.PIPE, check=True)
     return json.loads(done.stdout)
 
 

@@ -62,19 +62,24 @@ def engine_root():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def engine_process_env():
+    """The environment of another interpreter's ``-m engine`` process (run with cwd "/": ``-m``
+    puts the working directory first on sys.path, and no other engine package may shadow the
+    one PYTHONPATH names): this engine, a fixed hash seed, PyPy's nursery."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env["PYTHONPATH"] = engine_root()
+    env["PYTHONHASHSEED"] = "0"
+    env.setdefault("PYPY_GC_NURSERY", PYPY_NURSERY)
+    return env
+
+
 class WorkerProcess:
     """A ``python -m engine worker`` child process, started with ``interpreter``."""
 
     def __init__(self, interpreter):
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-        env["PYTHONPATH"] = engine_root()
-        env["PYTHONHASHSEED"] = "0"
-        env.setdefault("PYPY_GC_NURSERY", PYPY_NURSERY)
-        # cwd "/": ``-m`` puts the working directory first on sys.path, and no other engine
-        # package may shadow the one PYTHONPATH names
         self.interpreter = interpreter
         self.proc = subprocess.Popen([interpreter, "-m", "engine", "worker"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, env=env, cwd="/")
+                                     stdout=subprocess.PIPE, env=engine_process_env(), cwd="/")
 
     def alive(self):
         return self.proc.poll() is None
