@@ -45,3 +45,11 @@ def test_bench_measures_the_same_run_under_pypy_and_prints_the_ratio():
     assert [h[0] for h in heads] == ["cpython", "pypy"]
     assert heads[0][1:] == heads[1][1:] and int(heads[0][1]) > 1000
     assert re.search(r"PyPy / CPython \(wall time, bench-medium\) \d+\.\d\dx", out)
+    # what 20x real time needs: the run's events per simulated second x 20, under both
+    aims = [int(a) for a in re.findall(r"20x real time needs +(\d+) events/s", out)]
+    assert aims == [round(int(heads[0][1]) / 2 * 20)] * 2
+    # PyPy's allocation: a whole number of 32 MB nurseries (engine.worker's), shared out per event
+    minors = re.findall(r"allocated per event +(\d+) bytes \(~(\d+) minor collections x 32 MB nursery\); "
+                        r"collector \d+% of the CPU", out)
+    assert len(minors) == 1 and int(minors[0][1]) >= 1
+    assert int(minors[0][0]) == round(int(minors[0][1]) * (32 << 20) / int(heads[1][1]))
