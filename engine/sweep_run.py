@@ -14,13 +14,12 @@ in process through ``app.sweeps.worker``. A ``cell`` is what ``app.sweeps.spec.c
 """
 import copy
 import hashlib
-import json
 import time
 import traceback
 
 from . import eras
 from .faults import fault_timeline
-from .result import history_digest
+from .result import compact_json, history_digest
 from .scenario import ScenarioError
 from .simulation import ENGINE_VERSION, Simulation
 
@@ -55,7 +54,6 @@ RUN_FIELDS = (
     "latency_count", "latency_sum_ms", "latency_max_ms")
 EVENT_FIELDS = ("seq", "t_ms", "type", "topic", "partition", "broker", "leader", "leader_epoch",
                 "isr_size", "min_isr", "kind", "count", "details")
-_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
 
 
 def run_scenario(cell, profile, seed):
@@ -142,7 +140,7 @@ def compact_events(history, scenario):
                     leader,
                     _int(e.get("leader_epoch")), len(isr) if isr is not None else None,
                     min_isr.get(topic) if isr is not None else None, kind, count,
-                    _json(details) if details else None))
+                    compact_json(details) if details else None))
     return out
 
 
@@ -250,7 +248,7 @@ def simulate(row, cell, profile, sweep_id):
     summary, hist = summarise(result, sim.scenario)
     history = result["history"]
     base.update(summary)
-    base.update({"scenario_json": _json(loadable(copy.deepcopy(sim.scenario))), "history_sha256": history_digest(history),
+    base.update({"scenario_json": compact_json(loadable(copy.deepcopy(sim.scenario))), "history_sha256": history_digest(history),
                  "history_len": len(history), "sim_events": result["stats"]["events"],
                  "end_ms": result["end_ms"]})
     events = compact_events(history, sim.scenario)
@@ -259,7 +257,7 @@ def simulate(row, cell, profile, sweep_id):
 
 
 def _failed(base, status, error, scenario, started):
-    base.update({"status": status, "error": error, "scenario_json": _json(scenario),
+    base.update({"status": status, "error": error, "scenario_json": compact_json(scenario),
                  "history_sha256": None, "history_len": 0, "sim_events": 0, "end_ms": 0,
                  "cpu_ms": int((time.process_time() - started) * 1000)})
     for f in RUN_FIELDS:
