@@ -53,3 +53,7 @@ def test_bench_measures_the_same_run_under_pypy_and_prints_the_ratio():
                         r"collector \d+% of the CPU", out)
     assert len(minors) == 1 and int(minors[0][1]) >= 1
     assert int(minors[0][0]) == round(int(minors[0][1]) * (32 << 20) / int(heads[1][1]))
+    # what survived the nursery: some of it (a run keeps its history and records), never more
+    # than it allocated
+    kept = re.findall(r"kept per event +(\d+) bytes \(survived the nursery", out)
+    assert len(kept) == 1 and 0 < int(kept[0]) < int(minors[0][0])
