@@ -23,9 +23,9 @@ machine answers that with a reset, failing every request the peer awaits on the 
 (``CONNECTION_RESET``). A peer that sent nothing after the power failure just waits for its
 timeout (an idle half-open connection is not noticed).
 """
-from collections import deque
 from heapq import heappush
 
+from .deadlines import Deadlines
 from .messages import (CONNECTION_RESET, DISCONNECTED, FETCH, LIST_OFFSETS, METADATA,
                        OFFSETS_FOR_LEADER_EPOCH, PRODUCE, Envelope, response_type)
 from .tcp import TcpHolds
@@ -213,7 +213,7 @@ _RESPONSE_TYPES = {t: response_type(t) for t in (FETCH, PRODUCE, METADATA, LIST_
                                                  OFFSETS_FOR_LEADER_EPOCH)}
 
 
-class Node:
+class Node(Deadlines):
     """Base of every actor on the network: timers that die with the process, requests with
     timeouts, a paused state that defers everything (a long GC pause), and handler dispatch.
 
@@ -255,48 +255,6 @@ class Node:
             return
         entry[1](entry[2])
 
-    def set_deadline(self, delay_ms, fn, arg, request=False):
-        """A timer that usually becomes moot (a request timeout, a parked request's expiry).
-        Instead of one scheduler entry each, deadlines wait in per-delay FIFO queues (equal
-        delays expire in the order they were set) swept by a single timer. A deadline is moot
-        when its request was answered (``request=True``: ``arg`` no longer pending) or its parked
-        operation is done (``arg.done``)."""
-        at = self.scheduler.now_ms + delay_ms
-        try:
-            queue = self._deadlines[delay_ms]
-        except KeyError:
-            queue = self._deadlines[delay_ms] = deque()
-        queue.append((at, fn, arg, request))
-        if self._sweep_at is None or at < self._sweep_at:
-            self._sweep_at = at
-            self.set_timer(delay_ms, self._sweep_deadlines, at)
-
-    def _sweep_deadlines(self, at):
-        if at != self._sweep_at:
-            return  # superseded by an earlier sweep
-        self._sweep_at = None
-        incarnation = self.incarnation
-        now = self.scheduler.now_ms
-        pending = self.pending
-        next_at = None
-        for queue in list(self._deadlines.values()):
-            while queue:
-                when, fn, arg, request = queue[0]
-                if (arg not in pending) if request else arg.done:
-                    queue.popleft()
-                    continue
-                if when > now:
-                    break
-                queue.popleft()
-                fn(arg)
-                if self.incarnation != incarnation:
-                    return  # the handler stopped this process: its deadlines died with it
-            if queue and (next_at is None or queue[0][0] < next_at):
-                next_at = queue[0][0]
-        if next_at is not None and (self._sweep_at is None or next_at < self._sweep_at):
-            self._sweep_at = next_at
-            self.set_timer(next_at - now, self._sweep_deadlines, next_at)
-
     # -- messages ---------------------------------------------------------------------------
     def send(self, target, type_, body, correlation_id=None):
         return self.network.send(self.node_id, target, type_, body, correlation_id)
@@ -314,7 +272,10 @@ class Node:
             if sweep_at is not None and timeout_ms in self._deadlines:
                 at = self.scheduler.now_ms + timeout_ms
                 if at >= sweep_at:
-                    self._deadlines[timeout_ms].append((at, self._request_timeout, corr, True))
+                    queue = self._deadlines[timeout_ms]
+                    if queue:
+                        self._drop_moot_front(queue)
+                    queue.append((at, self._request_timeout, corr, True))
                     return corr
             self.set_deadline(timeout_ms, self._request_timeout, corr, request=True)
         return corr
