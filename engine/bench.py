@@ -169,8 +169,9 @@ class _GcMeter:
     def _on_minor(self, stats):
         self.minors += stats.count
         # The survivors are what a minor collection copies, and what its time follows: a nursery
-        # of garbage costs next to nothing (README, Speed: the sixth round). Counted as the growth
-        # between two minor collections; a major collection in between hides some (rare here).
+        # of garbage costs next to nothing (README, Speed: the sixth round). Counted as the GC's
+        # growth between two minor collections: the survivors, plus what is allocated straight
+        # into the old generation (large arrays); a major collection in between hides some.
         used = stats.total_memory_used
         if self.used is not None and used > self.used:
             self.kept += used - self.used
