@@ -19,9 +19,10 @@ Two more figures say what an aim needs rather than how fast the run went:
 
 * the aim of 20x real time (issue 13) as events/s, and as a fraction of the kernel floor: the
   golden digests pin the event count, so that fraction is what the handlers may cost at most;
-* under PyPy, the bytes the run allocates per event (minor collections x the nursery) and the
-  collector's share of the CPU. Unlike wall time on a shared machine, the allocation figure
-  repeats from run to run, so it can judge a change that trims allocation.
+* under PyPy, the bytes the run allocates per event (minor collections x the nursery), the bytes
+  per event that survive the nursery, and the collector's share of the CPU. Unlike wall time on
+  a shared machine, these repeat from run to run; the collector's time follows the survivors,
+  not the allocation (README, Speed: the sixth round).
 """
 import gc
 import heapq

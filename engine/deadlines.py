@@ -26,11 +26,16 @@ class Deadlines:
             self._sweep_at = at
             self.set_timer(delay_ms, self._sweep_deadlines, at)
 
+    def _moot(self, entry):
+        """A deadline ``(time_ms, fn, arg, request)`` whose request was answered or whose parked
+        operation is done."""
+        return (entry[2] not in self.pending) if entry[3] else entry[2].done
+
     def _drop_moot_front(self, queue):
         """Drop the oldest deadline of ``queue`` if it is moot, one per deadline set: answered
         requests then leave the queue at once instead of at their own deadline (30 s), which
         kept them past PyPy's nursery. The sweep drops the same ones: the run is the same."""
-        if (queue[0][2] not in self.pending) if queue[0][3] else queue[0][2].done:
+        if self._moot(queue[0]):
             queue.popleft()
 
     def _sweep_deadlines(self, at):
@@ -39,14 +44,13 @@ class Deadlines:
         self._sweep_at = None
         incarnation = self.incarnation
         now = self.scheduler.now_ms
-        pending = self.pending
         next_at = None
         for queue in list(self._deadlines.values()):
             while queue:
-                when, fn, arg, request = queue[0]
-                if (arg not in pending) if request else arg.done:
+                if self._moot(queue[0]):
                     queue.popleft()
                     continue
+                when, fn, arg, _request = queue[0]
                 if when > now:
                     break
                 queue.popleft()
