@@ -10,6 +10,8 @@ from tests.browser.conftest import ARTIFACTS, open_page, pick_library, store, wa
 def test_the_page_shows_a_live_cluster(page, server):
     _app, base = server
     open_page(page, base)
+    # the first frames can arrive before the create call's answer, which puts the room in the URL
+    page.wait_for_url(re.compile(r"/r/[A-Za-z0-9_-]+$"), timeout=10000)
     assert re.search(r"/r/[A-Za-z0-9_-]+$", page.url), "the room is in the URL, to share or reload"
     wait_store(page, "s.clock.t_ms > 600")
     assert page.locator(".broker").count() == 3
