@@ -98,8 +98,7 @@ class IsrMaintenance(AlterIsrManager):
         if candidate <= old:
             return False
         log.hw = candidate
-        if cause.__class__ is tuple:  # (format, *args): formatted only now that the HW moves
-            cause = cause[0] % cause[1:]
+        # a cause (format, *args) is formatted only with the move's reason (engine/history.py)
         self.sim.on_leader_hw(self, part, old, candidate, cause)
         self._complete_produces(part.key)
         self._complete_fetches(part.key, False)  # parked consumer fetches

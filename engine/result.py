@@ -4,6 +4,7 @@
 import hashlib
 import json
 
+from .history import expand, hw_json
 from .kraft import kraft_view
 from .partition import isr_state
 
@@ -21,8 +22,15 @@ def history_digest(events):
     # Fed in slices of joined text: one update per event costs a foreign call each on PyPy
     # (2 % of a sweep run there); a slice keeps the text built at once small.
     for start in range(0, len(events), _DIGEST_SLICE):
-        h.update("".join([compact_json(e) + "\n" for e in events[start:start + _DIGEST_SLICE]]).encode())
+        h.update("".join([_event_json(e) + "\n" for e in events[start:start + _DIGEST_SLICE]]).encode())
     return h.hexdigest()
+
+
+def _event_json(event):
+    """An event's compact JSON text; a compact high-watermark move (``history``) as its dict's."""
+    if event.__class__ is tuple:
+        return hw_json(event) or compact_json(expand(event))
+    return compact_json(event)
 
 
 def build_result(sim, logs=True):

@@ -13,6 +13,7 @@ import pickle
 from . import eras
 from .broker import Broker
 from .clients import Consumer, Producer
+from .history import hw_event
 from .invariants import Invariants
 from .network import Network
 from .rng import Streams
@@ -53,9 +54,14 @@ class Simulation(TimelineOperations):
     #: KRaft eras: the controller quorum (docs/model.md §20); a class default for old snapshots
     quorum = None
 
-    def __init__(self, scenario, trace=None, engine_version=None):
+    #: high-watermark moves in the history as tuples (engine/history.py): a sweep run's choice
+    compact_history = False
+
+    def __init__(self, scenario, trace=None, engine_version=None, compact_history=False):
         """``engine_version``: None runs the current engine; "1.1.0" re-simulates a run saved by
-        engine 1.1.0 exactly (docs/model.md §19); another version runs as ``supported`` names."""
+        engine 1.1.0 exactly (docs/model.md §19); another version runs as ``supported`` names.
+        ``compact_history``: keep high-watermark moves as tuples (``engine.history``), for a run
+        whose history only the digest reads (a sweep run; no ``trace`` then)."""
         self.scenario = load(scenario)
         sc = self.scenario
         self.engine_version = supported(engine_version)
@@ -68,6 +74,7 @@ class Simulation(TimelineOperations):
             self.network.compat_1_1_0 = True  # engine 1.1.0 compatibility: docs/model.md §19
         self.config = {**eras.defaults(sc["kafka_version"]), **sc["config"]}
         self.trace = trace
+        self.compact_history = compact_history and trace is None
         self.history = []
         self.violations = []
         self.records = {}
@@ -207,15 +214,17 @@ class Simulation(TimelineOperations):
 
     # -- engine hooks ----------------------------------------------------------------------------------
     def on_leader_hw(self, broker, part, old, new, cause):
-        # self.emit("high_watermark", ...), inlined: the commonest event of a run; same key order
-        event = {"t_ms": self.scheduler.now_ms, "type": "high_watermark", "topic": part.topic,
-                 "partition": part.index, "broker": broker.node_id, "hw_before": old, "hw": new,
-                 "leader_epoch": part.leader_epoch,
-                 "reason": f"{cause}: min LEO over the leader, the ISR {part.isr} and caught-up "
-                           f"followers is {new}"}
-        self.history.append(event)
-        if self.trace is not None:
-            self.trace(event)
+        # the commonest event of a run: in a sweep a compact tuple (engine/history.py), else
+        # self.emit("high_watermark", ...) inlined
+        if self.compact_history:
+            self.history.append((self.scheduler.now_ms, part.topic, part.index, broker.node_id, old, new,
+                                 part.leader_epoch, cause, list(part.isr)))
+        else:
+            event = hw_event(self.scheduler.now_ms, part.topic, part.index, broker.node_id, old, new,
+                             part.leader_epoch, cause, part.isr)
+            self.history.append(event)
+            if self.trace is not None:
+                self.trace(event)
         self.invariants.on_leader_hw(broker, part, old, new)
 
     def on_log_recovered(self, broker, key, log):

@@ -104,6 +104,8 @@ def compact_events(history, scenario):
     kraft = KraftStates(scenario) if scenario.get("controllers") is not None else None
     out = []
     for seq, e in enumerate(history):
+        if e.__class__ is tuple:   # a compact high-watermark move (engine/history.py): not kept
+            continue
         type_ = e["type"]
         if type_ not in KEPT_TYPES:
             continue
@@ -239,7 +241,7 @@ def simulate(row, cell, profile, sweep_id):
                           if op["op"] in DISRUPTIVE_OPS and op["at_ms"] < cell["fault_end_ms"])}
     events, hist = [], []
     try:
-        sim = Simulation(scenario)
+        sim = Simulation(scenario, compact_history=True)   # HW moves as tuples: only digested
         result = sim.run(logs=False)  # the summary reads no replica's records
     except ScenarioError as exc:
         return _failed(base, "invalid", str(exc), scenario, started), events, hist
