@@ -1,14 +1,14 @@
 """High-watermark moves kept compact: the commonest history event, as a tuple until it is read.
 
-A run's history is a list of event dicts (docs/scenario-format.md §5). Nearly all of a sweep run's
-are ``high_watermark`` moves (99% in the reference sweep workload), and a sweep reads none of
-them: it keeps only their digest (``result.history_digest``). A simulation made with ``compact_history=True`` (what a sweep
-run uses, ``sweep_run.simulate``) appends each move as a plain tuple in ``HW_FIELDS`` order
-instead, and leaves its reason unformatted. The digest turns such a tuple into exactly the JSON
-text of the dict it stands for (``hw_json``), so the run's digest is byte for byte the one the
-full history gives; ``expand`` gives the dict itself. Kept long, a tuple costs the collector
-less than a dict and its text; and the reason and the JSON are built once, at the digest, without
-the general encoder.
+A run's history is a list of event dicts (docs/scenario-format.md §5). Nearly all of a sweep
+run's are ``high_watermark`` moves (99% in the reference sweep workload), and a sweep reads none
+of them: it keeps only their digest (``result.history_digest``). A simulation made with
+``compact_history=True`` (what a sweep run uses, ``sweep_run.simulate``) appends each move as a
+plain tuple in ``HW_FIELDS`` order instead, and leaves its reason unformatted. The digest turns
+such a tuple into exactly the JSON text of the dict it stands for (``hw_json``), so the run's
+digest is byte for byte the one the full history gives; ``expand`` gives the dict itself. Kept
+long, a tuple costs the collector less than a dict and its text; and the reason and the JSON are
+built once, at the digest, without the general encoder.
 """
 import json
 
