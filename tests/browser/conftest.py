@@ -71,12 +71,19 @@ def context(browser):
     ctx.close()
 
 
+def _console_error(message):
+    """The console error's text, with the address of a resource that failed to load (which request
+    a "Failed to load resource" was is what one needs to know)."""
+    url = (message.location or {}).get("url", "")
+    return f"{message.text} ({url})" if message.text.startswith("Failed to load resource") and url else message.text
+
+
 def watch(page):
     """Collect JavaScript errors and dialogs (alert() from injected markup would show up here)."""
     page.errors = []
     page.dialogs = []
     page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+    page.on("console", lambda m: page.errors.append(_console_error(m)) if m.type == "error" else None)
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
     return page
 

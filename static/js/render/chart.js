@@ -62,6 +62,9 @@ export function createChart(app) {
    *  reloaded page charts what happened before it joined; the frames add the rest). */
   function historyOf(key, store) {
     if (!app.fetchRoomSeries || !store.series || store.series.run === null) return;
+    // only a partition this run's frames have carried: a card drawn from the previous run's
+    // state while the room already runs a new scenario would ask for a partition it lacks
+    if (!store.series.parts.has(key)) return;
     const ask = `${store.series.run}|${key}`;
     if (asked.has(ask)) return;
     asked.add(ask);
