@@ -216,12 +216,12 @@ class Simulation(TimelineOperations):
     def on_leader_hw(self, broker, part, old, new, cause):
         # the commonest event of a run: in a sweep a compact tuple (engine/history.py), else
         # self.emit("high_watermark", ...) inlined
+        move = (self.scheduler.now_ms, part.topic, part.index, broker.node_id, old, new,
+                part.leader_epoch, cause)   # history.HW_FIELDS, the ISR last
         if self.compact_history:
-            self.history.append((self.scheduler.now_ms, part.topic, part.index, broker.node_id, old, new,
-                                 part.leader_epoch, cause, list(part.isr)))
+            self.history.append((*move, list(part.isr)))   # a copy: the ISR at this move
         else:
-            event = hw_event(self.scheduler.now_ms, part.topic, part.index, broker.node_id, old, new,
-                             part.leader_epoch, cause, part.isr)
+            event = hw_event(*move, part.isr)
             self.history.append(event)
             if self.trace is not None:
                 self.trace(event)
