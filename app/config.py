@@ -79,7 +79,7 @@ DEFAULTS = {
     "SNAPSHOT_KEY": None,             # None = a key file in the instance folder
     "REPLAY_WORKER_PROCESSES": False,  # build seek indexes in a worker process (serve turns it on)
     "REPLAY_CACHE_BYTES": 400 * 2 ** 20,  # loaded seek indexes kept in memory, LRU by measured size
-    # work budgets, in simulated scheduler events (engine.budget estimates them before a run and
+    # work budgets, in simulated scheduler events (engine.core.budget estimates them before a run and
     # caps the run while it goes); each surface has its own
     "BUDGETS": {"live": 20_000_000, "save": 5_000_000, "import": 5_000_000, "link": 5_000_000,
                 "fork": 5_000_000, "search_run": 1_000_000, "sweep_run": 2_000_000},

@@ -10,7 +10,7 @@ HTTP ``status`` for the rest of the application (the store, links, replays, quot
 The web layer registers one Flask error handler for ``ScenarioError`` (``app.web``), so a route
 raises and never builds an error response by hand.
 """
-from engine.scenario import ScenarioError
+from engine.scenario.document import ScenarioError
 
 #: What a handler catches as "the user's fault": one class, whatever raised it.
 USER_ERRORS = (ScenarioError,)

@@ -10,7 +10,7 @@ limit. The heavy part of a job (simulating) goes through ``job.offload(fn, *args
 process (``app.workers``), off the server's GIL: there cancellation and both limits are enforced
 by killing the worker (the memory limit applies to the worker's own resident memory). Work that
 stays in the job's thread checks them cooperatively between slices of simulated time
-(``engine.budget.Cap``; the memory limit then applies to the server's resident memory). Either
+(``engine.core.budget.Cap``; the memory limit then applies to the server's resident memory). Either
 way a stopped job leaves nothing behind: a run is saved in one transaction at the very end, in
 the server, or not at all.
 """

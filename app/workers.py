@@ -83,7 +83,7 @@ def _serve(conn, parent_pid, address_limit):
     if address_limit:
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (address_limit, address_limit))
-    from engine.cli import tune_gc
+    from engine.tools.cli import tune_gc
     tune_gc()
     while conn.poll(IDLE_EXIT_S):
         try:

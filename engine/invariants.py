@@ -5,7 +5,7 @@ leader, a truncation), which is "after every step" without rescanning the cluste
 Names follow the docs/scenario-format.md §5; background in docs/model.md §13 and §15.3. In eras and
 settings where Kafka really loses data, these checks report the loss — they never prevent it.
 """
-from .leader import SERVING_STATES
+from engine.server.leader import SERVING_STATES
 
 
 class Invariants:

@@ -1,6 +1,6 @@
 """Kafka's words for history entries whose ``reason`` alone is terse (docs/scenario-format.md §4.1).
 
-``explain(event)`` is used by the counterexample narration (engine/search.py); the web page says
+``explain(event)`` is used by the counterexample narration (engine/tools/search.py); the web page says
 the same in static/js/render/timeline.js (explainAlterPartition). Pure text, no behaviour.
 """
 

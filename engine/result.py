@@ -4,9 +4,9 @@
 import hashlib
 import json
 
-from .history import expand, hw_json
-from .kraft import kraft_view
-from .partition import isr_state
+from engine.history import expand, hw_json
+from engine.kraft import kraft_view
+from engine.server.partition import isr_state
 
 #: Compact JSON text, as the digest and the sweep's stored columns spell it. check_circular off:
 #: the same text (results hold no cycles) without the bookkeeping of every container met: a
@@ -90,7 +90,7 @@ def _kraft_broker_result(sim, broker):
 
 
 def engine_version():
-    from .version import ENGINE_VERSION
+    from engine.version import ENGINE_VERSION
     return ENGINE_VERSION
 
 

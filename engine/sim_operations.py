@@ -3,7 +3,7 @@ pauses, network faults, produce and consume commands, topic creation and config 
 operations and live commands (``Simulation.apply``) both run here, one millisecond after they are
 scheduled for live ones, so a recorded session replays byte for byte.
 """
-from .clients import Consumer, acks_label, acks_value
+from engine.clients.producer_consumer import Consumer, acks_label, acks_value
 
 
 class TimelineOperations:
@@ -13,7 +13,7 @@ class TimelineOperations:
     def _run_op(self, op):
         fields = {k: v for k, v in op.items() if k not in ("at_ms", "by")}   # "by": who, not what
         if "controller" in op:  # KRaft eras: a controller of the quorum (docs/model.md §20.8)
-            from .kraft.kraft_operations import controller_op
+            from engine.kraft.kraft_operations import controller_op
             note = controller_op(self, op)
         else:
             note = getattr(self, "_op_" + op["op"])(op)

@@ -10,18 +10,18 @@ pickle it by this module path).
 import copy
 import pickle
 
-from . import eras
-from .broker import Broker
-from .clients import Consumer, Producer
-from .history import hw_event
-from .invariants import Invariants
-from .network import Network
-from .rng import Streams
-from .scenario import ScenarioError, _Track, check_op, load
-from .scheduler import new_scheduler
-from .sim_operations import TimelineOperations, describe_op  # noqa: F401
-from .version import ENGINE_VERSION, V1_1_0, supported  # noqa: F401
-from .zookeeper import ZkServer
+from engine import eras, snapshots
+from engine.server.broker import Broker
+from engine.clients.producer_consumer import Consumer, Producer
+from engine.history import hw_event
+from engine.invariants import Invariants
+from engine.core.network import Network
+from engine.core.rng import Streams
+from engine.scenario.document import ScenarioError, _Track, check_op, load
+from engine.core.scheduler import new_scheduler
+from engine.sim_operations import TimelineOperations, describe_op  # noqa: F401
+from engine.version import ENGINE_VERSION, V1_1_0, supported  # noqa: F401
+from engine.zookeeper.server import ZkServer
 
 TOP_LEVEL_ZNODES = ("/brokers/ids", "/brokers/topics", "/isr_change_notification", "/admin",
                     "/config/topics")
@@ -97,9 +97,9 @@ class Simulation(TimelineOperations):
         self.brokers = {}
         broker_class = Broker
         if self.era.kraft:  # docs/model.md §20: a controller quorum instead of ZooKeeper
-            from .kraft.kraft_broker import KraftBroker
-            from .kraft.kraft_scenario import voter_ids
-            from .kraft.quorum import Quorum
+            from engine.kraft.kraft_broker import KraftBroker
+            from engine.kraft.kraft_scenario import voter_ids
+            from engine.kraft.quorum import Quorum
             broker_class = KraftBroker
             self.quorum = Quorum(self, voter_ids(sc))
         for index, bid in enumerate(self.broker_ids):
@@ -372,12 +372,12 @@ class Simulation(TimelineOperations):
 
     @staticmethod
     def restore(blob, trace=None):
-        sim = pickle.loads(blob)
+        sim = snapshots.loads(blob)   # old module paths too (engine.snapshots)
         sim.trace = trace
         return sim
 
     def result(self, logs=True):
-        from .result import build_result
+        from engine.result import build_result
         return build_result(self, logs)
 
 

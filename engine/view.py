@@ -6,9 +6,9 @@ epochs plus its newest records, ISR membership and how close each follower is to
 ``replica.lag.time.max.ms``), the znode tree, messages in flight, clients and record outcomes.
 It never changes the simulation; the same simulation state always gives the same view.
 """
-from .kraft import kraft_view
-from .partition import NEVER_MS
-from .result import isr_state_of
+from engine.kraft import kraft_view
+from engine.server.partition import NEVER_MS
+from engine.result import isr_state_of
 
 LOG_TAIL = 40
 

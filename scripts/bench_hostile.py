@@ -44,8 +44,8 @@ import socketio
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from engine.bench import reference_scenario  # noqa: E402
-from engine.scenarios import library  # noqa: E402
+from engine.tools.bench import reference_scenario  # noqa: E402
+from engine.scenario.library import library  # noqa: E402
 
 STATUS = collections.Counter()
 LOCK = threading.Lock()

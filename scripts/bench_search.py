@@ -14,11 +14,11 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from app.counterexample import finder  # noqa: E402
-from engine.cli import tune_gc  # noqa: E402
-from engine.search import shrink  # noqa: E402
-from engine.search_examples import LOSSY_0_10 as OLD  # noqa: E402
-from engine.search_examples import PROCESS_CRASHES_ONLY as CRASHES
-from engine.search_examples import SAFE_2_6 as SAFE
+from engine.tools.cli import tune_gc  # noqa: E402
+from engine.tools.search import shrink  # noqa: E402
+from engine.tools.search_examples import LOSSY_0_10 as OLD  # noqa: E402
+from engine.tools.search_examples import PROCESS_CRASHES_ONLY as CRASHES
+from engine.tools.search_examples import SAFE_2_6 as SAFE
 
 PROP = {"name": "no_acked_loss"}
 
@@ -29,7 +29,7 @@ def case(label, base, profile, runs, spark):
     search_s = time.perf_counter() - started
     line = f"{label:34s} search {search_s:6.1f} s over {found['runs']:4d} runs ({found['runs'] / search_s:5.1f} runs/s)"
     if found["found"]:
-        from engine.search import candidate
+        from engine.tools.search import candidate
         started = time.perf_counter()
         small, evaluations = shrink(candidate(base, profile, found["seed"]), PROP)
         line += (f"; found at seed {found['seed']}; shrink {time.perf_counter() - started:5.1f} s, "

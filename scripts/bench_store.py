@@ -32,7 +32,7 @@ from app.replay.save import capture_result, save_captured  # noqa: E402
 from app.replay.service import ReplayService  # noqa: E402
 from app.store import db, runs  # noqa: E402
 from app.store.models import Run  # noqa: E402
-from engine.cli import tune_gc  # noqa: E402
+from engine.tools.cli import tune_gc  # noqa: E402
 from engine.simulation import Simulation  # noqa: E402
 from engine.view import cluster_view  # noqa: E402
 

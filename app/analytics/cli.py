@@ -30,7 +30,7 @@ def _common(command):
 
 
 def _run(handler, params):
-    from engine.cli import tune_gc
+    from engine.tools.cli import tune_gc
     tune_gc()
     return handler(SimpleNamespace(**params))
 

@@ -22,7 +22,7 @@ from app.sweeps.tables import sweep_runs
 from app.spark.jdbc import read_query, read_table
 from app.sweeps.schemas import CELL_LATENCY_SCHEMA, CELLS_SCHEMA, EVENTS_READ_SCHEMA, RUNS_READ_SCHEMA
 
-from engine.sweep_run import NER_ERRORS
+from engine.tools.sweep_run import NER_ERRORS
 
 from .transforms import ANALYSED_TYPES
 

@@ -25,8 +25,8 @@ from app.sweeps import spec
 from app.sweeps.schemas import B, I, L, S
 from app.sweeps.tables import resim_groups, resim_questions, resim_results, sweep_runs
 from engine import eras
-from engine.scenario import ScenarioError
-from engine.search import PROPERTIES, validate_property
+from engine.scenario.document import ScenarioError
+from engine.tools.search import PROPERTIES, validate_property
 from engine.simulation import ENGINE_VERSION
 
 from . import load, resim_worker

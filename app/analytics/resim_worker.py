@@ -7,7 +7,7 @@ A stored run is its scenario document, so replaying it on any executor reproduce
 (``history_sha256`` proves it for sweep runs). A question is ``{"property": {...}, "what_if":
 {...}}``:
 
-* ``property``: one of ``engine.search.PROPERTIES`` (no_acked_loss, no_acked_all_loss,
+* ``property``: one of ``engine.tools.search.PROPERTIES`` (no_acked_loss, no_acked_all_loss,
   no_violation, invariant <name>, max_offline_ms <ms>, no_error <Kafka error>) or one asked
   here over the whole result: ``converges`` (every broker up, every partition led with a full
   ISR at the end) and ``max_unclean_elections`` <n>.
@@ -20,8 +20,8 @@ import copy
 import json
 
 from engine import eras
-from engine.scenario import ScenarioError
-from engine.search import check_property
+from engine.scenario.document import ScenarioError
+from engine.tools.search import check_property
 from engine.simulation import Simulation
 from engine.result import history_digest
 
@@ -144,7 +144,7 @@ def resimulate(row, question):
 
 
 def resimulate_many(rows, question):
-    from engine.cli import tune_gc
+    from engine.tools.cli import tune_gc
     tune_gc()
     for row in rows:
         yield resimulate(row, question)

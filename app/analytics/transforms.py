@@ -39,7 +39,7 @@ input always gives the same numbers, however Spark partitions it.
 from pyspark.sql import Window
 from pyspark.sql import functions as F
 
-from engine.sweep_run import DISRUPTIVE_OPS, NER_ERRORS, STATE_TYPES
+from engine.tools.sweep_run import DISRUPTIVE_OPS, NER_ERRORS, STATE_TYPES
 
 Z = 1.96
 RUN_KEY = ["sweep_id", "run_no"]
@@ -67,7 +67,7 @@ def wilson(k, n, z=Z):
 
 def bucket(col):
     """Histogram bucket of a non-negative integer column: exact below 100, then two significant
-    digits (as engine.sweep_run.latency_bucket)."""
+    digits (as engine.tools.sweep_run.latency_bucket)."""
     digits = F.length(col.cast("string"))
     scale = F.pow(F.lit(10), digits - 2).cast("long")
     return F.when(col < 100, col).otherwise(F.floor(col / scale) * scale).cast("long")

@@ -6,8 +6,8 @@ from types import SimpleNamespace
 import click
 
 from app.commandline import Progress, invoke, progress_option
-from engine.cli import parse_property, read_scenario
-from engine.scenario import ScenarioError
+from engine.tools.cli import parse_property, read_scenario
+from engine.scenario.document import ScenarioError
 
 from .service import hunt
 

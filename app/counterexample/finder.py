@@ -1,7 +1,7 @@
 """The search itself: evaluate seeds in batches until one breaks the property.
 
 On Spark every batch is one job over the executors (the engine ships to them as it is, and
-``engine.search.evaluate_seed`` needs nothing else); without Spark the same batches run in this
+``engine.tools.search.evaluate_seed`` needs nothing else); without Spark the same batches run in this
 process. The answer is always the *lowest* failing seed among those tried, so a search is
 deterministic whatever the parallelism. It stops at the first batch with a failure, when the run
 budget is spent, or when the time budget is (then it says how many runs it completed).
@@ -9,9 +9,9 @@ budget is spent, or when the time budget is (then it says how many runs it compl
 import json
 import time
 
-from engine.faults import normalise_profile
-from engine.scenario import load
-from engine.search import evaluate_seed, validate_property
+from engine.tools.faults import normalise_profile
+from engine.scenario.document import load
+from engine.tools.search import evaluate_seed, validate_property
 
 
 def batch_size(spark):

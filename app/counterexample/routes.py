@@ -12,9 +12,9 @@ from flask import Blueprint, current_app, jsonify, request
 
 from app.errors import UserError
 from app.runner.limits import check_budget
-from engine.faults import normalise_profile
-from engine.scenario import ScenarioError, load
-from engine.search import INVARIANTS, PROPERTIES, validate_property
+from engine.tools.faults import normalise_profile
+from engine.scenario.document import ScenarioError, load
+from engine.tools.search import INVARIANTS, PROPERTIES, validate_property
 
 from .finder import find
 from .jobs import Cancelled, SearchJobs

@@ -7,8 +7,8 @@ property broke, with the partition involved highlighted.
 """
 import time
 
-from engine.faults import normalise_profile
-from engine.search import PROPERTIES, candidate, check_property, narrate, shrink, validate_property
+from engine.tools.faults import normalise_profile
+from engine.tools.search import PROPERTIES, candidate, check_property, narrate, shrink, validate_property
 from engine.simulation import Simulation
 
 from app.replay.links import run_link

@@ -16,8 +16,8 @@ from types import SimpleNamespace
 import click
 
 from app.commandline import invoke
-from engine.cli import read_scenario, tune_gc
-from engine.scenario import ScenarioError
+from engine.tools.cli import read_scenario, tune_gc
+from engine.scenario.document import ScenarioError
 from engine.simulation import ENGINE_VERSION, Simulation
 
 from .save import capture_result, save_captured

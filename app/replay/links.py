@@ -23,7 +23,7 @@ import json
 import re
 import zlib
 
-from engine.scenario import ScenarioError, load
+from engine.scenario.document import ScenarioError, load
 from engine.simulation import ENGINE_VERSION
 
 from ..errors import UserError

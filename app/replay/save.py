@@ -9,7 +9,7 @@ milliseconds (list copies); the database write happens after, outside it, in one
 import copy
 import time
 
-from engine.scenario import ScenarioError, load
+from engine.scenario.document import ScenarioError, load
 from engine.simulation import ENGINE_VERSION
 from engine.view import records_summary
 

@@ -75,7 +75,7 @@ class _Cursor:
 
 def _build_worker(scenario, end_ms, finalize, engine_version=None):
     """Runs in a worker process: the built index (bytes only), under the run's engine version."""
-    from engine.cli import tune_gc
+    from engine.tools.cli import tune_gc
     tune_gc()
     return build_index(scenario, end_ms, finalize=finalize, engine_version=engine_version)
 

@@ -32,6 +32,8 @@ import pickle
 from itertools import chain
 from operator import is_
 
+from engine.snapshots import SnapshotUnpickler
+
 CHUNK = 256
 #: Protocol 3 writes explicit memo indices (PUT n). Protocols 4-5 use MEMOIZE, whose index is the
 #: unpickler's memo length, which CPython does not carry over when a memo is assigned.
@@ -266,7 +268,7 @@ class SnapshotReader:
 
     def __init__(self):
         self._buf = io.BytesIO()
-        self._unpickler = pickle.Unpickler(self._buf)
+        self._unpickler = SnapshotUnpickler(self._buf)
         self._read_pos = 0
         self.pool_bytes = 0
 
@@ -285,11 +287,11 @@ class SnapshotReader:
         self._buf = io.BytesIO()
         self._read_pos = 0
         memo = self._unpickler.memo
-        self._unpickler = pickle.Unpickler(self._buf)
+        self._unpickler = SnapshotUnpickler(self._buf)
         self._unpickler.memo = memo
 
     def restore(self, delta):
-        u = pickle.Unpickler(io.BytesIO(delta))
+        u = SnapshotUnpickler(io.BytesIO(delta))
         u.memo = self._unpickler.memo
         made = {}
 

@@ -21,8 +21,8 @@ import secrets
 import threading
 import time
 
-from engine.cli import tune_gc
-from engine.scenarios import library
+from engine.tools.cli import tune_gc
+from engine.scenario.library import library
 
 from .errors import AppError
 from .fairness import account, cpu_clock, frame_shares, may_send

@@ -5,8 +5,8 @@ import json
 import re
 
 from engine import eras
-from engine.budget import CAP_FACTOR, BudgetExceeded, Cap, refusal
-from engine.scenario import OP_FIELDS
+from engine.core.budget import CAP_FACTOR, BudgetExceeded, Cap, refusal
+from engine.scenario.document import OP_FIELDS
 
 from ..config import DEFAULTS
 from ..jobs import JobStopped
@@ -39,7 +39,7 @@ SURFACE_NAMES = {"live": "live rooms", "save": "saved runs", "import": "imported
 
 def check_budget(doc, limits, surface):
     """Raise AppError (HTTP 413) when ``doc`` is more simulation work than ``surface`` allows,
-    naming the fields that drive the cost, the estimate and the budget (``engine.budget``)."""
+    naming the fields that drive the cost, the estimate and the budget (``engine.core.budget``)."""
     budget = limits.get("BUDGETS", DEFAULTS["BUDGETS"])[surface]
     refused = refusal(doc, budget, SURFACE_NAMES[surface])
     if refused is not None:

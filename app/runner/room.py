@@ -12,7 +12,7 @@ import threading
 import time
 from collections import deque
 
-from engine.scenario import ScenarioError, load as load_scenario
+from engine.scenario.document import ScenarioError, load as load_scenario
 from engine.simulation import Simulation
 
 from .errors import AppError

@@ -1,7 +1,7 @@
 """The sweep document's error and its two small readers, shared by spec.py and profiles.py."""
 import json
 
-from engine.scenario import ScenarioError
+from engine.scenario.document import ScenarioError
 
 
 class SweepError(ScenarioError):

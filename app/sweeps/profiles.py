@@ -1,8 +1,8 @@
 """A sweep's fault profiles and fault phase: validated and spelled out in full (spec.py's
-docstring describes the document). Kinds and defaults come from ``engine.faults``."""
+docstring describes the document). Kinds and defaults come from ``engine.tools.faults``."""
 import re
 
-from engine.faults import DEFAULT_PROFILE, KINDS, KRAFT_ONLY_KINDS, normalise_profile
+from engine.tools.faults import DEFAULT_PROFILE, KINDS, KRAFT_ONLY_KINDS, normalise_profile
 
 from .fields import SweepError, _int, _short
 

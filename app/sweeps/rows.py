@@ -11,7 +11,7 @@ import json
 from sqlalchemy import insert
 
 from app.store.db import writing
-from engine.sweep_run import EVENT_FIELDS, RUN_FIELDS
+from engine.tools.sweep_run import EVENT_FIELDS, RUN_FIELDS
 
 from .tables import sweep_events, sweep_latency, sweep_runs
 

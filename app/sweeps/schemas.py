@@ -2,7 +2,7 @@
 from pyspark.sql.types import (ArrayType, BooleanType, DoubleType, IntegerType, LongType, StringType,
                                StructField, StructType)
 
-from engine.sweep_run import EVENT_FIELDS, RUN_FIELDS
+from engine.tools.sweep_run import EVENT_FIELDS, RUN_FIELDS
 
 S, I, L, B, D = StringType(), IntegerType(), LongType(), BooleanType(), DoubleType()
 

@@ -22,17 +22,17 @@ document's order): ``kafka_version``, ``brokers``, ``duration_ms``, ``replicatio
 producer keys (``acks``, ``retries``, ``enable.idempotence`` ...) onto every producer, consumer
 keys onto every consumer, broker and simulator keys into the scenario's config.
 
-A fault profile gives, per kind (``engine.faults.KINDS``: crash_process, crash_power, pause,
+A fault profile gives, per kind (``engine.tools.faults.KINDS``: crash_process, crash_power, pause,
 partition, cut, isolate_zk, expire_session, slow, controller), ``[rate per simulated minute, min duration
 ms, max duration ms]`` (or ``{"rate_per_min", "min_ms", "max_ms"}``); kinds not given come from
-``"from"``: ``"default"`` (``engine.faults.DEFAULT_PROFILE``, the default) or ``"none"`` (rate 0).
+``"from"``: ``"default"`` (``engine.tools.faults.DEFAULT_PROFILE``, the default) or ``"none"`` (rate 0).
 Built-in profile names: ``default`` and ``none``. In KRaft cells (docs/model.md §20)
 ``isolate_zk`` cuts a broker from the controller quorum, ``expire_session`` is never drawn and
 ``controller`` crashes, pauses or isolates one controller voter; ``controller`` is spelled out (and
 allowed) only in a sweep with a KRaft era.
 
 Every run of cell C with seed s is C's scenario with ``seed = s`` and a timeline = the base's
-timeline + ``engine.faults.fault_timeline(scenario, profile, s, start_ms, end_ms, session)``: a
+timeline + ``engine.tools.faults.fault_timeline(scenario, profile, s, start_ms, end_ms, session)``: a
 fault phase drawn from the seed, then a healing phase at ``end_ms`` (heal every link, restart
 stopped brokers after their session timeout) so the cluster must converge by the end. Every cell
 uses the same seeds, so cells are compared on the same fault draws (common random numbers).
@@ -47,9 +47,9 @@ import json
 import re
 
 from engine import eras
-from engine.scenario import ScenarioError, load
-from engine.scenarios import library
-from engine.sweep_run import loadable, run_scenario  # noqa: F401  (run_scenario: one definition, also run by workers)
+from engine.scenario.document import ScenarioError, load
+from engine.scenario.library import library
+from engine.tools.sweep_run import loadable, run_scenario  # noqa: F401  (run_scenario: one definition, also run by workers)
 
 from .fields import SweepError, _int, _short  # noqa: F401  (SweepError: the sweep error, imported from here)
 from .profiles import (BUILTIN_PROFILES, DEFAULT_END_FRACTION, DEFAULT_START_MS, FAULTS_AXIS,  # noqa: F401
@@ -208,7 +208,7 @@ def _axis_value(axis, value, field):
 
 
 def eras_value(version, key, value, field):
-    from engine.scenario import config_value
+    from engine.scenario.document import config_value
     return config_value(version, key, value, field, set(eras.scopes_of(key)))
 
 

@@ -7,7 +7,7 @@ and never imports the ``app`` package.
 
 A task gets plan rows ``(run_no, run_key, cell_id, seed)``; the cells and fault profiles come
 from a Spark broadcast, and each run's scenario is built on the executor from its cell and seed
-(``engine.sweep_run``). It yields one JSON line per run, ``[run, events, latency]`` — exactly
+(``engine.tools.sweep_run``). It yields one JSON line per run, ``[run, events, latency]`` — exactly
 what ``python -m engine worker`` answers, so a line from PyPy passes through untouched, and
 in-process runs are encoded the same way. The driver decodes the lines and stores them in
 batches (``app.sweeps.rows``): no per-run DataFrame or JDBC work on either side.
@@ -15,15 +15,15 @@ batches (``app.sweeps.rows``): no per-run DataFrame or JDBC work on either side.
 PyPy (``pypy`` = "auto": ``pypy3`` on the node's PATH, what a sweep asks for by default; a
 command or path; "off"):
 one worker process per Spark Python worker, reused by its later tasks
-(``engine.worker.shared_worker``), so the JIT warms up once per executor process, not per task. A node without it, or
+(``engine.tools.worker.shared_worker``), so the JIT warms up once per executor process, not per task. A node without it, or
 whose PyPy cannot start the engine, simulates in process: the rows are the same either way.
 """
 import shutil
 import sys
 
-from engine.cli import tune_gc
-from engine.sweep_run import simulate
-from engine.worker import WorkerError, encode, shared_worker
+from engine.tools.cli import tune_gc
+from engine.tools.sweep_run import simulate
+from engine.tools.worker import WorkerError, encode, shared_worker
 
 PYPY_COMMAND = "pypy3"
 

@@ -16,7 +16,7 @@ Handlers are thin: validate, call one function of the runner / store / replay se
 from . import compare, jobs, links, meta, replays, rooms, runs  # noqa: F401  (attach their routes to bp)
 from flask import jsonify
 
-from engine.scenario import ScenarioError
+from engine.scenario.document import ScenarioError
 
 from ..errors import error_reply, status_of
 from .blueprint import bp

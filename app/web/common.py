@@ -9,7 +9,7 @@ import re
 
 from flask import Response, abort, current_app, render_template, request
 
-from engine.scenario import load
+from engine.scenario.document import load
 
 from ..replay import links as linkcodec
 from ..errors import USER_ERRORS  # noqa: F401  (re-exported for the page routes)
@@ -99,7 +99,7 @@ def charge(kind):
 
 def submit(kind, work, scenario=None):
     """Queue ``work(job)`` on the job pool (429 when full), in the lane its estimated work picks."""
-    from engine.budget import estimate
+    from engine.core.budget import estimate
     return current_app.extensions["isrlab"]["jobs"].submit(
         kind, work, owner=request.remote_addr, estimated_events=estimate(scenario) if scenario else 0)
 

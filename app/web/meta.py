@@ -4,7 +4,7 @@ from flask import current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from engine import eras
-from engine.scenario import OPS
+from engine.scenario.document import OPS
 
 from .blueprint import bp
 from .era_notes import era_notes

@@ -10,7 +10,7 @@ registration record, begin a controlled shutdown (its leaderships move away) whe
 and grant SHUTDOWN_NOW when it leads nothing and every active broker has caught up with the
 records that began the shutdown.
 """
-from .metadata_image import BROKER_CHANGE, REGISTER_BROKER
+from engine.kraft.metadata_image import BROKER_CHANGE, REGISTER_BROKER
 
 
 class BrokerControl:

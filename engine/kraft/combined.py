@@ -16,7 +16,7 @@ The two roles share one KafkaRaftClient (``SharedServer``): the broker's Metadat
 to the local log instead of fetching it over the network (``read_local_log``). It wakes up when
 the local voter's high watermark or leader changes (``QuorumVoter.commit_listener``).
 """
-from ..messages import (ALTER_PARTITION, BEGIN_QUORUM_EPOCH, BROKER_HEARTBEAT, BROKER_REGISTRATION,
+from engine.core.messages import (ALTER_PARTITION, BEGIN_QUORUM_EPOCH, BROKER_HEARTBEAT, BROKER_REGISTRATION,
                         CONNECTION_RESET, FETCH, VOTE)
 
 #: the requests only a controller serves (ControllerApis and the Raft APIs besides Fetch)

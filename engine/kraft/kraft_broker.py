@@ -8,11 +8,11 @@ one ``broker.heartbeat.interval.ms`` after an answer (10 ms while starting, 50 m
 down); the request times out after session/2 (3.9, KAFKA-14392) or the interval (4.1, KAFKA-19294).
 A broker that cannot reach the controllers does not fence itself: it keeps serving (§20.7).
 """
-from ..broker import Broker
-from ..messages import ALTER_PARTITION, BROKER_HEARTBEAT, BROKER_REGISTRATION
-from .combined import start_voter, stop_voter
-from .metadata_fetcher import MetadataFetcher
-from .metadata_image import MetadataImage
+from engine.server.broker import Broker
+from engine.core.messages import ALTER_PARTITION, BROKER_HEARTBEAT, BROKER_REGISTRATION
+from engine.kraft.combined import start_voter, stop_voter
+from engine.kraft.metadata_fetcher import MetadataFetcher
+from engine.kraft.metadata_image import MetadataImage
 
 NO_CONTROLLER_BACKOFF_MS = 100
 STARTING_HEARTBEAT_MS = 10

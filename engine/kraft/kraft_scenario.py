@@ -8,7 +8,7 @@ network operations. ZooKeeper operations are errors in these eras, with a messag
 """
 import json
 
-from ..scenario_fields import MAX_DURATION_MS, ScenarioError, _int, _keys, _list
+from engine.scenario.fields import MAX_DURATION_MS, ScenarioError, _int, _keys, _list
 
 DEFAULT_CONTROLLERS = [3000, 3001, 3002]
 COMBINED = "combined"

@@ -2,7 +2,7 @@
 docs/model.md §20.9): the quorum, the metadata log, brokers' registration state and partitions'
 registrations as the committed metadata log has them.
 """
-from .metadata_image import NO_OP, record_text
+from engine.kraft.metadata_image import NO_OP, record_text
 
 LOG_VIEW = 60
 

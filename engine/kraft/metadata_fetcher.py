@@ -8,9 +8,9 @@ become-follower code the ZooKeeper eras use for LeaderAndIsr. A record with a lo
 partition epoch than the local one is ignored (the leader applies its own AlterPartition answer
 first); a higher partition epoch with the same leader epoch only installs the ISR.
 """
-from ..messages import METADATA_FETCH
-from .combined import read_local_log
-from .metadata_image import BROKER_CHANGE, PARTITION, PARTITION_CHANGE, REGISTER_BROKER
+from engine.core.messages import METADATA_FETCH
+from engine.kraft.combined import read_local_log
+from engine.kraft.metadata_image import BROKER_CHANGE, PARTITION, PARTITION_CHANGE, REGISTER_BROKER
 
 RETRY_BACKOFF_MS = 20
 

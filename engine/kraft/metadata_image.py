@@ -5,7 +5,7 @@ Kafka's controller and every broker build the same image from the same records
 for both. Records are plain dicts ``{"offset", "epoch", "type", ...fields}`` with Kafka's record
 names (``MetadataRecordType``) and its field names in snake case.
 """
-from .partition_change import change_text, merge
+from engine.kraft.partition_change import change_text, merge
 
 REGISTER_BROKER = "RegisterBrokerRecord"
 BROKER_CHANGE = "BrokerRegistrationChangeRecord"

@@ -7,11 +7,11 @@ history tells the story from them (``partition_change``, ``broker_fenced``...). 
 from the scenario's ``controllers`` (default 3000, 3001, 3002: Kafka's docs and test clusters
 number dedicated controllers from 3000, so they never collide with broker ids).
 """
-from .combined import colocate
-from .metadata_image import (BROKER_CHANGE, PARTITION, PARTITION_CHANGE, REGISTER_BROKER,
+from engine.kraft.combined import colocate
+from engine.kraft.metadata_image import (BROKER_CHANGE, PARTITION, PARTITION_CHANGE, REGISTER_BROKER,
                              MetadataImage)
-from .quorum_controller import QuorumController
-from .raft import QuorumVoter
+from engine.kraft.quorum_controller import QuorumController
+from engine.kraft.raft import QuorumVoter
 
 
 class Quorum:

@@ -7,10 +7,10 @@ that caused them goes out when they are committed (``QuorumController`` defers r
 batch's end offset). Partition changes are built by ``partition_change.build_change``;
 registration, heartbeats and fencing are in ``broker_control``.
 """
-from ..messages import ALTER_PARTITION, BROKER_HEARTBEAT, BROKER_REGISTRATION
-from .broker_control import BrokerControl
-from .metadata_image import (NO_OP, PARTITION, PARTITION_CHANGE, TOPIC, MetadataImage)
-from .partition_change import build_change, change_text, merge, new_registration
+from engine.core.messages import ALTER_PARTITION, BROKER_HEARTBEAT, BROKER_REGISTRATION
+from engine.kraft.broker_control import BrokerControl
+from engine.kraft.metadata_image import (NO_OP, PARTITION, PARTITION_CHANGE, TOPIC, MetadataImage)
+from engine.kraft.partition_change import build_change, change_text, merge, new_registration
 
 
 class QuorumController(BrokerControl):

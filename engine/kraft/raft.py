@@ -10,11 +10,11 @@ quorum-state file and the log on disk). Replication of the log is in ``raft_repl
 controller that runs on the leader once it has committed its epoch's first record is
 ``QuorumController``.
 """
-from ..messages import (ALTER_PARTITION, BEGIN_QUORUM_EPOCH, BROKER_HEARTBEAT, BROKER_REGISTRATION,
+from engine.core.messages import (ALTER_PARTITION, BEGIN_QUORUM_EPOCH, BROKER_HEARTBEAT, BROKER_REGISTRATION,
                         METADATA_FETCH, VOTE)
-from ..network import Node
-from .combined import wake_listener
-from .raft_replication import RaftReplication
+from engine.core.network import Node
+from engine.kraft.combined import wake_listener
+from engine.kraft.raft_replication import RaftReplication
 
 
 class QuorumVoter(RaftReplication, Node):

@@ -10,9 +10,9 @@ reached (``LeaderState.maybeUpdateHighWatermark``), and only once it passes the 
 start (its LeaderChange record). A leader resigns when fewer than a majority fetched within
 1.5 x ``controller.quorum.fetch.timeout.ms`` (check-quorum, KAFKA-15489, 3.7+).
 """
-from ..messages import BEGIN_QUORUM_EPOCH, METADATA_FETCH
-from .combined import wake_listener
-from .metadata_image import LEADER_CHANGE
+from engine.core.messages import BEGIN_QUORUM_EPOCH, METADATA_FETCH
+from engine.kraft.combined import wake_listener
+from engine.kraft.metadata_image import LEADER_CHANGE
 
 MAX_FETCH_WAIT_MS = 500
 MAX_RECORDS_PER_FETCH = 200

@@ -8,7 +8,7 @@ from app import create_app, runner_of
 from app.config import load_settings
 from app.replay import links
 from app.web.guards import socket_origins
-from engine.scenarios import library
+from engine.scenario.library import library
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 security headers and the same-origin rule for Socket.IO."""
 import json
 
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import Simulation
 
 from tests.app.conftest import create, run_for

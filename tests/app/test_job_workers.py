@@ -12,7 +12,7 @@ from app.jobwork import saved_run_rows
 from app.replay.save import capture_result, prepare_captured
 from app.replay.seek import history_digest_of_texts
 from app.workers import WorkerProcesses
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import Simulation
 
 
@@ -110,7 +110,7 @@ def test_a_run_saved_through_a_worker_is_the_run_simulated_in_the_server(tmp_pat
         runner_of(app).stop()
         app.extensions["isrlab_runs"].close()
         app.extensions["isrlab"]["jobs"].close()
-    from engine.scenario import load
+    from engine.scenario.document import load
     doc = load(scenario)
     sim = Simulation(doc)
     here = prepare_captured(capture_result(sim, sim.run()), title="in the server", source="link")

@@ -10,8 +10,8 @@ from app import create_app, runner_of
 from app.errors import UserError
 from app.jobs import JobPool, rss_bytes
 from app.quotas import Quotas
-from engine.bench import reference_scenario
-from engine.scenarios import library
+from engine.tools.bench import reference_scenario
+from engine.scenario.library import library
 
 
 @pytest.fixture

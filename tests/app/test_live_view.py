@@ -5,7 +5,7 @@ import pickle
 import pytest
 
 from app.runner.live_view import LiveView, MessageTap, partition_entity, sample_messages
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import Simulation
 from engine.view import partition_view, records_summary
 

@@ -7,7 +7,7 @@ import pytest
 from app.config import DEFAULTS
 from app.runner import AppError, Runner, core
 from app.runner.room import Room, replayable, story_events
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import Simulation
 
 LIB = library()

@@ -3,7 +3,7 @@ moves on, bounded in samples per partition and numbers per room, reset by a rest
 to a page that reloads (GET /api/rooms/<room>/series)."""
 from app.runner import series as live_series
 from app.runner.series import LiveSeries
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import Simulation
 
 from tests.app.conftest import create, run_for

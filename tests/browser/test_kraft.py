@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from engine.scenarios import library
+from engine.scenario.library import library
 from tests.browser.conftest import ARTIFACTS, open_page, pick_library, serving, store, wait_store
 from tests.replay.test_browser import save_run
 

@@ -6,7 +6,7 @@ from sqlalchemy import insert
 
 from app.sweeps import repo, spec
 from app.sweeps.tables import analytics_cells
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import ENGINE_VERSION
 
 from tests.browser.conftest import ARTIFACTS, browser, serving, watch  # noqa: F401  (the fixture, reused)

@@ -1,8 +1,8 @@
 """Counterexample search in the KRaft eras (docs/model.md §20): the fault schedules it draws are
 valid there (no ZooKeeper faults; controller voters crash, pause and are isolated), a safe 4.1
 configuration survives every draw, and an unsafe one yields a counterexample that replays."""
-from engine.faults import DEFAULT_PROFILE
-from engine.search import candidate, check, shrink
+from engine.tools.faults import DEFAULT_PROFILE
+from engine.tools.search import candidate, check, shrink
 from engine.simulation import Simulation
 from tests.counterexample.test_routes import SAFE, client, wait  # noqa: F401 (fixture)
 

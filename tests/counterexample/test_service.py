@@ -5,8 +5,8 @@ from app.counterexample import finder
 from app.counterexample.service import hunt
 from app.store import runs as store_runs
 from app.store.db import open_store
-from engine.search_examples import LOSSY_0_10 as OLD, PROCESS_CRASHES_ONLY as CRASHES, SAFE_2_6 as SAFE
-from engine.search import check
+from engine.tools.search_examples import LOSSY_0_10 as OLD, PROCESS_CRASHES_ONLY as CRASHES, SAFE_2_6 as SAFE
+from engine.tools.search import check
 
 
 @pytest.fixture

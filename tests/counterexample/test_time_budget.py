@@ -3,7 +3,7 @@ run, so a search asked for 1 s does not run for minutes (it used to finish whole
 import time
 
 from app.counterexample.finder import find
-from engine.search_examples import PROCESS_CRASHES_ONLY, SAFE_2_6
+from engine.tools.search_examples import PROCESS_CRASHES_ONLY, SAFE_2_6
 
 
 def test_a_one_second_budget_stops_the_search_near_one_second():

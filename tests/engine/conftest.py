@@ -2,9 +2,9 @@ import functools
 
 import pytest
 
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import Simulation
-from engine.zookeeper import ZooKeeper
+from engine.zookeeper.server import ZooKeeper
 
 
 @functools.lru_cache(maxsize=None)

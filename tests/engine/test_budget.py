@@ -2,10 +2,10 @@
 what is too big and only that), and a cap stops a run that goes over it."""
 import pytest
 
-from engine.bench import reference_scenario
-from engine.budget import Cap, BudgetExceeded, cost_terms, estimate, refusal
-from engine.scenario import load
-from engine.scenarios import library
+from engine.tools.bench import reference_scenario
+from engine.core.budget import Cap, BudgetExceeded, cost_terms, estimate, refusal
+from engine.scenario.document import load
+from engine.scenario.library import library
 from engine.simulation import Simulation
 
 from .randomized import random_scenario

@@ -4,7 +4,7 @@ import contextlib
 import io
 import json
 
-from engine.cli import main, write_json
+from engine.tools.cli import main, write_json
 
 
 def test_write_json_is_json_dumps(run_library):
@@ -48,7 +48,7 @@ def test_bench_measures_the_same_run_under_pypy_and_prints_the_ratio():
     # what 20x real time needs: the run's events per simulated second x 20, under both
     aims = [int(a) for a in re.findall(r"20x real time needs +(\d+) events/s", out)]
     assert aims == [round(int(heads[0][1]) / 2 * 20)] * 2
-    # PyPy's allocation: a whole number of 32 MB nurseries (engine.worker's), shared out per event
+    # PyPy's allocation: a whole number of 32 MB nurseries (engine.tools.worker's), shared out per event
     minors = re.findall(r"allocated per event +(\d+) bytes \(~(\d+) minor collections x 32 MB nursery\); "
                         r"collector \d+% of the CPU", out)
     assert len(minors) == 1 and int(minors[0][1]) >= 1

@@ -1,10 +1,10 @@
-"""Request deadlines (engine/deadlines.py): per-delay FIFO queues swept by one timer. An answered
+"""Request deadlines (engine/core/deadlines.py): per-delay FIFO queues swept by one timer. An answered
 request's deadline leaves its queue when the next deadline is set there, not at its own expiry
 (30 s later: long enough to outlive PyPy's nursery); an unanswered one still fires at exactly
 request.timeout.ms (Kafka's NetworkClient default 30000)."""
-from engine.network import Network, Node
-from engine.rng import Streams
-from engine.scheduler import new_scheduler
+from engine.core.network import Network, Node
+from engine.core.rng import Streams
+from engine.core.scheduler import new_scheduler
 
 TIMEOUT_MS = 30000
 

@@ -60,8 +60,8 @@ def test_snapshot_restore_continues_identically():
 
 
 def test_a_session_whose_live_commands_made_a_scripted_op_pointless_still_replays():
-    from engine.scenarios import get
-    from engine.scenario import load
+    from engine.scenario.library import get
+    from engine.scenario.document import load
     live = Simulation(get("broker-failure-clean-election"))
     live.advance_to(2000)
     live.apply({"op": "crash", "broker": 1})       # the script crashes broker 1 at 5 s

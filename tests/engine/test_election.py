@@ -1,5 +1,5 @@
 """Controller decisions (docs/model.md §9.3 typical outcomes, §9.7, §9.8)."""
-from engine.election import (controlled_shutdown_election, imbalanced_partitions, offline_election,
+from engine.controller.election import (controlled_shutdown_election, imbalanced_partitions, offline_election,
                              preferred_election, remove_replica_from_isr)
 
 AR = [1, 2, 3]

@@ -2,8 +2,8 @@
 import dataclasses
 
 from engine import eras
-from engine.scenario import load
-from engine.scenarios import library
+from engine.scenario.document import load
+from engine.scenario.library import library
 from engine.simulation import Simulation
 
 from .conftest import events

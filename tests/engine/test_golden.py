@@ -16,8 +16,8 @@ import os
 import sys
 
 from engine import eras
-from engine.scenario import ScenarioError, load
-from engine.scenarios import library
+from engine.scenario.document import ScenarioError, load
+from engine.scenario.library import library
 
 from .test_determinism import trace_hash
 

@@ -6,7 +6,7 @@ import pytest
 
 from engine.history import HW_FIELDS, expand, hw_json
 from engine.result import compact_json, history_digest
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import Simulation
 
 from .randomized import ZK_VERSIONS, random_scenario

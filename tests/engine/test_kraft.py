@@ -4,7 +4,7 @@ import json
 import pytest
 
 from engine.kraft.partition_change import build_change, new_registration
-from engine.scenario import ScenarioError, load
+from engine.scenario.document import ScenarioError, load
 from engine.simulation import Simulation
 
 

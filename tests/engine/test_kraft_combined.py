@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from engine.scenario import ScenarioError, load
+from engine.scenario.document import ScenarioError, load
 from engine.simulation import Simulation
 from engine.view import cluster_view
 

@@ -1,5 +1,5 @@
 """Each library scenario ends the way Kafka really ends (timings and rules from docs/model.md)."""
-from engine.scenarios import ORDER, library
+from engine.scenario.library import ORDER, library
 from engine.simulation import Simulation
 
 from .conftest import events

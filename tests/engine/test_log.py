@@ -1,6 +1,6 @@
 """The replica log and its leader-epoch cache (docs/model.md §1.3)."""
 from engine.eras import ERAS
-from engine.log import UNDEFINED, ReplicaLog, end_offset_for
+from engine.server.log import UNDEFINED, ReplicaLog, end_offset_for
 
 V010, V11, V20, V24, V26 = (ERAS[v] for v in ("0.10", "1.1", "2.0", "2.4", "2.6"))
 

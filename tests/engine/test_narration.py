@@ -9,7 +9,7 @@ simulated time it must fall in. The windows come from the era's timers, not from
 """
 import pytest
 
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import Simulation
 
 LATENCY_SLACK_MS = 100          # a handful of request round trips on the default 1-2 ms links

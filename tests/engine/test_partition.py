@@ -6,8 +6,8 @@ import itertools
 import pytest
 
 from engine.eras import ERAS
-from engine.log import UNDEFINED, ReplicaLog
-from engine.partition import (NEVER_MS, RemoteReplica, can_join_isr, candidate_high_watermark,
+from engine.server.log import UNDEFINED, ReplicaLog
+from engine.server.partition import (NEVER_MS, RemoteReplica, can_join_isr, candidate_high_watermark,
                               is_out_of_sync, kip101_truncation_offset, kip279_truncation,
                               update_fetch_state)
 

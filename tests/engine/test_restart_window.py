@@ -3,7 +3,7 @@ restart inside the crashed process's ZooKeeper session timeout fails to register
 so the loader accepts a later restart of that broker; outside that window it does not."""
 import pytest
 
-from engine.scenario import ScenarioError, load
+from engine.scenario.document import ScenarioError, load
 from engine.simulation import Simulation
 
 from .conftest import events

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from engine.scenario import ScenarioError, kafka_assignment, load
+from engine.scenario.document import ScenarioError, kafka_assignment, load
 
 
 def error_of(doc):

@@ -1,4 +1,4 @@
-"""The kernel's two layouts (engine/scheduler.py): the tuple heap CPython runs and the keyed heap
+"""The kernel's two layouts (engine/core/scheduler.py): the tuple heap CPython runs and the keyed heap
 PyPy runs dispatch the same entries in the same order, so a run is the same run on either
 interpreter. Checked here on CPython by forcing the keyed layout: entry order at equal times
 (boot, then timeline operations, then ordinary entries in seq order), library scenarios against
@@ -8,9 +8,9 @@ import pickle
 
 import pytest
 
-from engine import scheduler as kernel
+from engine.core import scheduler as kernel
 from engine import simulation
-from engine.scheduler import KeyedScheduler, Scheduler, new_scheduler
+from engine.core.scheduler import KeyedScheduler, Scheduler, new_scheduler
 from engine.simulation import Simulation
 
 from .test_determinism import trace_hash

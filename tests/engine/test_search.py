@@ -1,9 +1,9 @@
 """Counterexample search and shrinking (issue: find the failure, shrink it, show it)."""
 import pytest
 
-from engine.search_examples import LOSSY_0_10 as OLD, PROCESS_CRASHES_ONLY, SAFE_2_6 as SAFE
-from engine.scenario import ScenarioError
-from engine.search import check, narrate, search, shrink, validate_property
+from engine.tools.search_examples import LOSSY_0_10 as OLD, PROCESS_CRASHES_ONLY, SAFE_2_6 as SAFE
+from engine.scenario.document import ScenarioError
+from engine.tools.search import check, narrate, search, shrink, validate_property
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +91,7 @@ def test_alter_isr_eras_lose_nothing_without_power_failures_but_power_failures_d
 
 
 def test_narration_explains_alter_partition_in_kafkas_words():
-    from engine.scenarios import library
+    from engine.scenario.library import library
     from engine.simulation import Simulation
     result = Simulation(library()["ineligible-replica-refused"]).run()
     steps = [s for s in narrate(result, None, limit=400) if s["type"] == "alter_partition"]

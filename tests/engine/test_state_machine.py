@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from engine.eras import ZK_VERSIONS as VERSIONS  # ZooKeeper-mode operations
-from engine.scenario import ScenarioError
+from engine.scenario.document import ScenarioError
 from engine.simulation import Simulation
 
 SETTINGS = settings(max_examples=25, stateful_step_count=25, deadline=None,

@@ -1,9 +1,9 @@
 """TCP retransmission after a heal and request timeouts that close connections (docs/model.md
-§16, network; engine/tcp.py). Numbers: Linux TCP_RTO_MIN 200 ms doubling per retransmission
+§16, network; engine/core/tcp.py). Numbers: Linux TCP_RTO_MIN 200 ms doubling per retransmission
 (tcp_retransmit_timer, RFC 6298 rule 5.5), TCP_RTO_MAX 120 s, tcp_retries2 15, tcp_orphan_retries
 8; Kafka's request.timeout.ms 30000 and reconnect.backoff.ms 50."""
 from engine.simulation import Simulation
-from engine.tcp import retransmission_at, retransmission_offsets
+from engine.core.tcp import retransmission_at, retransmission_offsets
 
 
 def test_the_retransmission_schedule():

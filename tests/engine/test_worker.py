@@ -1,13 +1,13 @@
 """``python -m engine worker``: the JSON-lines protocol a sweep task speaks with its worker
 process — a setup line answered with the engine version, then one answer line per run, equal to
-what ``engine.sweep_run.simulate`` returns in process."""
+what ``engine.tools.sweep_run.simulate`` returns in process."""
 import io
 import json
 import sys
 
 import pytest
 
-from engine import sweep_run, worker
+from engine.tools import sweep_run, worker
 from engine.simulation import ENGINE_VERSION
 
 CELL = {"cell_id": 0, "profile": "p", "fault_start_ms": 1000, "fault_end_ms": 6000, "session_timeout_ms": 6000,

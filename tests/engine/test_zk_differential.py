@@ -2,7 +2,7 @@
 
 Every library scenario runs in every ZooKeeper era it validates in (``engine.eras.ZK_VERSIONS``;
 only the KRaft stories with controller operations are left out); every call its ZooKeeper
-receives is recorded (``engine.zktrace``) and replayed on a real ZooKeeper 3.8 (Debian's
+receives is recorded (``engine.zookeeper.trace``) and replayed on a real ZooKeeper 3.8 (Debian's
 ``zookeeper`` package, installed by scripts/setup.sh) through kazoo, one kazoo session per engine
 session, each (scenario, era) under its own chroot of one standalone server. Compared per call:
 success or error code (and a failed multi's failing op), created paths (sequential names
@@ -13,9 +13,9 @@ receives, in order. Never skipped: without ZooKeeper or kazoo the test fails.
 import pytest
 
 from engine.eras import ZK_VERSIONS as VERSIONS  # ZooKeeper-mode operations
-from engine.scenario import ScenarioError, load
-from engine.scenarios import library
-from engine.zktrace import record
+from engine.scenario.document import ScenarioError, load
+from engine.scenario.library import library
+from engine.zookeeper.trace import record
 
 from .zkreal import RealZooKeeper, Replayer
 

@@ -6,9 +6,9 @@ broker sends, and whether it registers with a checked-ephemeral multi).
 """
 import pytest
 
-from engine.scenarios import library
-from engine.zktrace import record
-from engine.zookeeper import CHILD, DELETED
+from engine.scenario.library import library
+from engine.zookeeper.trace import record
+from engine.zookeeper.server import CHILD, DELETED
 
 
 def test_sequential_suffix_counts_child_creations_not_deletions(zk):

@@ -1,7 +1,7 @@
 """ZooKeeper semantics with kazoo's names (issue: the simulated ZooKeeper must behave like one)."""
 import pytest
 
-from engine.zookeeper import (CHANGED, CHILD, CREATED, DELETED, BadVersionError,
+from engine.zookeeper.server import (CHANGED, CHILD, CREATED, DELETED, BadVersionError,
                               NoChildrenForEphemeralsError, NodeExistsError, NoNodeError,
                               NotEmptyError, SessionExpiredError)
 

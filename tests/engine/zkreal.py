@@ -1,5 +1,5 @@
 """A real ZooKeeper for the differential test: Debian's ``zookeeper`` package started standalone on
-a free loopback port, and a replayer that sends an engine ZooKeeper trace (``engine.zktrace``)
+a free loopback port, and a replayer that sends an engine ZooKeeper trace (``engine.zookeeper.trace``)
 to it call for call through kazoo and compares every answer (docs/model.md §9.10).
 """
 import json

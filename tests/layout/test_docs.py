@@ -155,15 +155,15 @@ def test_no_tracked_file_points_outside_the_repository():
 
 # -- the checks can fail ----------------------------------------------------------------------------------
 def test_the_collector_finds_citations_the_code_makes():
-    found = collect_citations([ROOT / "engine" / "partition.py", ROOT / "engine" / "result.py"])
+    found = collect_citations([ROOT / "engine" / "server" / "partition.py", ROOT / "engine" / "result.py"])
     assert ("model", "2.2") in found
     assert ("model", "8.1b") in found
     assert ("scenario-format", "5") in found             # "The run result document (scenario format §5)"
-    assert any(place.startswith("engine/partition.py:") for place in found[("model", "2.2")])
+    assert any(place.startswith("engine/server/partition.py:") for place in found[("model", "2.2")])
 
 
 def test_a_citation_without_a_section_is_reported():
-    fake = {("model", "99.9"): ["engine/nowhere.py:1"], ("model", "2.2"): ["engine/partition.py:35"],
+    fake = {("model", "99.9"): ["engine/nowhere.py:1"], ("model", "2.2"): ["engine/server/partition.py:35"],
             ("scenario-format", "9"): ["engine/nowhere.py:2"]}
     missing = missing_sections(fake, documents())
     assert missing == ["§99.9 (model) cited at engine/nowhere.py:1",

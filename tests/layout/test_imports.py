@@ -36,7 +36,7 @@ def test_one_error_type_every_user_error_is_a_scenario_error():
     from app.spark.jdbc import JdbcError
     from app.store.errors import StoreError
     from app.sweeps.spec import SweepError
-    from engine.scenario import ScenarioError
+    from engine.scenario.document import ScenarioError
     for cls in (AppError, StoreError, LinkError, ReplayError, QuestionError, JdbcError, UserError, SweepError):
         assert issubclass(cls, ScenarioError), cls
         assert cls("f", "m", "a").to_dict() == {"field": "f", "message": "m", "allowed": "a"}

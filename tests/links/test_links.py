@@ -11,7 +11,7 @@ import pytest
 from app.replay import links
 from app.replay.links import LinkError, decode_scenario, encode_scenario, parse_focus
 from engine import load
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import ENGINE_VERSION, Simulation
 from tests.replay.scenarios import random_scenario
 

@@ -3,8 +3,8 @@ documents). Faults come from the engine's fault-schedule generator."""
 import random
 
 from engine.eras import ZK_VERSIONS, default
-from engine.faults import fault_timeline
-from engine.scenario import load
+from engine.tools.faults import fault_timeline
+from engine.scenario.document import load
 
 
 def random_scenario(seed, duration_ms=None, era=None):

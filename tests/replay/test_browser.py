@@ -8,7 +8,7 @@ import pytest
 
 from app.runner.live_view import partition_entity
 from app.store import runs as store_runs
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import Simulation
 
 from tests.browser.conftest import ARTIFACTS, browser, serving  # noqa: F401  (the fixture, reused)

@@ -6,7 +6,7 @@ import pytest
 from app.replay.seek import Seeker, build_index
 from app.replay.compare import compare, differences, digest, first_divergence
 from engine import load
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import Simulation
 
 from .scenarios import random_scenario

@@ -2,7 +2,7 @@
 first violation, titled, with a narration strip; the step buttons go from one event the timeline
 shows to the next; "Copy link" gives a link that opens the same moment with the same partition
 highlighted and the same broker selected; one transport bar."""
-from engine.scenarios import library
+from engine.scenario.library import library
 
 from tests.browser.conftest import browser  # noqa: F401  (the fixture, reused)
 from tests.replay.test_browser import new_page, replay_ready, replay_t, save_run, server  # noqa: F401

@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 from app.store import db, runs
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import Simulation
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -6,7 +6,7 @@ import pytest
 
 from app import create_app, runner_of
 from app.runner.live_view import partition_entity
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import Simulation
 
 LIB = library()

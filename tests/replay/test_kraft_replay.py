@@ -13,7 +13,7 @@ from app.runner.live_view import LiveView
 from app.runner.records import RecordDigest
 from app.runner.refresh import structure_of
 from app.runner.series import sample
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import Simulation
 from tests.engine.test_kraft import scenario
 from tests.replay.test_http import app, error_of, http  # noqa: F401 (fixtures)

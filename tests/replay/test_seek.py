@@ -7,7 +7,7 @@ import random
 import pytest
 
 from app.replay.seek import Seeker, build_index, fork_copy
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import Simulation
 from engine.view import cluster_view
 

@@ -8,7 +8,7 @@ from app.replay.service import ReplayError, ReplayService, snapshot_key
 from app.store import runs
 from app.store.db import writing
 from app.store.models import RunSnapshot
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import ENGINE_VERSION, Simulation
 from engine.view import cluster_view
 

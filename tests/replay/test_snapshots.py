@@ -7,7 +7,7 @@ import pytest
 
 from app.replay import snapshots as rs
 from app.replay.seek import build_index, Seeker
-from engine.scenarios import library
+from engine.scenario.library import library
 
 
 class Item:

@@ -12,8 +12,8 @@ from app.replay.save import capture_live, replay_document, save_captured
 from app.replay.service import ReplayService
 from app.runner.live_view import LiveView
 from app.store import runs
-from engine.scenario import ScenarioError, load
-from engine.scenarios import library
+from engine.scenario.document import ScenarioError, load
+from engine.scenario.library import library
 from engine.simulation import Simulation
 
 KEY = b"w" * 32

@@ -10,7 +10,7 @@ from app import create_app, runner_of
 from app.replay.links import decode_scenario
 from app.store import db
 from app.sweeps import plan, repo, spec
-from engine import sweep_run
+from engine.tools import sweep_run
 from app.sweeps.tables import analytics_cells, analytics_distributions, analytics_invariants, analytics_runs, sweep_runs
 from engine.simulation import ENGINE_VERSION
 

@@ -2,9 +2,9 @@
 lowest failing seed) is the same as in process (issue 6: 'on the same Spark machinery')."""
 from app.counterexample import finder
 from app.counterexample.service import hunt
-from engine.search_examples import LOSSY_0_10 as OLD
-from engine.search_examples import PROCESS_CRASHES_ONLY as CRASHES
-from engine.search_examples import SAFE_2_6 as SAFE
+from engine.tools.search_examples import LOSSY_0_10 as OLD
+from engine.tools.search_examples import PROCESS_CRASHES_ONLY as CRASHES
+from engine.tools.search_examples import SAFE_2_6 as SAFE
 
 
 def test_spark_finds_the_same_lowest_failing_seed_as_the_local_search(spark):

@@ -28,7 +28,7 @@ from app.analytics import job
 from app.store import db
 from app.sweeps import execute, repo
 from app.sweeps.tables import analytics_cells
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import Simulation
 
 ELR_EXAMPLE = library()["last-isr-member-elr"]

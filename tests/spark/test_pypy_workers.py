@@ -17,8 +17,8 @@ from sqlalchemy import select
 from app.store import db
 from app.sweeps import execute, spec, worker
 from app.sweeps.tables import sweep_events, sweep_latency, sweep_runs
-from engine import sweep_run
-from engine import worker as engine_worker
+from engine.tools import sweep_run
+from engine.tools import worker as engine_worker
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PYPY = shutil.which("pypy3")

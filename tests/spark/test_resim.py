@@ -10,9 +10,9 @@ from app.analytics import resim
 from app.store import db
 from app.store import runs as saved
 from app.sweeps import execute, repo
-from engine import sweep_run
+from engine.tools import sweep_run
 from app.sweeps.tables import resim_groups, resim_questions, resim_results
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import ENGINE_VERSION, Simulation
 
 SWEEP = {"id": "replay", "base": {"brokers": 3, "topics": [{"name": "t", "partitions": 2, "replication_factor": 3}],

@@ -10,7 +10,7 @@ from sqlalchemy import func, insert, select
 
 from app.store import db
 from app.sweeps import execute, repo, spec
-from engine import sweep_run
+from engine.tools import sweep_run
 from app.sweeps.tables import sweep_events, sweep_latency, sweep_runs
 
 from .conftest import start_cli

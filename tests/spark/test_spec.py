@@ -3,8 +3,8 @@ deterministic, each run's scenario carries a fault phase then a healing phase. (
 import pytest
 
 from app.sweeps import plan, spec
-from engine import sweep_run
-from engine.faults import DEFAULT_PROFILE
+from engine.tools import sweep_run
+from engine.tools.faults import DEFAULT_PROFILE
 
 
 def test_defaults_are_spelled_out():

@@ -1,9 +1,9 @@
-"""What one sweep run keeps (engine.sweep_run): the compact row, the kept events, the latency
+"""What one sweep run keeps (engine.tools.sweep_run): the compact row, the kept events, the latency
 histogram — checked against the full result document of the same run. (No Spark.)"""
 import json
 
 from app.sweeps import spec
-from engine import sweep_run
+from engine.tools import sweep_run
 from engine.simulation import Simulation
 
 

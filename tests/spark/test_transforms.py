@@ -168,7 +168,7 @@ def test_histogram_percentiles_pick_the_bucket_reaching_the_quantile(spark):
 
 
 def test_bucket_matches_the_executor_side_buckets(spark):
-    from engine.sweep_run import latency_bucket
+    from engine.tools.sweep_run import latency_bucket
     values = [0, 7, 99, 100, 123, 999, 1000, 1999, 29862, 123456]
     df = spark.createDataFrame([(v,) for v in values], StructType([StructField("v", LongType())]))
     got = [r[0] for r in df.select(T.bucket(df["v"])).collect()]

@@ -9,7 +9,7 @@ import sys
 
 from app.replay.save import capture_result, save_captured
 from app.store import db
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import Simulation
 
 SCENARIOS = ("isr-expansion", "preferred-leader-election", "kip101-scenario-1-v0.10", "acks1-loss-on-failover")

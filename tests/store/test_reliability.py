@@ -10,7 +10,7 @@ import time
 from app.replay.seek import history_digest
 from app.replay.save import capture_result, save_captured, summary_of_result
 from app.store import db, runs
-from engine.scenarios import library
+from engine.scenario.library import library
 from engine.simulation import Simulation
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

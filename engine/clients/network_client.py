@@ -1,0 +1,150 @@
+"""What producers and consumers share, as Kafka's NetworkClient and Metadata do: the cluster
+metadata they route by, and the connections to brokers (§6 client facts).
+"""
+from engine.core.messages import DISCONNECTED, METADATA
+from engine.core.network import Node
+
+#: Request-level errors after which the client closes the connection and backs off before
+#: reconnecting: a refused or reset connection, and its own request timeout (NetworkClient
+#: disconnects a node whose in-flight request timed out) — so the next metadata request goes
+#: to another broker instead of the one that just hung.
+DISCONNECTS = ("NETWORK_EXCEPTION", "REQUEST_TIMED_OUT")
+
+
+class ClientBase(Node):
+    """Shared client plumbing: metadata refresh (at most every retry.backoff.ms, from a broker
+    not in reconnect backoff) and per-node reconnect backoff after a failed connection
+    (reconnect.backoff.ms 50, doubling up to reconnect.backoff.max.ms 1000)."""
+
+    RECONNECT_BACKOFF_MS = 50
+    RECONNECT_BACKOFF_MAX_MS = 1000
+    _idle_until = None   # the producer's skip of idle Sender passes (sender.py); backoff resets it
+
+    def __init__(self, sim, name, config):
+        Node.__init__(self, name, sim)
+        self.name = name
+        self.config = config
+        self.running = False
+        self.leaders = {}           # key -> (leader, leader_epoch)
+        self.topic_partitions = {}  # topic -> count
+        self.metadata_in_flight = False
+        self.metadata_wanted = False
+        self.metadata_timer = False
+        self.last_metadata_attempt_ms = None
+        self.node_backoff = {}      # node -> (until_ms, current backoff)
+        self._bootstrap = 0
+        self.metadata_ms = None     # when the last metadata answer arrived
+
+    def start_metadata_refresh(self):
+        """metadata.max.age.ms: refresh even without errors, so a client that has nothing
+        outstanding still learns about new leaders."""
+        self.set_timer(self.config["metadata.max.age.ms"], self._metadata_age_tick)
+
+    def _metadata_age_tick(self, _):
+        if not self.running:
+            return
+        age = self.config["metadata.max.age.ms"]
+        if self.metadata_ms is None or self.scheduler.now_ms - self.metadata_ms >= age:
+            self.refresh_metadata()
+        self.set_timer(age, self._metadata_age_tick)
+
+    # -- connections ----------------------------------------------------------------------------
+    def node_ready(self, node):
+        entry = self.node_backoff.get(node)
+        return entry is None or entry[0] <= self.scheduler.now_ms
+
+    def _request_timeout(self, corr):
+        """NetworkClient.handleTimedOutRequests: a request past request.timeout.ms closes its
+        connection, and every other request in flight on it fails as disconnected, oldest first
+        (docs/model.md §16, network). What the cut still holds of them is the kernel's orphan."""
+        if self.network.compat_1_1_0:   # engine 1.1.0 compatibility: docs/model.md §19
+            return Node._request_timeout(self, corr)
+        entry = self.pending.get(corr)
+        if entry is None:
+            return
+        target = entry[2]
+        others = [c for c, e in self.pending.items() if e[2] == target and c != corr]
+        self.network.close_connection(self.node_id, target, others)
+        Node._request_timeout(self, corr)
+        body = {"error": DISCONNECTED}
+        for c in others:
+            other = self.pending.pop(c, None)
+            if other is not None:
+                other[0](other[1], body, DISCONNECTED)
+
+    def node_failed(self, node):
+        """One failed connection, one backoff step (ClusterConnectionStates.disconnected): the
+        requests failing with it do not escalate the backoff again."""
+        previous = self.node_backoff.get(node)
+        # engine 1.1.0 compatibility (docs/model.md §19): one backoff step per failed request
+        if previous is not None and previous[0] > self.scheduler.now_ms and not self.network.compat_1_1_0:
+            return
+        backoff = self.RECONNECT_BACKOFF_MS if previous is None else \
+            min(previous[1] * 2, self.RECONNECT_BACKOFF_MAX_MS)
+        self.node_backoff[node] = (self.scheduler.now_ms + backoff, backoff)
+        if self._idle_until is not None:
+            self._idle_until = None
+
+    def node_ok(self, node):
+        if node in self.node_backoff:
+            del self.node_backoff[node]
+            if self._idle_until is not None:
+                self._idle_until = None
+
+    # -- metadata ---------------------------------------------------------------------------------
+    def refresh_metadata(self, _=None):
+        if not self.running:
+            return
+        if self.metadata_in_flight:
+            self.metadata_wanted = True
+            return
+        now = self.scheduler.now_ms
+        backoff = self.config["retry.backoff.ms"]
+        if self.last_metadata_attempt_ms is not None and now < self.last_metadata_attempt_ms + backoff:
+            if not self.metadata_timer:
+                self.metadata_timer = True
+                self.set_timer(self.last_metadata_attempt_ms + backoff - now, self._metadata_timer)
+            return
+        target = self._least_loaded_node()
+        self.last_metadata_attempt_ms = now
+        self.metadata_in_flight = True
+        self.metadata_wanted = False
+        self.request(target, METADATA, {"topics": None}, self.config["request.timeout.ms"],
+                     self._on_metadata, target)
+
+    def _metadata_timer(self, _):
+        self.metadata_timer = False
+        self.refresh_metadata()
+
+    def _least_loaded_node(self):
+        brokers = self.sim.broker_ids
+        for i in range(len(brokers)):
+            node = brokers[(self._bootstrap + i) % len(brokers)]
+            if self.node_ready(node):
+                self._bootstrap += i + 1
+                return node
+        self._bootstrap += 1
+        return brokers[(self._bootstrap - 1) % len(brokers)]
+
+    def _on_metadata(self, node, body, error):
+        self.metadata_in_flight = False
+        if error or body.get("error"):
+            self.node_failed(node)
+            self.refresh_metadata()
+            return
+        self.node_ok(node)
+        self.metadata_ms = self.scheduler.now_ms
+        counts = {}
+        split = self.sim.split_key
+        for key, st in body["partitions"].items():
+            topic, part = split(key)
+            if part + 1 > counts.get(topic, 0):
+                counts[topic] = part + 1
+            self.leaders[key] = (st["leader"], st["leader_epoch"])
+        self.topic_partitions.update(counts)
+        self.on_metadata_updated()
+        if self.metadata_wanted:
+            self.refresh_metadata()
+
+    def on_metadata_updated(self):
+        raise NotImplementedError

@@ -1,0 +1,360 @@
+"""Links between nodes: latency with seeded jitter, one-way cuts, partitions, heal.
+
+Nodes are broker ids (int), ``"zk"`` for the ZooKeeper ensemble and client names (str). A link
+is directed: ``cut(a, b)`` drops a->b only. Every kind of fault (isolate, partition, cut) is kept
+as a set of blocked directed pairs, so "heal one link" and "heal all" are exact.
+
+Delivery is FIFO per directed link (Kafka talks over TCP): a jittered message never overtakes an
+earlier one. A message whose link is blocked when it is sent or when it would arrive does not get
+through while the cut lasts; since every connection is TCP, the sender's kernel keeps
+retransmitting it with exponential backoff, so when the link heals the held messages arrive, in
+order, one link latency after the first retransmission at or after the heal (``engine/core/tcp.py``:
+200 ms doubling up to 120 s; nothing after tcp_retries2) — unless the sender's machine lost power
+meanwhile (its kernel state is gone), or the receiving process is a new one (a request then meets
+a reset; anything else is discarded). A sender that gives up on a request at its timeout closes
+the connection (Kafka's NetworkClient): the kernel still retransmits what it held, as an orphan,
+for tcp_orphan_retries; a request that gets through is processed, as in Kafka, and its late
+answer is ignored.
+A request to a node whose *process* is down (machine up) is answered with a synthesised
+``NETWORK_EXCEPTION`` (connection refused), one round trip later; a powered-off or cut node
+simply never answers and the sender's request timeout fires — unless the powered-off machine
+boots first: a peer that sent it a request while it was off keeps retransmitting, and the booted
+machine answers that with a reset, failing every request the peer awaits on the connection
+(``CONNECTION_RESET``). A peer that sent nothing after the power failure just waits for its
+timeout (an idle half-open connection is not noticed).
+"""
+from heapq import heappush
+
+from engine.core.deadlines import Deadlines
+from engine.core.messages import (CONNECTION_RESET, DISCONNECTED, FETCH, LIST_OFFSETS, METADATA,
+                       OFFSETS_FOR_LEADER_EPOCH, PRODUCE, Envelope, response_type)
+from engine.core.tcp import TcpHolds
+
+_new = object.__new__
+
+
+class Network(TcpHolds):
+    def __init__(self, scheduler, rng, latency_ms=1, jitter_ms=0):
+        self.scheduler = scheduler
+        self.rng = rng
+        self.latency_ms = latency_ms
+        self.jitter_ms = jitter_ms
+        self.nodes = {}
+        self.blocked = set()        # (source, target) pairs that drop messages
+        self.link_latency = {}      # (source, target) -> one-way latency override
+        self._last_delivery = {}    # (source, target) -> deliver time of the last message (FIFO)
+        self._next_id = 0
+        self.in_flight = {}         # envelope id -> Envelope (for the view)
+        self.unanswered = {}        # powered-off node -> {peer: peer incarnation} that sent to it
+        self.held = {}              # (source, target) -> [(envelope, source power cycles, target incarnation)]
+        self.sent = 0
+        self.dropped = 0
+        self.observer = None        # callable(kind, envelope) for traces; kind: send|deliver|drop
+
+    def add_node(self, node_id, node):
+        self.nodes[node_id] = node
+
+    # -- faults -----------------------------------------------------------------------------
+    def is_blocked(self, source, target):
+        return (source, target) in self.blocked
+
+    def cut(self, source, target):
+        if source != target:
+            self.blocked.add((source, target))
+
+    def isolate(self, node, others):
+        for other in others:
+            self.cut(node, other)
+            self.cut(other, node)
+
+    def partition(self, groups):
+        """Only nodes in the same group talk; nodes in no group form one more group."""
+        group_of = {}
+        for index, group in enumerate(groups):
+            for node in group:
+                group_of[node] = index
+        rest = len(groups)
+        members = list(self.nodes)
+        for a in members:
+            for b in members:
+                if a != b and group_of.get(a, rest) != group_of.get(b, rest):
+                    self.blocked.add((a, b))
+
+    def heal(self, source=None, target=None):
+        if source is None:
+            self.blocked.clear()
+            self.link_latency.clear()
+            pairs = list(self.held)
+        else:
+            pairs = [(source, target), (target, source)]
+            for pair in pairs:
+                self.blocked.discard(pair)
+                self.link_latency.pop(pair, None)
+        for pair in pairs:
+            if pair in self.held and pair not in self.blocked:
+                self._release(pair)
+
+    def slow(self, source, target, latency_ms):
+        self.link_latency[(source, target)] = latency_ms
+
+    # -- sending ----------------------------------------------------------------------------
+    def send(self, source, target, type_, body, correlation_id=None, is_request=False):
+        sched = self.scheduler
+        now = sched.now_ms
+        msg_id = self._next_id = self._next_id + 1
+        self.sent += 1
+        if source == target:
+            deliver = now
+        elif not self.jitter_ms and not self.link_latency and not self._last_delivery and not self.behind:
+            deliver = now + self.latency_ms  # constant latency keeps every link FIFO by itself
+        elif not self.jitter_ms and not self.link_latency and not self._last_delivery:
+            deliver = self.queued_behind((source, target), type_, correlation_id, is_request,
+                                         now + self.latency_ms)
+        else:
+            latency = self.link_latency.get((source, target), self.latency_ms)
+            if self.jitter_ms:
+                latency += self.rng.randint(0, self.jitter_ms)
+            deliver = now + latency
+            link = (source, target)
+            last = self._last_delivery.get(link, 0)
+            if deliver < last:
+                deliver = last
+            self._last_delivery[link] = deliver
+            if self.behind:
+                deliver = self.queued_behind(link, type_, correlation_id, is_request, deliver)
+        # Envelope(...), built without the Python-level __init__ call (a third of its cost)
+        env = _new(Envelope)
+        env.id, env.source, env.target = msg_id, source, target       # (3-tuples: no tuple built)
+        env.type, env.body, env.sent_at_ms = type_, body, now
+        env.deliver_at_ms, env.correlation_id, env.is_request = deliver, correlation_id, is_request
+        if self.blocked and (source, target) in self.blocked:
+            self._hold(env)
+            return env
+        self.in_flight[msg_id] = env
+        if self.observer:
+            self.observer("send", env)
+        # Scheduler.schedule_at, inlined on CPython: one call less per message
+        sched._seq = seq = sched._seq + 1
+        if sched.keyed:
+            sched.push(deliver, seq, self._deliver, env)
+        else:
+            heappush(sched._heap, (deliver, seq, self._deliver, env))
+        return env
+
+    def _deliver(self, env):
+        # Every message passes here: plain subscripts in try blocks instead of dict.get/pop
+        # calls (the same semantics; a missing key is the rare case).
+        try:
+            del self.in_flight[env.id]
+        except KeyError:
+            pass
+        if self.blocked and (env.source, env.target) in self.blocked:
+            self._hold(env)
+            return
+        try:
+            node = self.nodes[env.target]
+        except KeyError:
+            return
+        if node is None:
+            return
+        state = node.net_state
+        if state == "up":
+            if self.observer:
+                self.observer("deliver", env)
+            if node.paused:
+                node.deferred.append(("message", env))
+                return
+            if node.__class__.dispatch is not _NODE_DISPATCH:
+                node.dispatch(env)
+                return
+            # Node.dispatch, inlined (every message of a broker or a client passes here)
+            corr = env.correlation_id
+            if corr is not None and not env.is_request:
+                pending = node.pending
+                try:
+                    entry = pending[corr]
+                except KeyError:
+                    return  # late response to a request that timed out or a previous incarnation
+                del pending[corr]
+                body = env.body
+                entry[0](entry[1], body,
+                         DISCONNECTED if "error" in body and body["error"] == DISCONNECTED else None)
+                return
+            try:
+                handler = node.handlers[env.type]
+            except KeyError:
+                handler = None
+            if handler is not None:
+                handler(env)
+            else:
+                node.dispatch(env)
+        elif state == "refusing" and env.is_request:
+            # Connection refused: the sender learns it one way-latency later.
+            self.send(env.target, env.source, response_type(env.type), {"error": DISCONNECTED},
+                      env.correlation_id)
+        else:
+            if state == "silent" and env.is_request and isinstance(env.correlation_id, tuple):
+                self.unanswered.setdefault(env.target, {})[env.source] = env.correlation_id[0]
+            self.dropped += 1
+            if self.observer:
+                self.observer("drop", env)
+
+    def machine_booted(self, node_id):
+        """A powered-off node is back: reset the connections of peers still retransmitting."""
+        for peer, incarnation in self.unanswered.pop(node_id, {}).items():
+            self.send(node_id, peer, CONNECTION_RESET, {"incarnation": incarnation})
+
+    def in_flight_view(self):
+        return [env.to_dict() for env in self.in_flight.values()]
+
+
+#: request type -> response type, seeded with the requests answered most often
+_RESPONSE_TYPES = {t: response_type(t) for t in (FETCH, PRODUCE, METADATA, LIST_OFFSETS,
+                                                 OFFSETS_FOR_LEADER_EPOCH)}
+
+
+class Node(Deadlines):
+    """Base of every actor on the network: timers that die with the process, requests with
+    timeouts, a paused state that defers everything (a long GC pause), and handler dispatch.
+
+    Subclasses fill ``self.handlers`` (message type -> bound method) and set ``net_state``.
+    """
+
+    def __init__(self, node_id, sim):
+        self.node_id = node_id
+        self.sim = sim
+        self.scheduler = sim.scheduler
+        self.network = sim.network
+        self.incarnation = 0
+        self.power_cycles = 0     # power failures of the machine (its kernel's connections died)
+        self.net_state = "up"     # up | refusing (process down) | silent (powered off)
+        self.paused = False
+        self.deferred = []        # (kind, payload) held while paused, replayed on resume
+        self.pending = {}         # correlation id -> (callback, ctx, target)
+        self._next_corr = 0
+        self.handlers = {}
+        self._deadlines = {}      # delay -> deque of (time_ms, fn, arg, is_request), lazily cancelled
+        self._sweep_at = None
+
+    # -- timers -----------------------------------------------------------------------------
+    def set_timer(self, delay_ms, fn, arg=None):
+        # Scheduler.schedule, inlined (the same heap entry and seq): one call less per timer
+        sched = self.scheduler
+        sched._seq = seq = sched._seq + 1
+        if sched.keyed:
+            sched.push(sched.now_ms + delay_ms, seq, self._fire, (self.incarnation, fn, arg))
+        else:
+            heappush(sched._heap, (sched.now_ms + delay_ms, seq, self._fire,
+                                   (self.incarnation, fn, arg)))
+
+    def _fire(self, entry):
+        if entry[0] != self.incarnation:
+            return
+        if self.paused:
+            self.deferred.append(("timer", entry))
+            return
+        entry[1](entry[2])
+
+    # -- messages ---------------------------------------------------------------------------
+    def send(self, target, type_, body, correlation_id=None):
+        return self.network.send(self.node_id, target, type_, body, correlation_id)
+
+    def request(self, target, type_, body, timeout_ms, callback, ctx=None):
+        """Send a request; ``callback(ctx, response_body_or_None, error_or_None)`` runs once,
+        on the response or when ``timeout_ms`` passes (error ``REQUEST_TIMED_OUT``)."""
+        self._next_corr = n = self._next_corr + 1
+        corr = (self.incarnation, n)
+        self.pending[corr] = (callback, ctx, target)
+        self.network.send(self.node_id, target, type_, body, corr, True)
+        if timeout_ms is not None:
+            # set_deadline, inlined for the common case of an existing queue and an earlier sweep
+            sweep_at = self._sweep_at
+            if sweep_at is not None and timeout_ms in self._deadlines:
+                at = self.scheduler.now_ms + timeout_ms
+                if at >= sweep_at:
+                    queue = self._deadlines[timeout_ms]
+                    if queue:
+                        self._drop_moot_front(queue)
+                    queue.append((at, self._request_timeout, corr, True))
+                    return corr
+            self.set_deadline(timeout_ms, self._request_timeout, corr, request=True)
+        return corr
+
+    def _request_timeout(self, corr):
+        """No answer within the request timeout: Kafka's NetworkClient (fetcher, controller
+        channel, clients) closes the connection; what the cut still holds of it is an orphan."""
+        entry = self.pending.pop(corr, None)
+        if entry is not None:
+            self.network.close_connection(self.node_id, entry[2], (corr,))
+            entry[0](entry[1], None, "REQUEST_TIMED_OUT")
+
+    def reply(self, request_env, body):
+        type_ = request_env.type
+        try:
+            response = _RESPONSE_TYPES[type_]
+        except KeyError:  # a rarer type: remember it, raising costs more than the lookup
+            response = _RESPONSE_TYPES[type_] = response_type(type_)
+        self.network.send(self.node_id, request_env.source, response, body,
+                          request_env.correlation_id)
+
+    def receive(self, env):
+        if self.paused:
+            self.deferred.append(("message", env))
+            return
+        self.dispatch(env)
+
+    def dispatch(self, env):
+        corr = env.correlation_id
+        if corr is not None and not env.is_request:
+            entry = self.pending.pop(corr, None)
+            if entry is None:
+                return  # late response to a request that timed out or a previous incarnation
+            body = env.body
+            entry[0](entry[1], body, body.get("error") if body.get("error") == DISCONNECTED else None)
+            return
+        handler = self.handlers.get(env.type)
+        if handler is not None:
+            handler(env)
+        elif env.type == CONNECTION_RESET:
+            self._connection_reset(env.source, env.body["incarnation"])
+
+    def _connection_reset(self, peer, incarnation):
+        """Every request still awaited from ``peer`` fails now (NETWORK_EXCEPTION), in the order
+        it was sent — as Kafka's NetworkClient fails a disconnected connection's in-flight requests."""
+        if incarnation != self.incarnation:
+            return  # the connection belonged to a previous process of ours
+        failed = [corr for corr, entry in self.pending.items() if entry[2] == peer]
+        body = {"error": DISCONNECTED}
+        for corr in failed:
+            entry = self.pending.pop(corr, None)
+            if entry is not None:
+                entry[0](entry[1], body, DISCONNECTED)
+
+    # -- pause / resume ---------------------------------------------------------------------
+    def pause(self):
+        self.paused = True
+
+    def resume(self):
+        """Everything that queued up during the pause happens now, in its original order."""
+        self.paused = False
+        backlog, self.deferred = self.deferred, []
+        for kind, payload in backlog:
+            if self.paused:  # a handler may not pause us, but keep the queue intact if so
+                self.deferred.append((kind, payload))
+                continue
+            if kind == "timer":
+                self._fire(payload)
+            else:
+                self.dispatch(payload)
+
+    def new_incarnation(self):
+        """A crash: every timer and outstanding request of the old process is forgotten."""
+        self.incarnation += 1
+        self.pending = {}
+        self.deferred = []
+        self.paused = False
+        self._deadlines = {}
+        self._sweep_at = None
+
+
+_NODE_DISPATCH = Node.dispatch
