@@ -20,7 +20,7 @@ from engine.core.rng import Streams
 from engine.scenario.document import ScenarioError, _Track, check_op, load
 from engine.core.scheduler import new_scheduler
 from engine.sim_operations import TimelineOperations, describe_op  # noqa: F401
-from engine.version import ENGINE_VERSION, V1_1_0, supported  # noqa: F401
+from engine.version import ENGINE_VERSION, V1_1_0, V1_2_0, has_1_3_rules, supported  # noqa: F401
 from engine.zookeeper.server import ZkServer
 
 TOP_LEVEL_ZNODES = ("/brokers/ids", "/brokers/topics", "/isr_change_notification", "/admin",
@@ -49,10 +49,14 @@ class LogConfigs(dict):
 
 class Simulation(TimelineOperations):
     #: the engine behaviour this run follows (a class default: snapshots pickled before it existed
-    #: continue as the current engine)
-    engine_version = ENGINE_VERSION
+    #: continue as engine 1.2.0, whose rules they hold; see ``rules_1_3``)
+    engine_version = V1_2_0
     #: KRaft eras: the controller quorum (docs/model.md §20); a class default for old snapshots
     quorum = None
+    #: engine 1.3.0's rules (docs/model.md §19): False re-simulates a run of 1.1.0 or 1.2.0 exactly.
+    #: Every fix of 1.3.0 asks ``sim.rules_1_3``; the class default is what snapshots pickled by an
+    #: older engine continue with.
+    rules_1_3 = False
 
     #: high-watermark moves in the history as tuples (engine/history.py): a sweep run's choice
     compact_history = False
@@ -65,6 +69,7 @@ class Simulation(TimelineOperations):
         self.scenario = load(scenario)
         sc = self.scenario
         self.engine_version = supported(engine_version)
+        self.rules_1_3 = has_1_3_rules(self.engine_version)
         self.era = eras.ERAS[sc["kafka_version"]]
         self.scheduler = new_scheduler()
         self.streams = Streams(sc["seed"])
