@@ -29,6 +29,10 @@ from .fairness import account, cpu_clock, frame_shares, may_send
 from .limits import check_room_id, check_scenario
 from .room import Room, Viewer
 
+#: Retry-After of a refused room: about how soon an idle room can make way (rooms are swept once a
+#: frame and an unwatched one is the first to go).
+ROOM_RETRY_AFTER_S = 30
+
 log = logging.getLogger(__name__)
 
 
@@ -82,15 +86,16 @@ class Runner:
         doc, source = self.scenario_for(library_name, scenario)
         with self.lock:
             if len(self.rooms) >= self.settings["MAX_ROOMS"]:
-                raise AppError("room", f"this server already runs {len(self.rooms)} simulations",
-                               "try again when a room has been closed")
+                raise self._server_full()
             cap = self.settings.get("MAX_ROOMS_PER_ADDRESS")
             mine = [r for r in self.rooms.values() if owner is not None and r.owner == owner]
             if cap and len(mine) >= cap:
                 unwatched = sorted((r for r in mine if not r.viewers), key=lambda r: r.last_active_s)
                 if not unwatched:
-                    raise AppError("room", f"you already watch {cap} simulations on this server",
-                                   "close a tab, or load scenarios into an open one")
+                    raise AppError("room", f"this address already watches {cap} simulations on this server "
+                                   f"(quota ISRLAB_MAX_ROOMS_PER_ADDRESS = {cap})",
+                                   "close a tab, or load scenarios into an open one", status=429
+                                   ).with_retry_after(ROOM_RETRY_AFTER_S)
                 self.remove(unwatched[0].id)     # the owner's least recently watched room makes way
             if room_id is None:
                 room_id = secrets.token_urlsafe(6)
@@ -106,10 +111,17 @@ class Runner:
         room.owner = owner
         with self.lock:
             if len(self.rooms) >= self.settings["MAX_ROOMS"]:
-                raise AppError("room", "this server is full", "try again later")
+                raise self._server_full()
             self.rooms[room_id] = room
         self.ensure_running()
         return room
+
+    def _server_full(self):
+        """429: the server-wide room quota; a room frees up when its viewers leave it idle."""
+        cap = self.settings["MAX_ROOMS"]
+        return AppError("room", f"this server already runs {len(self.rooms)} simulations "
+                        f"(quota ISRLAB_MAX_ROOMS = {cap})", "try again when a room has been closed",
+                        status=429).with_retry_after(ROOM_RETRY_AFTER_S)
 
     def get(self, room_id):
         with self.lock:

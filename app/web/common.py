@@ -84,10 +84,27 @@ def error_page(title, message, status):
     return render_template("runs_error.html", title=title, message=message), status
 
 
+#: Run ids are JSON-safe integers (JavaScript's Number.MAX_SAFE_INTEGER). Routes take any run of
+#: digits and refuse a larger id here, so every method answers 404 "no saved run" for it (a
+#: bounded ``int(max=...)`` converter made the URL match no rule, and PATCH / DELETE answered 405).
+MAX_RUN_ID = 9007199254740991
+
+
+def no_such_run(run_id):
+    return ReplayError("run", f"no saved run {run_id}", f"the id of a saved run (1 to {MAX_RUN_ID})", 404)
+
+
+def checked_run_id(run_id):
+    """``run_id`` if it can name a saved run; 404 otherwise."""
+    if not 0 < run_id <= MAX_RUN_ID:
+        raise no_such_run(run_id)
+    return run_id
+
+
 def get_run_or_404(run_id):
-    run = store_runs.get_run(ext().engine, run_id)
+    run = store_runs.get_run(ext().engine, checked_run_id(run_id))
     if run is None:
-        raise ReplayError("run", f"no saved run {run_id}", "the id of a saved run", 404)
+        raise no_such_run(run_id)
     return run
 
 

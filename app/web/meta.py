@@ -1,7 +1,7 @@
 """What the page needs to know about this server: health, the scenario library, the eras'
 config keys and limits; and the JSON error reply for HTTP errors under ``/api/``."""
 from flask import current_app, jsonify, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from engine import eras
 from engine.scenario.document import OPS
@@ -49,5 +49,15 @@ def api_eras():
 @bp.app_errorhandler(HTTPException)
 def http_error(exc):
     if request.path.startswith("/api/"):
-        return jsonify(ok=False, error={"field": None, "message": exc.description, "allowed": None}), exc.code
+        return jsonify(ok=False, error=_http_error_body(exc)), exc.code
     return exc
+
+
+def _http_error_body(exc):
+    """The one error shape for Werkzeug's own refusals; a body over the size limit names the limit."""
+    if isinstance(exc, RequestEntityTooLarge):
+        limit = request.max_content_length
+        allowed = f"at most {limit:,} bytes in one request" if limit else None
+        return {"field": "body", "message": "the request body is larger than this server accepts",
+                "allowed": allowed}
+    return {"field": None, "message": exc.description, "allowed": None}

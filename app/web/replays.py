@@ -29,14 +29,14 @@ from ..runner.limits import retarget
 from ..runner.live_view import partition_detail
 from ..store import runs as store_runs
 from .blueprint import bp
-from .common import (TOKEN, USER_ERRORS, charge, checked_scenario, describe_error, error_page, ext, focus_or_error,
+from .common import (MAX_RUN_ID, TOKEN, USER_ERRORS, charge, checked_scenario, describe_error, error_page, ext, focus_or_error,
                      int_arg, job_reply, json_body, replay_key, submit)
 from .security import CSP
 
 
-@bp.get("/runs/<int(max=9007199254740991):run_id>")
+@bp.get("/runs/<int:run_id>")
 def replay_page(run_id):
-    run = store_runs.get_run(ext().engine, run_id)
+    run = store_runs.get_run(ext().engine, run_id) if 0 < run_id <= MAX_RUN_ID else None
     if run is None:
         return error_page("No such run", f"There is no saved run {run_id} (it may have been deleted).", 404)
     return replay_page_of(run, focus_or_error(run["scenario"], run["end_ms"]))

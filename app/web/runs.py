@@ -19,11 +19,11 @@ from flask import Response, current_app, jsonify, render_template, request
 
 from ..jobwork import budgets_of, saved_run_rows
 from ..replay.save import capture_live, save_captured, save_prepared
-from ..replay.service import ReplayError
 from ..runner import AppError
 from ..store import runs as store_runs
 from .blueprint import bp
-from .common import charge, checked_scenario, ext, get_run_or_404, int_arg, job_reply, json_body, run_links, submit
+from .common import (charge, checked_run_id, checked_scenario, ext, get_run_or_404, int_arg, job_reply, json_body,
+                     no_such_run, run_links, submit)
 
 IMPORT_MAX_BYTES = 64 * 1024 * 1024
 EXPORT_FORMAT = "isrlab-run"
@@ -91,31 +91,31 @@ def _saved_reply(store, saved):
             "dropped_ops": saved.get("dropped_ops", 0), "links": run_links(run)}
 
 
-@bp.get("/api/runs/<int(max=9007199254740991):run_id>")
+@bp.get("/api/runs/<int:run_id>")
 def api_get_run(run_id):
     run = get_run_or_404(run_id)
     run["links"] = run_links(run)
     return jsonify(ok=True, run=run)
 
 
-@bp.patch("/api/runs/<int(max=9007199254740991):run_id>")
+@bp.patch("/api/runs/<int:run_id>")
 def api_rename_run(run_id):
     body = json_body(("title",), ("title",))
-    title = store_runs.rename_run(ext().engine, run_id, body["title"])
+    title = store_runs.rename_run(ext().engine, checked_run_id(run_id), body["title"])
     if title is None:
-        raise ReplayError("run", f"no saved run {run_id}", "the id of a saved run", 404)
+        raise no_such_run(run_id)
     return jsonify(ok=True, id=run_id, title=title)
 
 
-@bp.delete("/api/runs/<int(max=9007199254740991):run_id>")
+@bp.delete("/api/runs/<int:run_id>")
 def api_delete_run(run_id):
-    if not store_runs.delete_run(ext().engine, run_id):
-        raise ReplayError("run", f"no saved run {run_id}", "the id of a saved run", 404)
+    if not store_runs.delete_run(ext().engine, checked_run_id(run_id)):
+        raise no_such_run(run_id)
     ext().service.forget(run_id)
     return jsonify(ok=True, deleted=run_id)
 
 
-@bp.get("/api/runs/<int(max=9007199254740991):run_id>/events")
+@bp.get("/api/runs/<int:run_id>/events")
 def api_run_events(run_id):
     get_run_or_404(run_id)
     start = int_arg("start", 0, 10 ** 9, 0)
@@ -124,7 +124,7 @@ def api_run_events(run_id):
     return jsonify(ok=True, start=start, events=events)
 
 
-@bp.get("/api/runs/<int(max=9007199254740991):run_id>/export")
+@bp.get("/api/runs/<int:run_id>/export")
 def api_export_run(run_id):
     run = get_run_or_404(run_id)
     engine = ext().engine

@@ -80,7 +80,7 @@ class BrokerControl:
             return True
         if not reg["in_controlled_shutdown"]:
             if not self.leads_anything(broker):
-                self.fence(broker, f"broker {broker} asked to shut down and leads nothing")
+                self.fence(broker, f"broker {broker} asked to shut down and leads nothing", shutdown=True)
                 return True
             self._write_broker_change(broker, reg, in_controlled_shutdown=1,
                                       reason=f"heartbeat from broker {broker} with WantShutDown: "
@@ -95,7 +95,7 @@ class BrokerControl:
         self.sim.emit("controlled_shutdown_granted", broker=broker,
                       reason=f"broker {broker} leads nothing and every active broker has applied "
                              f"offset {self.cs_offset.get(broker, 0)}: SHUTDOWN_NOW")
-        self.fence(broker, f"controlled shutdown of broker {broker} granted")
+        self.fence(broker, f"controlled shutdown of broker {broker} granted", shutdown=True)
         return True
 
     def _write_broker_change(self, broker, reg, reason, fenced=0, in_controlled_shutdown=None):
@@ -106,9 +106,14 @@ class BrokerControl:
         return self.write(BROKER_CHANGE, fields)
 
     # -- fencing (handleBrokerFenced) ------------------------------------------------------------------
-    def fence(self, broker, reason):
+    def fence(self, broker, reason, shutdown=False):
         reg = self.image.brokers[broker]
-        self.remove_from_isrs(broker, f"broker {broker} fenced")
+        # handleBrokerFenced; the ISR removals of a controlled shutdown say so (it is no lost
+        # heartbeat); engine 1.2.0 said "broker N fenced" for both
+        why = f"broker {broker} fenced"
+        if shutdown and self.sim.rules_1_3:
+            why = f"controlled shutdown of broker {broker}: fenced as it stops"
+        self.remove_from_isrs(broker, why)
         self._write_broker_change(broker, reg, fenced=1, reason=reason)
         self.cs_offset.pop(broker, None)
 

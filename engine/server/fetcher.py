@@ -57,10 +57,18 @@ class ReplicaFollower:
             return "PartitionChangeRecord from the metadata log"
         return f"LeaderAndIsr from controller {self.controller_id}"
 
+    def follows_without_leader(self):
+        """KRaft (engine 1.3.0): ``ReplicaManager.applyLocalFollowersDelta`` always applies the
+        follower state, even with no live leader ("a replica with no leader can step down",
+        3.9.0 and 4.1.0), and starts no fetcher until a leader is alive. Engine 1.2.0 skipped the
+        partition as ZooKeeper mode's ``makeFollowers`` does (docs/model.md §20.4)."""
+        return self.era.kraft and self.sim.rules_1_3
+
     # -- becoming follower (§8.1) --------------------------------------------------------------
     def make_follower(self, part, st):
         leader = st["leader"]
-        if leader not in self.live_brokers:
+        leader_alive = leader in self.live_brokers
+        if not leader_alive and not self.follows_without_leader():
             # ReplicaManager.makeFollowers skips a partition whose leader is not alive in the
             # metadata cache (leader -1 included): no state change, the old fetcher keeps going.
             self.sim.emit("become_follower_skipped", topic=part.topic, partition=part.index,
@@ -90,6 +98,13 @@ class ReplicaFollower:
         part.reconciled = False
         self.remove_fetcher_partition(part.key)
         log = part.log
+        if not leader_alive:
+            self.sim.emit("become_follower", topic=part.topic, partition=part.index, broker=self.node_id,
+                          leader=leader, leader_epoch=part.leader_epoch, leo=log.leo, hw=log.hw,
+                          reason=f"{self.leadership_source()}: no live leader in epoch "
+                                 f"{part.leader_epoch} (leader {leader}); a follower with no "
+                                 f"fetcher until a leader is elected")
+            return
         if self.era.truncation == "hw":
             to = hw_truncation_offset(log.hw, log.leo)
             self.truncate(part, to, f"becoming follower of {leader} in epoch {part.leader_epoch}: "
