@@ -198,6 +198,12 @@ export const CATEGORIES = [
   { id: "other", label: "other" },
 ];
 
+/** A category's name in the run's era: KRaft runs have no ZooKeeper, their brokers register with
+ *  and heartbeat to the controller quorum. */
+export function categoryLabel(category, kraft) {
+  return kraft && category.id === "broker" ? "brokers & quorum" : category.label;
+}
+
 export function categoryOf(event) {
   if (event.type === "high_watermark") return "hw";
   return CATEGORY[event.type] || "other";

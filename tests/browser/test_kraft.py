@@ -364,3 +364,27 @@ def test_a_rolling_restart_shows_controlled_shutdown_and_a_new_broker_epoch(page
     expect(card.locator(".chip", has_text="CONTROLLED SHUTDOWN")).to_have_count(0)
     page.click(QUORUM_TAB)
     expect(page.locator(f".qrec[data-offset='{registered['broker_epoch']}']")).to_contain_text("RegisterBroker")
+
+
+def test_a_kraft_timeline_speaks_kraft(page, server):
+    """Issue 34, item 2: a KRaft run's timeline names records and the active controller, never the
+    partition state znode, zkVersion or UpdateMetadata; the broker filter says "quorum", not "ZK";
+    a registration is two steps (the controller's answer, the RegisterBrokerRecord), not the same
+    "broker registered" twice."""
+    _app, base = server
+    doc = kraft_doc("3.9-kraft", timeline=[{"at_ms": 3000, "op": "isolate", "broker": 2, "from": "brokers"}])
+    doc["config"]["replica.lag.time.max.ms"] = 2000
+    load(page, base, doc)
+    run_until(page, "s.events.some(e => e.type === 'alter_partition' && e.phase === 'answered' && !e.error)")
+    page.click(".tabs button[data-tab=timeline]")
+    panel = page.locator("#panel-timeline")
+    expect(panel.locator(".tl-filters label.c-broker")).to_have_text(re.compile("brokers & quorum", re.I))
+    panel.locator(".tl-search").fill("AlterPartition answered")
+    answered = panel.locator(".ev .reason").first
+    expect(answered).to_contain_text("PartitionChangeRecord")
+    text = answered.inner_text()
+    assert "znode" not in text and "zkVersion" not in text and "UpdateMetadata" not in text, text
+    panel.locator(".tl-search").fill("")
+    labels = [label.lower() for label in panel.locator(".ev .type").all_inner_texts()]   # CSS upper-cases them
+    assert "broker registered" not in labels, labels
+    assert labels.count("registration answered") == 3 and labels.count("registerbrokerrecord") == 3, labels

@@ -1,6 +1,7 @@
 // The replication story: every event with the rule that fired, filterable, clickable.
 import { h, clear, setText } from "../dom.js";
-import { categoryOf, CATEGORIES } from "../store.js";
+import { categoryOf, categoryLabel, CATEGORIES } from "../store.js";
+import { isKraft } from "../kraft.js";
 
 const MAX_ROWS = 700;
 const LABEL = {
@@ -35,7 +36,17 @@ export function opOrigin(e) {
   return FAULT_OPS.has(e.op) ? "fault injected" : "scenario timeline";
 }
 
-export function eventLabel(e) {
+// KRaft words for the same history types: a broker's registration is answered by the controller
+// (its reply carries the broker epoch), then the RegisterBrokerRecord is applied — two steps, not
+// one registration logged twice; a leaderless partition change comes from the metadata log.
+const KRAFT_LABEL = {
+  broker_started: "registration answered", broker_registered: "RegisterBrokerRecord",
+  become_follower_skipped: "partition change skipped",
+};
+
+/** `kraft`: the run is in a KRaft era (its words differ, docs/scenario-format.md §4.2). */
+export function eventLabel(e, kraft = false) {
+  if (kraft && KRAFT_LABEL[e.type]) return KRAFT_LABEL[e.type];
   if (e.type === "leader_elected" && e.kind) return `leader elected (${e.kind})`;
   if (e.type === "isr_change_notification" && e.stage) return `ISR notification ${e.stage}`;
   if (e.type === "alter_partition") return `${e.api || "AlterIsr"} ${e.phase === "sent" ? "sent" : "answered"}`;
@@ -56,14 +67,22 @@ const ALTER_ERRORS = {
   INVALID_REQUEST: "the controller refuses the leader recovery state asked for (KIP-704)",
 };
 
-/** An `alter_partition` history entry as a sentence (scenario-format §4.1). */
-export function explainAlterPartition(e) {
+/** An `alter_partition` history entry as a sentence (scenario-format §4.1); `kraft`: the run is in
+ *  a KRaft era, where the active controller answers with a PartitionChangeRecord, not a znode write. */
+export function explainAlterPartition(e, kraft = false) {
   const api = e.api || "AlterIsr";
   const isr = `[${(e.proposed_isr || []).join(",")}]`;
-  const at = `leaderEpoch ${e.leader_epoch}, partitionEpoch (zkVersion) ${e.partition_epoch}`;
+  const at = kraft ? `leaderEpoch ${e.leader_epoch}, partitionEpoch ${e.partition_epoch}`
+    : `leaderEpoch ${e.leader_epoch}, partitionEpoch (zkVersion) ${e.partition_epoch}`;
   if (e.phase === "sent") {
-    return `leader ${e.broker} sends ${api} for ${e.topic}-${e.partition} to the controller: ISR ${isr} (${at}). ` +
-      "Until the answer the ISR is pending: acks=all and min.insync.replicas still count the committed ISR; no ZooKeeper write by the leader, no /isr_change_notification.";
+    return `leader ${e.broker} sends ${api} for ${e.topic}-${e.partition} to the ${kraft ? "active " : ""}controller: ISR ${isr} (${at}). ` +
+      "Until the answer the ISR is pending: acks=all and min.insync.replicas still count the committed ISR" +
+      (kraft ? "." : "; no ZooKeeper write by the leader, no /isr_change_notification.");
+  }
+  if (!e.error && kraft) {
+    return `the active controller appended a PartitionChangeRecord (ISR [${(e.isr || e.proposed_isr || []).join(",")}], ` +
+      `partition epoch ${e.new_partition_epoch}) to the metadata log and answered ${api} of leader ${e.broker} once it was committed: ` +
+      "brokers apply it as they fetch the log.";
   }
   if (!e.error) {
     return `the controller wrote ISR [${(e.isr || e.proposed_isr || []).join(",")}] to the partition state znode (zkVersion ${e.new_partition_epoch}), ` +
@@ -92,7 +111,15 @@ export function createTimeline(app) {
       if (box.checked) enabled.add(c.id); else enabled.delete(c.id);
       rebuild = true; app.requestRender();
     } });
-    filters.appendChild(h("label.c-" + c.id, { title: `show ${c.label} events` }, box, c.label));
+    filters.appendChild(h("label.c-" + c.id, { title: `show ${c.label} events` }, box, h("span", { text: categoryLabel(c, false) })));
+  }
+  // the filters' words follow the era: "brokers & ZK" in ZooKeeper eras, "brokers & quorum" in KRaft
+  function relabel() {
+    CATEGORIES.forEach((c, k) => {
+      const label = filters.children[k];
+      setText(label.lastChild, categoryLabel(c, kraft));
+      label.title = `show ${categoryLabel(c, kraft)} events`;
+    });
   }
   const search = h("input.tl-search", { type: "text", placeholder: "filter: text, partition, broker (e.g. orders-0, b2, truncat)",
     oninput: () => { rebuild = true; app.requestRender(); } });
@@ -104,13 +131,14 @@ export function createTimeline(app) {
   let atBottom = true;      // kept from scroll events, so rendering never has to read layout
   listEl.addEventListener("scroll", () => { atBottom = listEl.scrollHeight - listEl.scrollTop - listEl.clientHeight < 40; }, { passive: true });
   const rows = new Map();
+  let kraft = false;        // the run's era speaks KRaft: set from the store before rows are drawn
 
   function matches(e) {
     const cat = e.type === "events_skipped" ? "other" : categoryOf(e);
     if (!enabled.has(cat)) return false;
     const q = search.value.trim().toLowerCase();
     if (!q) return true;
-    const hay = `${e.type} ${eventLabel(e)} ${eventWhere(e)} ${e.reason || ""}`.toLowerCase();
+    const hay = `${e.type} ${eventLabel(e, kraft)} ${eventWhere(e)} ${e.reason || ""}`.toLowerCase();
     return q.split(/\s+/).every(w => hay.includes(w));
   }
 
@@ -119,7 +147,7 @@ export function createTimeline(app) {
   // producers interleave, so a repeat may join a row a few rows up, but only across other
   // repeats: an election or an ISR change between them keeps its place in the story.
   const REPEATING = new Set(["produce_error", "produce_failed", "consumer_error", "isr_update_failed", "high_watermark"]);
-  const sameKey = e => `${e.type}|${eventLabel(e)}|${eventWhere(e)}`;
+  const sameKey = e => `${e.type}|${eventLabel(e, kraft)}|${eventWhere(e)}`;
   let recent = [];          // the last rows drawn: {key, type, el, n, first, times, t}
 
   function group(e, key) {
@@ -146,8 +174,8 @@ export function createTimeline(app) {
     const times = h("span.times", { title: "repeated events, collapsed" });
     const el = h("div.ev.c-" + categoryOf(e) + (e.type === "fault" ? ".o-" + opOrigin(e).split(" ")[0] : ""),
       { role: "listitem", dataset: { i: e.i }, onclick: () => app.selectEvent(e) },
-      h("div.evhead", null, tEl, h("span.type", { text: eventLabel(e) }), h("span.where", { text: eventWhere(e) }), times),
-      e.reason ? h("div.reason", { text: e.type === "alter_partition" ? explainAlterPartition(e) : e.reason }) : null);
+      h("div.evhead", null, tEl, h("span.type", { text: eventLabel(e, kraft) }), h("span.where", { text: eventWhere(e) }), times),
+      e.reason ? h("div.reason", { text: e.type === "alter_partition" ? explainAlterPartition(e, kraft) : e.reason }) : null);
     rows.set(e.i, el);
     recent.push({ key, type: e.type, el, n: 1, first: e.t_ms, times, t: tEl });
     if (recent.length > 12) recent = recent.slice(-6);
@@ -157,6 +185,7 @@ export function createTimeline(app) {
 
   function render(store, changes) {
     if (store.run !== run) { run = store.run; rebuild = true; }
+    if (isKraft(store) !== kraft) { kraft = isKraft(store); rebuild = true; relabel(); }
     if (!changes.flags.events && !rebuild) return;
     if (rebuild) {
       clear(listEl); rows.clear(); recent = [];

@@ -4,6 +4,7 @@
 import { h, setText } from "../dom.js";
 import { shortSeconds } from "../format.js";
 import { eventLabel, eventWhere, explainAlterPartition } from "../render/timeline.js";
+import { isKraft } from "../kraft.js";
 
 /** `R.story` is [[history index, t_ms, type]] of the events the timeline shows (no HW moves). */
 export function createStory(R, store, cursor, view) {
@@ -57,14 +58,14 @@ export function createStory(R, store, cursor, view) {
       const v = seen[0];
       const key = `${v.topic}-${v.partition}`;
       const cause = causeOf(v, key);
-      const why = cause ? ` — after ${eventLabel(cause)} (${eventWhere(cause)}) at ${shortSeconds(cause.t_ms)}: ${cause.reason || ""}` : "";
+      const why = cause ? ` — after ${eventLabel(cause, isKraft(store))} (${eventWhere(cause)}) at ${shortSeconds(cause.t_ms)}: ${cause.reason || ""}` : "";
       text = `${recordText(v)}${v.invariant} in ${key} at ${shortSeconds(v.t_ms)}: ${v.detail || ""}${why}`;
       if (seen.length > 1) text += ` (+${seen.length - 1} more violation(s) by now)`;
     } else {
       const first = firstViolation();
       let last = null;
       for (let k = store.events.length - 1; k >= 0 && !last; k--) if (store.events[k].t_ms <= R.t) last = store.events[k];
-      text = last && last.type === "alter_partition" ? `${shortSeconds(last.t_ms)} ${eventLabel(last)}: ${explainAlterPartition(last)}`
+      text = last && last.type === "alter_partition" ? `${shortSeconds(last.t_ms)} ${eventLabel(last, isKraft(store))}: ${explainAlterPartition(last, isKraft(store))}`
         : first ? `No violation yet; the first (${first[1]}) comes at ${shortSeconds(first[0])} — press v to jump there.`
         : `This run breaks no invariant up to its end (${shortSeconds(R.end)}); "What to watch" below says what happens — step ▶ walks through it event by event.`;
     }
