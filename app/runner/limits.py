@@ -11,6 +11,7 @@ from engine.scenario.document import OP_FIELDS
 from ..config import DEFAULTS
 from ..jobs import JobStopped
 from .errors import AppError
+from .story_text import retell
 
 ROOM_ID = re.compile(r"^[A-Za-z0-9_-]{4,32}$")
 MAX_COMMAND_BYTES = 8192
@@ -140,6 +141,8 @@ def retarget(doc, version):
     (e.g. delivery.timeout.ms before 2.4). Returns (new document, dropped key names)."""
     known = set(eras.known_keys(version)) if version in eras.VERSIONS else None
     out = json.loads(json.dumps(doc))
+    if doc.get("kafka_version") != version:
+        retell(out, version)          # its title and guide say which release they describe
     out["kafka_version"] = version
     if known is None:
         return out, []  # the engine names the allowed versions

@@ -138,12 +138,24 @@ def candidate(base, profile, seed, fault_fraction=0.6):
     the profile (fault phase, then healing phase)."""
     scenario = load(base)
     session = session_timeout(scenario)   # ZooKeeper's, or broker.session.timeout.ms in KRaft
+    fault_end_ms = int(scenario["duration_ms"] * fault_fraction)
     scenario["seed"] = seed
     scenario["timeline"] = sorted(scenario["timeline"] + fault_timeline(
-        scenario, profile, seed, start_ms=1000,
-        fault_end_ms=int(scenario["duration_ms"] * fault_fraction), session_timeout_ms=session),
+        scenario, profile, seed, start_ms=1000, fault_end_ms=fault_end_ms, session_timeout_ms=session),
         key=lambda op: op["at_ms"])
+    _retitle(scenario, seed, fault_end_ms)
     return load(scenario)
+
+
+def _retitle(scenario, seed, fault_end_ms):
+    """A search run is not the story it started from: its title and guide say what it is, so a
+    replay never shows a story's "acks=all records survive" above a run that lost some."""
+    base = scenario["name"]
+    scenario["name"] = f"Search run, seed {seed}: {base}"[:200]
+    scenario["description"] = (
+        f"A counterexample search run: the scenario \"{base}\" with seed {seed} and random faults drawn "
+        f"from it until {fault_end_ms} ms, then every link heals. The story's own guide does not apply "
+        f"to it; what this run loses or breaks is what the search found.")
 
 
 def search(base, prop, profile=None, runs=100, first_seed=0, progress=None):

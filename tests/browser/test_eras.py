@@ -118,3 +118,29 @@ def test_3_3_unclean_election_shows_recovering_until_the_first_expansion(page, s
     assert "KIP-704" in badge.get_attribute("title")
     step_until(page, lambda e: e["type"] == "isr_expand")
     expect(badge).to_have_count(0)
+
+
+def test_switching_eras_retells_the_story_instead_of_keeping_its_words(page, server):
+    """Issue 34, item 1: after the era selector moves "KIP-101 scenario 1 under 0.10" to 2.6, the
+    title and the guide on screen say they were written for 0.10 and that the run follows 2.6; a
+    leader-failure story moved to 4.1 says what replaces ZooKeeper's session and watch; moving back
+    restores the story's own words."""
+    _app, base = server
+    open_page(page, base)
+    pick_library(page, "kip101-scenario-1-v0.10")
+    own_title = page.locator("#scenario-name").inner_text()
+    assert own_title.startswith("KIP-101 scenario 1 under 0.10")
+    page.select_option("#era-select", "2.6")
+    wait_store(page, "s.meta.kafka_version === '2.6'")
+    expect(page.locator("#scenario-name")).to_have_text(own_title + " — rerun under 2.6")
+    expect(page.locator("#story-text")).to_contain_text("[Written for Kafka 0.10; rerun under 2.6")
+    page.select_option("#era-select", "0.10")
+    wait_store(page, "s.meta.kafka_version === '0.10'")
+    expect(page.locator("#scenario-name")).to_have_text(own_title)
+    assert not page.locator("#story-text").inner_text().startswith("[Written for")
+    pick_library(page, "broker-failure-clean-election")
+    page.select_option("#era-select", "4.1")
+    wait_store(page, "s.meta.kafka_version === '4.1' && s.quorum")
+    story = page.locator("#story-text")
+    expect(story).to_contain_text("KRaft has no ZooKeeper")
+    expect(story).to_contain_text("broker.session.timeout.ms")

@@ -100,3 +100,14 @@ def test_narration_explains_alter_partition_in_kafkas_words():
          "the controller wrote ISR [1, 2] of orders-0 to ZooKeeper (zkVersion 1) and answered AlterPartition"]
     refused = [s["text"] for s in steps if "INELIGIBLE_REPLICA" in s["text"]]
     assert refused and "KIP-841" in refused[0] and "committed ISR" in refused[0]
+
+
+def test_a_search_run_is_titled_as_one_not_as_the_story_it_started_from():
+    """Issue 34 item 1: a counterexample's replay showed the library's "Acknowledged acks=all
+    records survive" above a run that lost 19 of them."""
+    from engine.scenario.library import library
+    from engine.tools.search import candidate
+    base = {**library()["broker-failure-clean-election"], "timeline": []}
+    run = candidate(base, None, 7)
+    assert run["name"] == "Search run, seed 7: " + base["name"]
+    assert "survive" not in run["description"] and "seed 7" in run["description"]
