@@ -5,7 +5,7 @@ A fresh Spark driver JVM loads ~10,000 classes before it runs a query; that is m
 ~11 s a session takes to start here. JDK 17's dynamic AppCDS (JEP 350) writes the classes one
 JVM loaded to an archive at its exit (``-XX:ArchiveClassesAtExit``); a JVM started with
 ``-XX:SharedArchiveFile`` maps them instead of parsing and verifying them again. Measured here
-(README, Speed): the session starts in ~6 s instead of ~11 s, and its first query runs in 3.1 s
+(docs/performance.md): the session starts in ~6 s instead of ~11 s, and its first query runs in 3.1 s
 instead of 5.2 s.
 
 ``scripts/setup.sh`` builds the archive once per checkout (``python -m app.spark.archive_build``:

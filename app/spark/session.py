@@ -26,7 +26,7 @@ JNI_DIRS = ("/usr/lib/x86_64-linux-gnu/jni", "/usr/lib/aarch64-linux-gnu/jni", "
 EXECUTOR_MODULES = ("app.sweeps.worker", "app.analytics.resim_worker")
 #: The driver JVM compiles with C1 only (``quick_jit``, the default): a session lives for one
 #: job, and on a 2-core machine C2's compile threads cost more CPU than their faster code repays.
-#: Measured (README, Speed), in fresh JVMs: the session's start ~20 -> ~13 CPU-s; the JVM's share
+#: Measured (docs/performance.md), in fresh JVMs: the session's start ~20 -> ~13 CPU-s; the JVM's share
 #: of a 400-run sweep 17 -> ~3.5 CPU-s; the analysis of 10,000 runs, session start included,
 #: 45.4 / 48.7 / 44.1 s against 53.7 / 55.1 / 52.4 s with tiered C2. (Analysing in a JVM the
 #: headline query had already warmed, C2 was ahead: 53.6 against 59.1 s.) A cluster's long-lived

@@ -78,7 +78,7 @@ def run_sweep(spark, store, doc, *, chunk_runs=None, runs_per_task=None, pypy="a
     """Run (or resume) the sweep ``doc`` into the store (a SQLAlchemy engine). ``pypy``: "auto"
     (the default: PyPy workers where ``pypy3`` exists, for a sweep with at least
     ``PYPY_MIN_RUNS`` runs to simulate), "off" (the executors' CPython) or the interpreter's
-    command. PyPy's measured gain is 2.56x the runs/s (README), over the 1.8x that makes it the
+    command. PyPy's measured gain is 2.56x the runs/s (docs/performance.md), over the 1.8x that makes it the
     default. Returns a summary dict."""
     sweep = spec.validate(doc, limits)
     cells = spec.cells(sweep)

@@ -22,7 +22,7 @@ Two more figures say what an aim needs rather than how fast the run went:
 * under PyPy, the bytes the run allocates per event (minor collections x the nursery), the bytes
   per event that survive the nursery, and the collector's share of the CPU. Unlike wall time on
   a shared machine, these repeat from run to run; the collector's time follows the survivors,
-  not the allocation (README, Speed: the sixth round).
+  not the allocation (docs/performance.md: the sixth round).
 """
 import gc
 import heapq
@@ -170,7 +170,7 @@ class _GcMeter:
     def _on_minor(self, stats):
         self.minors += stats.count
         # The survivors are what a minor collection copies, and what its time follows: a nursery
-        # of garbage costs next to nothing (README, Speed: the sixth round). Counted as the GC's
+        # of garbage costs next to nothing (docs/performance.md: the sixth round). Counted as the GC's
         # growth between two minor collections: the survivors, plus what is allocated straight
         # into the old generation (large arrays); a major collection in between hides some.
         used = stats.total_memory_used

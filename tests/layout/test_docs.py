@@ -33,7 +33,7 @@ SCENARIO_MARK = re.compile(r"scenario[ -]format", re.I)
 MODEL_MARK = re.compile(r"reference|model\.md", re.I)
 
 DOCUMENTS = ("docs/model.md", "docs/scenario-format.md", "docs/api.md", "docs/architecture.md",
-             "docs/deploy.md")
+             "docs/deploy.md", "docs/sweeps.md", "docs/performance.md", "docs/kafka-parity.md")
 #: Spelled in two pieces so that this file does not match its own check.
 OUTSIDE_POINTERS = ("shared" + "/docs", "../" + "shared")
 
