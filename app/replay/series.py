@@ -18,6 +18,14 @@ from ..runner.series import sample
 POINTS = 300
 BUDGET_S = 8.0
 MARK_TYPES = ("fault", "leader_elected", "partition_offline", "truncation")
+
+
+def _marked(e):
+    """A history event the chart marks: MARK_TYPES, and a KRaft record that leaves a partition
+    without a leader (offline, as ZooKeeper's partition_offline)."""
+    return e["type"] in MARK_TYPES or (e["type"] == "partition_change" and e.get("leader") == -1)
+
+
 _cache = weakref.WeakKeyDictionary()   # seeker -> {partition: series}, newest last
 _lock = threading.Lock()
 PER_RUN = 64
@@ -43,8 +51,8 @@ def partition_series(seeker, key, points=POINTS, budget_s=BUDGET_S, stopped=lamb
         if (time.monotonic() > deadline or stopped()) and i < points - 1:
             complete = False
             break
-    marks = [[e["t_ms"], e["type"], e.get("reason", e["type"])] for e in sim.history
-             if e["type"] in MARK_TYPES and (e["type"] == "fault" or sim.key(e.get("topic"), e.get("partition")) == key)]
+    marks = [[e["t_ms"], e["type"], e.get("reason", e["type"]), e.get("op")] for e in sim.history
+             if _marked(e) and (e["type"] == "fault" or sim.key(e.get("topic"), e.get("partition")) == key)]
     return {"brokers": brokers, "points": out, "marks": marks[-200:], "end_ms": end, "complete": complete}
 
 

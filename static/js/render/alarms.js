@@ -1,6 +1,7 @@
 // Invariant violations as an alarm bar: what broke, when, and a jump to the cause.
 import { h, setText } from "../dom.js";
 import { seconds } from "../format.js";
+import { clearRunToasts } from "../ui/toast.js";
 
 export function createAlarms(app) {
   const bar = document.getElementById("alarms");
@@ -9,18 +10,28 @@ export function createAlarms(app) {
   bar.append(h("span.icon", { text: "⚠" }), h("div.atext", null, title, detail),
     h("button", { type: "button", text: "Jump to cause", id: "jump-cause", onclick: () => app.jumpToViolation() }),
     h("label.small", { title: "Pause the run when an invariant is violated" }, pauseBox, " pause on violation"),
-    h("button.ghost.small", { type: "button", text: "dismiss", onclick: () => { dismissed = app.store.violations.length; bar.hidden = true; } }));
+    h("button.ghost.small", { type: "button", text: "dismiss", onclick: () => { dismissed = app.store.violations.length; show(false); } }));
   let dismissed = 0;
+
+  /** The bar floats over the bottom of the page: while it shows, the main column keeps that much
+   *  room below its content and scrolls targets ("Jump to cause") clear of it. */
+  function show(visible) {
+    if (bar.hidden === !visible) return;
+    bar.hidden = !visible;
+    const room = visible ? bar.offsetHeight + 20 : 0;
+    document.documentElement.style.setProperty("--alarm-space", room + "px");
+  }
 
   function render(store, changes) {
     if (store.clock && pauseBox.checked !== store.clock.pause_on_violation) pauseBox.checked = store.clock.pause_on_violation;
     // "run paused" follows the clock, so the title is derived on every frame, not only on a new violation
     if (!changes.flags.violations && !changes.flags.reset && !changes.flags.clock) return;
     const v = store.violations;
+    if (changes.flags.reset) clearRunToasts();
     if (changes.flags.reset && !v.length) dismissed = 0;
-    if (!v.length || v.length <= dismissed) { bar.hidden = true; return; }
+    if (!v.length || v.length <= dismissed) { show(false); return; }
     const last = v[v.length - 1];
-    bar.hidden = false;
+    show(true);
     setText(title, `${v.length} invariant violation${v.length === 1 ? "" : "s"} — ${last.invariant} in ${last.topic}-${last.partition} at ${seconds(last.t_ms)}`
       + (store.clock && store.clock.paused_reason === "violation" ? " · run paused" : ""));
     setText(detail, last.detail);

@@ -10,9 +10,32 @@ import { withHistory } from "../series.js";
 
 const H = 132, LEFT = 46, RIGHT = 8, TOP = 12, BAND = 16, BOTTOM = 14;
 const BROKER_COLORS = ["#4fb3ff", "#3fd0a0", "#ff7aa8", "#ffb547", "#b58cff", "#a3d65c", "#4fd8e0", "#ff8c5a"];
-const MARKS = { fault: ["#ff5d6c", "F"], leader_elected: ["#ffe066", "E"], partition_offline: ["#ff5d6c", "O"], truncation: ["#c77dff", "T"] };
+// One mark per kind of event, each its own glyph and words in the legend. Timeline operations
+// (history type "fault") are told apart by their op: a restart or a heal is no fault, and a
+// produce or a config change is the scenario's action, drawn small and grey.
+const MARK_KINDS = {
+  crash: ["#ff5d6c", "C", "crash / shutdown"], pause: ["#ff9f5a", "P", "pause"],
+  network: ["#ff5d6c", "N", "network fault"], recover: ["#3fd0a0", "R", "restart / resume / heal"],
+  action: ["#8b99ad", "·", "client or config action"],
+  leader_elected: ["#ffe066", "E", "election"], partition_offline: ["#ff5d6c", "O", "offline (no leader)"],
+  truncation: ["#c77dff", "T", "truncation"],
+};
+const OP_KIND = {
+  crash: "crash", shutdown: "crash", expire_session: "crash", pause: "pause",
+  isolate: "network", cut: "network", partition: "network", slow: "network",
+  restart: "recover", resume: "recover", heal: "recover", flush: "action",
+};
+const MAX_GLYPH_SHIFT = 24;               // a glyph further than this from its line is not drawn
 
 export function brokerColor(i) { return BROKER_COLORS[i % BROKER_COLORS.length]; }
+
+/** The mark kind of a chart mark [t, type, text, op]: a timeline operation by its op, an
+ *  offline partition (ZooKeeper's partition_offline, a KRaft record naming leader -1) as one. */
+export function markKind([_t, type, _text, op]) {
+  if (type === "fault") return OP_KIND[op] || "action";
+  if (type === "partition_change") return "partition_offline";
+  return MARK_KINDS[type] ? type : null;
+}
 
 /** Size a canvas for the device pixel ratio; returns its context scaled to CSS pixels. */
 export function fitCanvas(canvas, w, hgt) {
@@ -28,12 +51,17 @@ export function fitCanvas(canvas, w, hgt) {
 export function marksFromEvents(events, key) {
   const out = [];
   for (const e of events) {
-    if (!MARKS[e.type]) continue;
+    const offline = e.type === "partition_change" && e.leader === -1;
+    if (!MARK_KINDS[e.type] && e.type !== "fault" && !offline) continue;
     if (e.type !== "fault" && `${e.topic}-${e.partition}` !== key) continue;
-    out.push([e.t_ms, e.type, e.reason || e.type]);
+    out.push([e.t_ms, e.type, e.reason || e.type, e.op]);
   }
   return out.slice(-200);
 }
+
+/** Where replica i's lines are drawn: replicas with equal values would hide each other, so each
+ *  line is offset by a pixel or two around the true value (the tooltip gives exact numbers). */
+function lineOffset(i, n) { return (i - (n - 1) / 2) * 2; }
 
 export function createChart(app) {
   const el = h("div.pchart", null, h("canvas.pchart-canvas"), h("div.pchart-legend.small"));
@@ -147,27 +175,16 @@ export function createChart(app) {
       const hgt = bandH * q[1] / rf;
       c.fillRect(X(q[0]), bandTop + bandH - hgt, Math.max(1, X(next) - X(q[0])), hgt);
     });
-    // markers
-    let glyphX = -Infinity;
-    for (const [t, type] of s.marks) {
-      const [color, glyph] = MARKS[type] || ["#8b99ad", "·"];
-      const x = Math.round(X(t)) + 0.5;
-      const gx = Math.max(x - 3, glyphX + 8);            // marks close in time: glyphs side by side
-      glyphX = gx;
-      c.strokeStyle = color; c.globalAlpha = 0.55; c.setLineDash([2, 3]);
-      c.beginPath(); c.moveTo(x, TOP); c.lineTo(x, TOP + ph); c.stroke(); c.setLineDash([]);
-      c.globalAlpha = 1; c.fillStyle = color; c.fillText(glyph, gx, 0);
-    }
-    // HW (solid) and LEO (dashed) per replica, as steps: a value holds until the next sample
+    const shown = drawMarks(c, s.marks, X, ph);
+    // HW (solid) and LEO (dashed) per replica. The series is sampled every so often, not at each
+    // change: a straight line between two samples is what is known (a step would hold a value
+    // that in fact kept moving, then jump).
     s.brokers.forEach((b, i) => {
+      const dy = lineOffset(i, s.brokers.length);
       for (const [field, dash, lw] of [[2, [4, 3], 1.2], [3, [], 1.8]]) {
         c.strokeStyle = brokerColor(i); c.lineWidth = lw; c.setLineDash(dash);
         c.beginPath();
-        pts.forEach((q, j) => {
-          const x = X(q[0]), y = Y(q[field][i]);
-          if (j === 0) c.moveTo(x, y);
-          else { c.lineTo(x, Y(pts[j - 1][field][i])); c.lineTo(x, y); }
-        });
+        pts.forEach((q, j) => { const x = X(q[0]), y = Y(q[field][i]) + dy; if (j === 0) c.moveTo(x, y); else c.lineTo(x, y); });
         c.stroke();
       }
     });
@@ -180,11 +197,38 @@ export function createChart(app) {
     el.dataset.last = JSON.stringify({ t: last[0], isr: last[1], leo: Object.fromEntries(s.brokers.map((b, i) => [b, last[2][i]])),
       hw: Object.fromEntries(s.brokers.map((b, i) => [b, last[3][i]])) });
     el.dataset.layout = JSON.stringify({ left: LEFT, width: pw, t0, t1 });
-    if (legend.__key !== s.brokers.join()) {
-      legend.__key = s.brokers.join();
+    const legendKey = s.brokers.join() + "|" + [...shown].join();
+    if (legend.__key !== legendKey) {
+      legend.__key = legendKey;
+      const kinds = Object.keys(MARK_KINDS).filter(k => shown.has(k));
       legend.replaceChildren(...s.brokers.map((b, i) => h("span", { style: { color: brokerColor(i) }, text: `b${b} ━ HW ┅ LEO` })),
-        h("span.dim", { text: "band: ISR size · F fault · E election · O offline · T truncation" }));
+        h("span.dim", { text: "band: ISR size · equal lines drawn 2 px apart" }),
+        ...kinds.map(k => h("span.mark-key", { style: { color: MARK_KINDS[k][0] }, dataset: { kind: k },
+          text: `${MARK_KINDS[k][1]} ${MARK_KINDS[k][2]}` })));
     }
+  }
+
+  /** The event marks: a dotted line at each, its glyph above; glyphs of marks close in time sit
+   *  side by side, and one that would land far from its line is left out (the line stays).
+   *  Returns the kinds drawn, for the legend. */
+  function drawMarks(c, marks, X, ph) {
+    const shown = new Set();
+    let glyphX = -Infinity;
+    for (const mark of marks) {
+      const kind = markKind(mark);
+      if (!kind) continue;
+      const [color, glyph] = MARK_KINDS[kind];
+      const x = Math.round(X(mark[0])) + 0.5;
+      shown.add(kind);
+      c.strokeStyle = color; c.globalAlpha = kind === "action" ? 0.3 : 0.55; c.setLineDash([2, 3]);
+      c.beginPath(); c.moveTo(x, TOP); c.lineTo(x, TOP + ph); c.stroke(); c.setLineDash([]);
+      c.globalAlpha = 1;
+      const gx = Math.max(x - 3, glyphX + 8);
+      if (gx - x > MAX_GLYPH_SHIFT) continue;
+      glyphX = gx;
+      c.fillStyle = color; c.fillText(glyph, gx, 0);
+    }
+    return shown;
   }
 
   function detach() { if (el.parentNode) el.remove(); layout = null; el.__drawn = ""; }

@@ -11,6 +11,7 @@ import { createChart, fitCanvas } from "./chart.js";
 import { wireAxis, wireLedger } from "./axisinput.js";
 import { minIsr, unclean } from "./topicconfig.js";
 import { elrEnabled } from "../kraft.js";
+import { epochColor } from "../palette.js";
 
 export { minIsr, unclean };
 
@@ -34,6 +35,20 @@ function pendingText(p, meta) {
   const proposed = st.proposed ? ` → proposed [${list(st.proposed)}]` : "";
   const api = (meta && meta.alter_isr_api) || "AlterIsr";
   return `${proposed} (pending ${st.pending}, ${api} waiting for the controller)`;
+}
+
+/** The strips' colour key: one swatch per leader epoch a record on screen can have been written
+ *  in (0 .. the highest current leader epoch; the palette repeats after EPOCH_KEY_MAX). */
+const EPOCH_KEY_MAX = 8;
+let epochKeyDrawn = -1;
+function drawEpochKey(maxEpoch) {
+  const top = Math.min(maxEpoch, EPOCH_KEY_MAX - 1);
+  if (top === epochKeyDrawn) return;
+  epochKeyDrawn = top;
+  const swatches = [];
+  for (let e = 0; e <= top; e++) swatches.push(h("i.sw.epoch", { style: { background: epochColor(e) }, title: `leader epoch ${e}` }), `${e} `);
+  document.getElementById("epoch-key").replaceChildren("colour = leader epoch ", ...swatches,
+    maxEpoch > top ? "… · " : "· ");
 }
 
 export function createPartitions(app) {
@@ -302,6 +317,7 @@ export function createPartitions(app) {
     const live = all.filter(created);                            // partitions the controller has created
     const offline = live.filter(p => p.offline).length, urp = live.filter(p => p.isr.length < p.replicas.length).length;
     setText(summary, `${all.length} partition${all.length === 1 ? "" : "s"} · ${urp} under-replicated · ${offline} offline`);
+    drawEpochKey(Math.max(0, ...all.map(p => p.leader_epoch || 0)));
     let widthChanged = widthKey !== lastWidthKey;
     lastWidthKey = widthKey;
     if (!stripW) {       // one layout read per resize, before any write of this render

@@ -23,10 +23,21 @@ export function createTopbar(app) {
   const era = document.getElementById("era-select");
   era.addEventListener("change", () => app.reconfigure({ kafka_version: era.value }));
   const storyEl = document.getElementById("story");
+  const storyText = document.getElementById("story-text"), storyMore = document.getElementById("story-more");
   document.getElementById("story-toggle").addEventListener("click", e => {
     storyEl.classList.toggle("collapsed");
     e.currentTarget.textContent = storyEl.classList.contains("collapsed") ? "show" : "hide";
+    storyMore.hidden = storyEl.classList.contains("collapsed") || !storyLong();
   });
+  storyMore.addEventListener("click", () => {
+    storyText.classList.toggle("clamped");
+    storyMore.textContent = storyText.classList.contains("clamped") ? "more" : "less";
+  });
+  /** Whether the guide has more than its two clamped lines (one layout read, on a new story). */
+  function storyLong() {
+    if (!storyText.classList.contains("clamped")) return true;
+    return storyText.scrollHeight > storyText.clientHeight + 2;
+  }
 
   let notes = {};
   function setVersions(versions, eraNotes) {
@@ -47,7 +58,8 @@ export function createTopbar(app) {
     if (changes.flags.meta && store.meta) {
       setText(document.getElementById("scenario-name"), store.meta.name);
       document.title = `${store.meta.name} — ISR Lab`;
-      setText(document.getElementById("story-text"), store.meta.description || "A cluster of your own: break it and watch what Kafka does.");
+      setText(storyText, store.meta.description || "A cluster of your own: break it and watch what Kafka does.");
+      storyMore.hidden = storyEl.classList.contains("collapsed") || !storyLong();
       if (era.value !== store.meta.kafka_version) era.value = store.meta.kafka_version;
       const note = notes[store.meta.kafka_version];
       era.title = note ? `kafka_version ${store.meta.kafka_version} (rules of ${note.rules_of}): ${note.text}` : "kafka_version";
