@@ -78,3 +78,45 @@ def test_a_long_guide_is_two_lines_until_more(small_page, server):
     more.click()
     assert text.bounding_box()["height"] > 2 * line + 2
     expect(more).to_have_text("less")
+
+
+@pytest.mark.parametrize("width", [1024, 1920])
+def test_the_header_does_not_jump_with_the_title(browser, server, width):  # noqa: F811
+    """Issue 34, item 8: the era selector and run controls stay where they are whether the story's
+    title is short or long; a cut title keeps its whole text as a tooltip."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    _app, base = server
+    open_page(page, base)
+    places = []
+    for story in ("isr-expansion", "kip279-fast-leader-changes-v2.0"):
+        assert page.evaluate("(id) => window.isrlab.load({library: id}, true)", story)["ok"]
+        wait_store(page, "s.meta && s.clock && s.clock.source && s.clock.source.name === arg", arg=story)
+        places.append((box(page, "#era-select")["x"], box(page, "#toolbar")["x"]))
+    name = page.locator("#scenario-name")
+    assert name.get_attribute("title").startswith("KIP-279 under 2.0")
+    page.close()
+    assert places[0] == places[1], places
+
+
+def test_the_scenario_picker_groups_and_searches_and_holds_the_run(page, server):  # noqa: F811
+    """Issue 34, item 8: the picker lists the stories in groups by the kind of cluster, a search
+    narrows them, and the run behind the picker stands still while it is open."""
+    _app, base = server
+    open_page(page, base)
+    page.evaluate("() => window.isrlab.control('play')")
+    wait_store(page, "s.clock.playing")
+    page.click("#scenario-button")
+    expect(page.locator("dialog#dlg-picker")).to_be_visible()
+    wait_store(page, "!s.clock.playing")                     # held while the picker is open
+    held_at = page.evaluate("() => window.isrlab.store.clock.t_ms")
+    groups = page.locator(".pgroup").all_inner_texts()
+    assert [g.split(" · ")[0].lower() for g in groups] == ["zookeeper", "zookeeper", "kraft"], groups
+    page.fill(".psearch", "jepsen")
+    expect(page.locator(".pitem")).to_have_count(1)
+    expect(page.locator(".pitem")).to_have_attribute("data-id", "jepsen-partition-v0.10")
+    page.fill(".psearch", "no such story at all")
+    expect(page.locator(".pitem")).to_have_count(0)
+    page.wait_for_timeout(500)
+    assert page.evaluate("() => window.isrlab.store.clock.t_ms") == held_at
+    page.click("dialog#dlg-picker button.close")
+    wait_store(page, "s.clock.playing")                      # closed without a new story: it goes on

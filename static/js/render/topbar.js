@@ -56,7 +56,9 @@ export function createTopbar(app) {
       b.disabled = !isEnabled(a, store);
     }
     if (changes.flags.meta && store.meta) {
-      setText(document.getElementById("scenario-name"), store.meta.name);
+      const nameEl = document.getElementById("scenario-name");
+      setText(nameEl, store.meta.name);
+      nameEl.title = store.meta.name;                  // the whole title, when the button cuts it
       document.title = `${store.meta.name} — ISR Lab`;
       setText(storyText, store.meta.description || "A cluster of your own: break it and watch what Kafka does.");
       storyMore.hidden = storyEl.classList.contains("collapsed") || !storyLong();

@@ -5,6 +5,7 @@ import { errorText, kafkaNumber, kafkaDigits } from "../format.js";
 import { epochColor } from "../palette.js";
 import { searchPanel } from "./search.js";
 import { eraOption } from "../kafka.js";
+import { libraryPane, pauseWhileOpen } from "./library_picker.js";
 
 let libraryCache = null, erasCache = null;
 
@@ -41,29 +42,7 @@ export async function openPicker(app, tab = "library") {
   }
   frame(dlg, "Scenarios", body, tabs);
   show(tab);
-}
-
-function libraryPane(app, lib, dlg) {
-  const list = h("div.plist");
-  const detail = h("div.pdetail");
-  const select = s => {
-    for (const b of list.children) b.classList.toggle("active", b.dataset.id === s.id);
-    clear(detail);
-    detail.append(h("h3", { text: s.name }),
-      h("div.counts", null, h("span.chip.info", { text: `kafka ${s.kafka_version}` }), h("span.chip", { text: `${Array.isArray(s.brokers) ? s.brokers.length : s.brokers} brokers` }),
-        h("span.chip", { text: `topics: ${s.topics.join(", ")}` }), h("span.chip", { text: `${s.duration_ms / 1000} s` })),
-      h("h3", { text: "What to watch" }), h("p", { text: s.description }),
-      h("button.primary#run-scenario", { type: "button", text: "Run this scenario", onclick: async () => {
-        if (await app.load({ library: s.id })) dlg.close();
-      } }));
-  };
-  for (const s of lib) {
-    list.append(h("button.pitem", { type: "button", dataset: { id: s.id }, onclick: () => select(s) },
-      h("div.pname", { text: s.name }), h("div.pmeta", { text: `${s.id} · kafka ${s.kafka_version}` })));
-  }
-  const current = app.store.clock && app.store.clock.source && app.store.clock.source.name;
-  select(lib.find(s => s.id === current) || lib[0]);
-  return h("div.picker", null, list, detail);
+  pauseWhileOpen(app, dlg);
 }
 
 function newClusterPane(app, eras, dlg) {

@@ -1,0 +1,81 @@
+// The library of stories in the scenario picker: grouped by the kind of cluster they run on, with a
+// search box (title, id, era, words of the guide), and the story's details beside the list.
+import { h, clear } from "../dom.js";
+
+// The groups, in the library's teaching order within each: which way an ISR change travels is
+// what a learner picks first.
+const GROUPS = [
+  { id: "zk", title: "ZooKeeper · the leader writes the ISR (0.10 – 2.6)", test: v => !v.startsWith("2.7") && !v.startsWith("3.") && !v.startsWith("4.") },
+  { id: "alter", title: "ZooKeeper · AlterIsr / AlterPartition to the controller (2.7 – 3.7)", test: v => /^(2\.7|3\.[0-7])$/.test(v) },
+  { id: "kraft", title: "KRaft · a Raft controller quorum (3.9-kraft, 4.1)", test: v => v.includes("kraft") || v.startsWith("4.") },
+];
+
+/** The group a story belongs to, by its own era. */
+export function groupOf(story) {
+  const v = String(story.kafka_version);
+  return (GROUPS.find(g => g.test(v)) || GROUPS[0]).id;
+}
+
+/** Whether `story` matches every word of `query` (case-insensitive). */
+export function matchesQuery(story, query) {
+  const hay = `${story.name} ${story.id} kafka ${story.kafka_version} ${story.description}`.toLowerCase();
+  return query.toLowerCase().split(/\s+/).filter(Boolean).every(w => hay.includes(w));
+}
+
+export function libraryPane(app, lib, dlg) {
+  const search = h("input.psearch", { type: "search", placeholder: `search ${lib.length} stories: title, era, KIP, words…`,
+    "aria-label": "search the library", oninput: () => fill() });
+  const list = h("div.plist", { role: "list" });
+  const detail = h("div.pdetail");
+  const empty = h("div.dim.small", { text: "No story matches: try fewer words." });
+  let selected = null;
+
+  function select(s) {
+    selected = s;
+    for (const b of list.querySelectorAll(".pitem")) b.classList.toggle("active", b.dataset.id === s.id);
+    clear(detail);
+    detail.append(h("h3", { text: s.name }),
+      h("div.counts", null, h("span.chip.info", { text: `kafka ${s.kafka_version}` }), h("span.chip", { text: `${Array.isArray(s.brokers) ? s.brokers.length : s.brokers} brokers` }),
+        h("span.chip", { text: `topics: ${s.topics.join(", ")}` }), h("span.chip", { text: `${s.duration_ms / 1000} s` })),
+      h("h3", { text: "What to watch" }), h("p", { text: s.description }),
+      h("button.primary#run-scenario", { type: "button", text: "Run this scenario", onclick: async () => {
+        if (await app.load({ library: s.id })) dlg.close();
+      } }));
+  }
+
+  function fill() {
+    clear(list);
+    const shown = lib.filter(s => matchesQuery(s, search.value));
+    for (const g of GROUPS) {
+      const members = shown.filter(s => groupOf(s) === g.id);
+      if (!members.length) continue;
+      list.append(h("div.pgroup", { text: `${g.title} · ${members.length}`, dataset: { group: g.id } }));
+      for (const s of members) {
+        list.append(h("button.pitem", { type: "button", role: "listitem", dataset: { id: s.id }, onclick: () => select(s) },
+          h("div.pname", { text: s.name }), h("div.pmeta", { text: `${s.id} · kafka ${s.kafka_version}` })));
+      }
+    }
+    if (!shown.length) list.append(empty);
+    if (shown.length && (!selected || !shown.includes(selected))) select(shown[0]);
+    else if (selected) select(selected);
+  }
+
+  const current = app.store.clock && app.store.clock.source && app.store.clock.source.name;
+  selected = lib.find(s => s.id === current) || null;
+  fill();
+  setTimeout(() => search.focus(), 0);
+  return h("div.picker", null, h("div.pleft", null, search, list), detail);
+}
+
+/** While the picker is open the run behind it stands still (nothing happens unseen); closing the
+ *  picker without loading another story lets a run that was playing go on. */
+export function pauseWhileOpen(app, dlg) {
+  const clock = app.store.clock;
+  if (!clock || !clock.playing || clock.finished) return;
+  const runAtOpen = app.store.run;
+  app.control("pause");
+  dlg.addEventListener("close", () => {
+    const now = app.store.clock;
+    if (now && !now.playing && !now.finished && app.store.run === runAtOpen) app.control("play");
+  }, { once: true });
+}
