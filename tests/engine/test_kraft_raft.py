@@ -1,0 +1,81 @@
+"""The controller quorum's Raft rules fixed in engine 1.3.0 (docs/model.md §20.1), with Kafka's
+numbers: ``controller.quorum.fetch.timeout.ms`` 2000, election timeout uniform in [1000, 2000).
+Each test also re-simulates the run as engine 1.2.0, which must keep the old behaviour."""
+import pytest
+
+from engine.simulation import Simulation
+
+FETCH_TIMEOUT_MS = 2000
+
+
+def quorum_doc(era, duration_ms=20000):
+    return {"name": "raft", "kafka_version": era, "brokers": 3, "duration_ms": duration_ms,
+            "config": {}, "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+            "clients": [], "timeline": []}
+
+
+def raft_events(result, kind, after_ms=0, **match):
+    return [e for e in result["history"] if e["type"] == kind and e["t_ms"] > after_ms
+            and all(e.get(k) == v for k, v in match.items())]
+
+
+def _slow_link_then_crash(engine_version):
+    """The active controller's link to one follower is slow (2.5 s, longer than the fetch timeout),
+    so that follower keeps timing out, asking for pre-votes and going back to its leader without
+    a successful fetch; then the active controller crashes."""
+    sim = Simulation(quorum_doc("4.1"), engine_version=engine_version)
+    sim.advance_to(3000)
+    active = sim.quorum.active
+    slow = [v for v in sim.quorum.voter_ids if v != active][1]
+    sim.apply({"op": "slow", "from": active, "to": slow, "latency_ms": 2500})
+    sim.advance_to(6000)
+    sim.apply({"op": "crash", "controller": active})
+    return sim.run(), active
+
+
+def test_a_granted_pre_vote_naming_the_known_leader_counts():
+    """Defect 5 (fails on engine 1.2.0's rule): KafkaRaftClient.handleVoteResponse @ 4.1.0 moves a
+    prospective voter to follower only when it has no leader (maybeHandleCommonResponse,
+    ``!quorum.hasLeader()``); the follower that never fetched grants the pre-vote and names the
+    old leader, and the grant counts: a leader is elected within the fetch timeout of the crash."""
+    result, crashed = _slow_link_then_crash(None)
+    elected = raft_events(result, "raft_leader_elected", after_ms=6000)
+    assert elected and elected[0]["controller"] != crashed
+    assert elected[0]["epoch"] == 2
+    # the last fetch was answered before the crash: fetch timeout + a pre-vote and a vote round trip
+    assert elected[0]["t_ms"] <= 6000 + FETCH_TIMEOUT_MS + 10
+    old, _ = _slow_link_then_crash("1.2.0")
+    assert not raft_events(old, "raft_leader_elected", after_ms=6000)  # engine 1.2.0: stuck
+
+
+def _check_quorum_resign(era, engine_version=None):
+    """The active controller is cut off from the other voters: it resigns by check-quorum."""
+    sim = Simulation(quorum_doc(era, 9000), engine_version=engine_version)
+    sim.advance_to(3000)
+    leader = sim.quorum.active
+    epoch = sim.quorum.voters[leader].epoch
+    sim.apply({"op": "isolate", "controller": leader, "from": "controllers"})
+    result = sim.run()
+    resigned = raft_events(result, "raft_leader_resigned", controller=leader)
+    assert resigned and resigned[0]["epoch"] == epoch
+    return result, leader, epoch, resigned[0]["t_ms"]
+
+
+def test_a_resigned_leader_becomes_unattached_in_the_next_epoch_in_4_1():
+    """Defect 7 (fails on engine 1.2.0's rule): KafkaRaftClient.pollResigned @ 4.1.0 — when the
+    election timeout passes in Resigned state, transitionToUnattached(epoch + 1) with the resigned
+    state's expired timeout, so the voter goes prospective at once in epoch + 1."""
+    result, leader, epoch, t_resign = _check_quorum_resign("4.1")
+    nxt = raft_events(result, "raft_prospective", after_ms=t_resign, controller=leader)[0]
+    assert nxt["epoch"] == epoch + 1
+    assert 1000 <= nxt["t_ms"] - t_resign < 2000  # one election timeout in Resigned state
+    old, leader, epoch, t_resign = _check_quorum_resign("4.1", "1.2.0")
+    assert raft_events(old, "raft_prospective", after_ms=t_resign, controller=leader)[0]["epoch"] == epoch
+
+
+def test_a_resigned_leader_becomes_candidate_in_3_9():
+    """KafkaRaftClient.pollResigned @ 3.9.0: transitionToCandidate (epoch + 1, voting for itself)."""
+    result, leader, epoch, t_resign = _check_quorum_resign("3.9-kraft")
+    nxt = raft_events(result, "raft_candidate", after_ms=t_resign, controller=leader)[0]
+    assert nxt["epoch"] == epoch + 1
+    assert 1000 <= nxt["t_ms"] - t_resign < 2000
