@@ -11,13 +11,14 @@ controller that runs on the leader once it has committed its epoch's first recor
 ``QuorumController``.
 """
 from engine.core.messages import (ALTER_PARTITION, BEGIN_QUORUM_EPOCH, BROKER_HEARTBEAT, BROKER_REGISTRATION,
-                        METADATA_FETCH, VOTE)
+                        END_QUORUM_EPOCH, METADATA_FETCH, VOTE)
 from engine.core.network import Node
 from engine.kraft.combined import wake_listener
 from engine.kraft.raft_replication import RaftReplication
+from engine.kraft.raft_resign import RaftResign
 
 
-class QuorumVoter(RaftReplication, Node):
+class QuorumVoter(RaftReplication, RaftResign, Node):
     # engine 1.3.0's election bookkeeping; class defaults for voters pickled by engine 1.2.0
     rejected = frozenset()
     backing_off = False
@@ -36,6 +37,7 @@ class QuorumVoter(RaftReplication, Node):
         self.state = "stopped"     # running | stopped (the process)
         self.net_state = "refusing"
         self.handlers = {VOTE: self.on_vote, BEGIN_QUORUM_EPOCH: self.on_begin_quorum_epoch,
+                         END_QUORUM_EPOCH: self.on_end_quorum_epoch,
                          METADATA_FETCH: self.on_fetch, BROKER_REGISTRATION: self.on_controller_request,
                          BROKER_HEARTBEAT: self.on_controller_request,
                          ALTER_PARTITION: self.on_controller_request}
@@ -58,6 +60,7 @@ class QuorumVoter(RaftReplication, Node):
         self.cq_fetched = set()
         self.cq_token = 0
         self.fetch_in_flight = False
+        self.shutting_down = False   # KafkaRaftClient.shutdown under way (raft_resign)
         self.commit_listener = None  # combined mode: the broker of this process, waiting for news
 
     @property
@@ -91,7 +94,7 @@ class QuorumVoter(RaftReplication, Node):
         self.net_state = "silent" if mode == "power" else "refusing"
 
     def shutdown(self):
-        """A graceful stop: a leader resigns first (EndQuorumEpoch is simplified away, §20.1)."""
+        """Engine 1.2.0's controller shutdown: a crash of the process (1.3.0: ``begin_shutdown``)."""
         self.crash("process")
 
     # -- transitions -------------------------------------------------------------------------------
@@ -111,6 +114,7 @@ class QuorumVoter(RaftReplication, Node):
         self.has_fetched = False
         if self.commit_listener is not None:
             wake_listener(self)
+        self.maybe_complete_shutdown()
         if role == "follower":
             self._arm_fetch_timer()
             self._fetch_from_leader()
@@ -182,8 +186,8 @@ class QuorumVoter(RaftReplication, Node):
         self._start_election()
 
     def _on_election_timeout(self, token):
-        if token != self.token or self.role in ("leader", "follower"):
-            return
+        if token != self.token or self.role in ("leader", "follower") or self.shutting_down:
+            return  # shutting down: no election of its own (pollUnattachedAsVoter, pollCandidate...)
         if self.role == "resigned" and self.era.pre_vote and self.sim.rules_1_3:
             # 4.1.0 pollResigned: Unattached in epoch + 1, so that no Fetch answer names this voter
             # leader again; it inherits the resigned state's expired timeout and goes prospective

@@ -79,3 +79,36 @@ def test_a_resigned_leader_becomes_candidate_in_3_9():
     nxt = raft_events(result, "raft_candidate", after_ms=t_resign, controller=leader)[0]
     assert nxt["epoch"] == epoch + 1
     assert 1000 <= nxt["t_ms"] - t_resign < 2000
+
+
+def _graceful_shutdown_of_the_active_controller(era, engine_version=None):
+    sim = Simulation(quorum_doc(era, 10000), engine_version=engine_version)
+    sim.advance_to(4000)
+    leader = sim.quorum.active
+    epoch = sim.quorum.voters[leader].epoch
+    successors = sorted(v for v in sim.quorum.voter_ids if v != leader)  # all caught up: by id
+    sim.apply({"op": "shutdown", "controller": leader})
+    return sim.run(), leader, epoch, successors
+
+
+@pytest.mark.parametrize("era,round_trips_ms", [("3.9-kraft", 3), ("4.1", 5)])
+def test_a_graceful_shutdown_of_the_active_controller_hands_leadership_over_at_once(era, round_trips_ms):
+    """Defect 6 (fails on engine 1.2.0's rule, which crashed the process): KafkaRaftClient.shutdown
+    -> pollLeader -> transitionToResigned(nonLeaderVotersByDescendingFetchOffset) and EndQuorumEpoch
+    (3.9.0 / 4.1.0); the first preferred successor's fetch timeout becomes
+    strictExponentialElectionBackoffMs(0, 2) = 0, so it is elected in epoch + 1 (4.1's pre-vote
+    does not bump the epoch) within the network round trips (1 ms links) of EndQuorumEpoch,
+    (pre-)Vote and BeginQuorumEpoch. The old leader stops once it knows the new leader."""
+    result, leader, epoch, successors = _graceful_shutdown_of_the_active_controller(era)
+    resigned = raft_events(result, "raft_leader_resigned", controller=leader)
+    assert resigned and resigned[0]["successors"] == successors
+    t0 = resigned[0]["t_ms"]
+    elected = raft_events(result, "raft_leader_elected", after_ms=4000)
+    assert elected[0]["controller"] == successors[0] and elected[0]["epoch"] == epoch + 1
+    # EndQuorumEpoch (1 ms), [4.1: a pre-vote round trip], a Vote round trip
+    assert elected[0]["t_ms"] == t0 + round_trips_ms
+    stopped = raft_events(result, "controller_stopped", controller=leader)
+    assert stopped[0]["t_ms"] == elected[0]["t_ms"] + 1  # when BeginQuorumEpoch names the leader
+    assert result["controller"]["active"] == successors[0]
+    old, leader, epoch, _ = _graceful_shutdown_of_the_active_controller(era, "1.2.0")
+    assert raft_events(old, "raft_leader_elected", after_ms=4000)[0]["t_ms"] > 4000 + 1500
