@@ -227,12 +227,14 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
 
     def _become_prospective(self):
         """KIP-996: ask for pre-votes in the current epoch; nobody changes state for them."""
+        lost = self._lost_election()
         self.role = "prospective"
         self.token += 1
         self.votes = {self.node_id}
         self.rejected = set()
         self.sim.emit("raft_prospective", controller=self.node_id, epoch=self.epoch,
-                      reason=f"controller {self.node_id} asks for pre-votes for epoch {self.epoch + 1}")
+                      reason=f"{lost}controller {self.node_id} asks for pre-votes for epoch "
+                             f"{self.epoch + 1}")
         self._arm_election_timer()
         self._send_votes(self.epoch + 1, True)
         self._maybe_won()
@@ -240,14 +242,25 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
     def _become_candidate(self):
         if self.role != "candidate" and self.sim.rules_1_3:
             self.retries = 0  # QuorumState.transitionToCandidate: retries count candidacies in a row
+        lost = self._lost_election()
         self._transition("candidate", self.epoch + 1)
         self.voted_for = self.node_id
         self.votes = {self.node_id}
         self.sim.emit("raft_candidate", controller=self.node_id, epoch=self.epoch,
-                      reason=f"controller {self.node_id} votes for itself in epoch {self.epoch} "
+                      reason=f"{lost}controller {self.node_id} votes for itself in epoch {self.epoch} "
                              f"and asks the other voters")
         self._send_votes(self.epoch, False)
         self._maybe_won()
+
+    def _lost_election(self):
+        """What a candidate's epoch came to when it tries again: the history shows why the epoch
+        moves on by more than one (two followers whose fetch timeouts expire together split the
+        vote, as Kafka's do). Engine 1.2.0 said nothing."""
+        if self.role != "candidate" or not self.sim.rules_1_3:
+            return ""
+        others = [v for v in self.voters if v not in self.votes and v not in self.rejected]
+        return (f"epoch {self.epoch} had no winner (votes of {sorted(self.votes)}, refused by "
+                f"{sorted(self.rejected)}, no answer from {sorted(others)}): ")
 
     def _send_votes(self, epoch, pre_vote):
         last_epoch = self.log[-1]["epoch"] if self.log else 0
