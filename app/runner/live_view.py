@@ -74,7 +74,7 @@ class MessageTap:
 
 _PRIORITY = {"LeaderAndIsr": 0, "UpdateMetadata": 0, "StopReplica": 0, "ControlledShutdown": 0, "AlterIsr": 0,
              # KRaft: elections, registrations and ISR requests are rare and tell the story
-             "Vote": 0, "BeginQuorumEpoch": 0, "BrokerRegistration": 0, "AlterPartition": 0, "BrokerHeartbeat": 3,
+             "Vote": 0, "BeginQuorumEpoch": 0, "EndQuorumEpoch": 0, "BrokerRegistration": 0, "AlterPartition": 0, "BrokerHeartbeat": 3,
              "OffsetsForLeaderEpoch": 1, "Produce": 2, "Metadata": 3, "ListOffsets": 3, "Fetch": 4}
 
 

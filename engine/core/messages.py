@@ -69,6 +69,7 @@ def response_type(request_type):
 # KRaft eras (docs/model.md §20): controller quorum (KIP-595) and broker <-> controller (KIP-631)
 VOTE = "Vote"  # {candidate_id, candidate_epoch, last_offset_epoch, last_offset, pre_vote}
 BEGIN_QUORUM_EPOCH = "BeginQuorumEpoch"  # {leader, epoch}
+END_QUORUM_EPOCH = "EndQuorumEpoch"  # {leader, epoch, preferred_successors}
 #: Fetch of the metadata log (__cluster_metadata) by voters and by brokers (observers); a Fetch
 #: whose source or target is a controller is always a metadata fetch.
 METADATA_FETCH = "Fetch"  # {replica_id, epoch, fetch_offset, last_fetched_epoch}

@@ -17,11 +17,11 @@ to the local log instead of fetching it over the network (``read_local_log``). I
 the local voter's high watermark or leader changes (``QuorumVoter.commit_listener``).
 """
 from engine.core.messages import (ALTER_PARTITION, BEGIN_QUORUM_EPOCH, BROKER_HEARTBEAT, BROKER_REGISTRATION,
-                        CONNECTION_RESET, FETCH, VOTE)
+                        CONNECTION_RESET, END_QUORUM_EPOCH, FETCH, VOTE)
 
 #: the requests only a controller serves (ControllerApis and the Raft APIs besides Fetch)
-CONTROLLER_APIS = frozenset((VOTE, BEGIN_QUORUM_EPOCH, BROKER_REGISTRATION, BROKER_HEARTBEAT,
-                             ALTER_PARTITION))
+CONTROLLER_APIS = frozenset((VOTE, BEGIN_QUORUM_EPOCH, END_QUORUM_EPOCH, BROKER_REGISTRATION,
+                             BROKER_HEARTBEAT, ALTER_PARTITION))
 
 #: The voter numbers its requests from here so that its correlation ids never meet the broker's
 #: (one host, one network node: a response is routed by the id it answers).

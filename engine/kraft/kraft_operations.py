@@ -9,6 +9,9 @@ def controller_op(sim, op):
     if name == "crash" or name == "shutdown":
         if not voter.running:
             return f"ignored: controller {voter.node_id} is stopped"
+        if name == "shutdown" and sim.rules_1_3:
+            voter.begin_shutdown()  # stops (and says so) once a new leader is known, or after 5 s
+            return None
         if name == "shutdown":
             voter.shutdown()
         else:

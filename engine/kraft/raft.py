@@ -11,13 +11,19 @@ controller that runs on the leader once it has committed its epoch's first recor
 ``QuorumController``.
 """
 from engine.core.messages import (ALTER_PARTITION, BEGIN_QUORUM_EPOCH, BROKER_HEARTBEAT, BROKER_REGISTRATION,
-                        METADATA_FETCH, VOTE)
+                        END_QUORUM_EPOCH, METADATA_FETCH, VOTE)
 from engine.core.network import Node
 from engine.kraft.combined import wake_listener
 from engine.kraft.raft_replication import RaftReplication
+from engine.kraft.raft_resign import RaftResign
 
 
-class QuorumVoter(RaftReplication, Node):
+class QuorumVoter(RaftReplication, RaftResign, Node):
+    # engine 1.3.0's election bookkeeping; class defaults for voters pickled by engine 1.2.0
+    rejected = frozenset()
+    backing_off = False
+    election_deadline_ms = 0
+
     def __init__(self, sim, node_id, voters, quorum):
         Node.__init__(self, node_id, sim)
         self.quorum = quorum
@@ -31,6 +37,7 @@ class QuorumVoter(RaftReplication, Node):
         self.state = "stopped"     # running | stopped (the process)
         self.net_state = "refusing"
         self.handlers = {VOTE: self.on_vote, BEGIN_QUORUM_EPOCH: self.on_begin_quorum_epoch,
+                         END_QUORUM_EPOCH: self.on_end_quorum_epoch,
                          METADATA_FETCH: self.on_fetch, BROKER_REGISTRATION: self.on_controller_request,
                          BROKER_HEARTBEAT: self.on_controller_request,
                          ALTER_PARTITION: self.on_controller_request}
@@ -43,6 +50,8 @@ class QuorumVoter(RaftReplication, Node):
         self.hw = 0
         self.token = 0             # invalidates the timer of the previous state
         self.votes = set()
+        self.rejected = set()      # nominee: voters that refused this epoch's (pre-)vote
+        self.backing_off = False
         self.retries = 0
         self.has_fetched = False
         self.voter_states = {}     # leader: voter id -> {"end": offset, "fetch_ms": t}
@@ -51,6 +60,7 @@ class QuorumVoter(RaftReplication, Node):
         self.cq_fetched = set()
         self.cq_token = 0
         self.fetch_in_flight = False
+        self.shutting_down = False   # KafkaRaftClient.shutdown under way (raft_resign)
         self.commit_listener = None  # combined mode: the broker of this process, waiting for news
 
     @property
@@ -84,13 +94,14 @@ class QuorumVoter(RaftReplication, Node):
         self.net_state = "silent" if mode == "power" else "refusing"
 
     def shutdown(self):
-        """A graceful stop: a leader resigns first (EndQuorumEpoch is simplified away, §20.1)."""
+        """Engine 1.2.0's controller shutdown: a crash of the process (1.3.0: ``begin_shutdown``)."""
         self.crash("process")
 
     # -- transitions -------------------------------------------------------------------------------
     def _transition(self, role, epoch, leader=None):
         if self.role == "leader" and role != "leader":
             self._deactivate(f"left the leader role for {role} in epoch {epoch}")
+        keep_timer = role == "unattached" and self._keeps_election_timer()
         if epoch > self.epoch:
             self.voted_for = None
         self.epoch = epoch
@@ -98,20 +109,43 @@ class QuorumVoter(RaftReplication, Node):
         self.leader_id = leader
         self.token += 1
         self.votes = set()
+        self.rejected = set()
+        self.backing_off = False
         self.has_fetched = False
         if self.commit_listener is not None:
             wake_listener(self)
+        self.maybe_complete_shutdown()
         if role == "follower":
             self._arm_fetch_timer()
             self._fetch_from_leader()
+        elif keep_timer:
+            self.set_timer(max(0, self.election_deadline_ms - self.scheduler.now_ms),
+                           self._on_election_timeout, self.token)
         elif role != "leader":
             self._arm_election_timer()
 
+    def _keeps_election_timer(self):
+        """QuorumState.transitionToUnattached: leaving candidate or unattached (4.1 also resigned,
+        and prospective unless its vote was rejected) keeps what is left of the election timeout,
+        so a voter that keeps bumping the epoch cannot hold the others' elections off."""
+        if not self.sim.rules_1_3:
+            return False  # engine 1.2.0: every transition drew a new timeout
+        if self.role in ("candidate", "unattached"):
+            return True
+        if not self.era.pre_vote:
+            return False
+        return self.role == "resigned" or (self.role == "prospective" and not self._vote_rejected())
+
+    def _vote_rejected(self):
+        """``EpochElection.isVoteRejected``: granted + unrecorded < majority."""
+        return len(self.voters) - len(self.rejected) < self.majority
+
     def observe_epoch(self, epoch, leader):
-        """Any message naming a higher epoch (or this epoch's leader) moves this voter along."""
+        """Any message naming a higher epoch (or this epoch's leader, when this voter knows none)
+        moves this voter along (``KafkaRaftClient.maybeHandleCommonResponse``)."""
         if epoch > self.epoch or (epoch == self.epoch and leader is not None
                                   and self.role in ("unattached", "prospective", "candidate")
-                                  and leader != self.node_id):
+                                  and leader != self.node_id and self._knows_no_leader()):
             if leader is not None and leader != self.node_id:
                 self._transition("follower", epoch, leader)
             else:
@@ -119,13 +153,22 @@ class QuorumVoter(RaftReplication, Node):
             return True
         return False
 
+    def _knows_no_leader(self):
+        """``!quorum.hasLeader()``: a prospective voter keeps the leader it followed (4.1.0
+        ``ProspectiveState``), so a Vote response naming that leader is a vote to count, not news."""
+        if not self.sim.rules_1_3:
+            return True  # engine 1.2.0: any same-epoch leader sent a prospective back to following
+        return self.leader_id is None
+
     def _election_timeout_ms(self):
         base = self.config["controller.quorum.election.timeout.ms"]
         return base + self.rng.randrange(base)
 
     def _arm_election_timer(self, extra_ms=0):
         self.token += 1
-        self.set_timer(self._election_timeout_ms() + extra_ms, self._on_election_timeout, self.token)
+        timeout = self._election_timeout_ms() + extra_ms
+        self.election_deadline_ms = self.scheduler.now_ms + timeout
+        self.set_timer(timeout, self._on_election_timeout, self.token)
 
     def _arm_fetch_timer(self):
         self.token += 1
@@ -143,18 +186,32 @@ class QuorumVoter(RaftReplication, Node):
         self._start_election()
 
     def _on_election_timeout(self, token):
-        if token != self.token or self.role in ("leader", "follower"):
-            return
+        if token != self.token or self.role in ("leader", "follower") or self.shutting_down:
+            return  # shutting down: no election of its own (pollUnattachedAsVoter, pollCandidate...)
+        if self.role == "resigned" and self.era.pre_vote and self.sim.rules_1_3:
+            # 4.1.0 pollResigned: Unattached in epoch + 1, so that no Fetch answer names this voter
+            # leader again; it inherits the resigned state's expired timeout and goes prospective
+            # at once. (3.9.0 pollResigned: transitionToCandidate, below.)
+            self._transition("unattached", self.epoch + 1)
         if self.role == "candidate" and self.era.election_backoff:
-            # <= 4.0: binary exponential backoff after a lost election (KafkaRaftClient
-            # binaryExponentialElectionBackoffMs: 100 ms x U{0 .. 2^retries - 1}, at most 1000)
-            self.retries += 1
-            backoff = min(100 * self.rng.randrange(2 << min(20, self.retries - 1)),
-                          self.config["controller.quorum.election.backoff.max.ms"])
-            self.token += 1
-            self.set_timer(backoff, self._after_backoff, self.token)
+            self._back_off()
+            return
+        if self.role == "prospective" and self.leader_id is not None and self.sim.rules_1_3:
+            # 4.1.0 pollProspective -> prospectiveTransitionAfterElectionLoss: back to the leader
+            # it knows (without one it is unattached with no time left: prospective again, below)
+            self._transition("follower", self.epoch, self.leader_id)
             return
         self._start_election()
+
+    def _back_off(self):
+        """<= 4.0: binary exponential backoff after a lost election (KafkaRaftClient
+        binaryExponentialElectionBackoffMs: 100 ms x U{0 .. 2^retries - 1}, at most 1000)."""
+        self.retries += 1
+        backoff = min(100 * self.rng.randrange(2 << min(20, self.retries - 1)),
+                      self.config["controller.quorum.election.backoff.max.ms"])
+        self.token += 1
+        self.backing_off = True
+        self.set_timer(backoff, self._after_backoff, self.token)
 
     def _after_backoff(self, token):
         if token == self.token and self.role == "candidate":
@@ -170,24 +227,40 @@ class QuorumVoter(RaftReplication, Node):
 
     def _become_prospective(self):
         """KIP-996: ask for pre-votes in the current epoch; nobody changes state for them."""
+        lost = self._lost_election()
         self.role = "prospective"
         self.token += 1
         self.votes = {self.node_id}
+        self.rejected = set()
         self.sim.emit("raft_prospective", controller=self.node_id, epoch=self.epoch,
-                      reason=f"controller {self.node_id} asks for pre-votes for epoch {self.epoch + 1}")
+                      reason=f"{lost}controller {self.node_id} asks for pre-votes for epoch "
+                             f"{self.epoch + 1}")
         self._arm_election_timer()
         self._send_votes(self.epoch + 1, True)
         self._maybe_won()
 
     def _become_candidate(self):
+        if self.role != "candidate" and self.sim.rules_1_3:
+            self.retries = 0  # QuorumState.transitionToCandidate: retries count candidacies in a row
+        lost = self._lost_election()
         self._transition("candidate", self.epoch + 1)
         self.voted_for = self.node_id
         self.votes = {self.node_id}
         self.sim.emit("raft_candidate", controller=self.node_id, epoch=self.epoch,
-                      reason=f"controller {self.node_id} votes for itself in epoch {self.epoch} "
+                      reason=f"{lost}controller {self.node_id} votes for itself in epoch {self.epoch} "
                              f"and asks the other voters")
         self._send_votes(self.epoch, False)
         self._maybe_won()
+
+    def _lost_election(self):
+        """What a candidate's epoch came to when it tries again: the history shows why the epoch
+        moves on by more than one (two followers whose fetch timeouts expire together split the
+        vote, as Kafka's do). Engine 1.2.0 said nothing."""
+        if self.role != "candidate" or not self.sim.rules_1_3:
+            return ""
+        others = [v for v in self.voters if v not in self.votes and v not in self.rejected]
+        return (f"epoch {self.epoch} had no winner (votes of {sorted(self.votes)}, refused by "
+                f"{sorted(self.rejected)}, no answer from {sorted(others)}): ")
 
     def _send_votes(self, epoch, pre_vote):
         last_epoch = self.log[-1]["epoch"] if self.log else 0
@@ -205,6 +278,10 @@ class QuorumVoter(RaftReplication, Node):
         body = env.body
         cand_epoch = body["candidate_epoch"]
         if body["pre_vote"]:
+            if self.sim.rules_1_3 and cand_epoch - 1 > self.epoch:
+                # 4.1.0 handleVoteRequest: the request's replica epoch (the prospective's own,
+                # one below the epoch it asks for) above ours moves us to it, pre-vote or not
+                self._transition("unattached", cand_epoch - 1)
             granted = cand_epoch > self.epoch and self._log_ok(body) and self._grants_pre_vote()
         else:
             if cand_epoch > self.epoch:
@@ -240,6 +317,23 @@ class QuorumVoter(RaftReplication, Node):
         if body["vote_granted"]:
             self.votes.add(body["voter"])
             self._maybe_won()
+        elif self.sim.rules_1_3:  # engine 1.2.0: a refusal was not recorded
+            self.rejected.add(body["voter"])
+            if self._vote_rejected():
+                self._on_vote_rejected()
+
+    def _on_vote_rejected(self):
+        """``EpochElection.isVoteRejected`` (granted + unrecorded < majority): a 4.1 prospective
+        goes back to its leader, or unattached with a fresh timeout
+        (``prospectiveTransitionAfterElectionLoss``); a 3.9 candidate backs off at once
+        (``handleVoteResponse`` @ 3.9.0); a 4.1 candidate waits out its election timeout."""
+        if self.role == "prospective":
+            if self.leader_id is not None:
+                self._transition("follower", self.epoch, self.leader_id)
+            else:
+                self._transition("unattached", self.epoch)
+        elif self.era.election_backoff and not self.backing_off:
+            self._back_off()
 
     def _maybe_won(self):
         if len(self.votes) < self.majority:

@@ -168,10 +168,14 @@ class RaftReplication:
     def _check_quorum_expired(self, ctx):
         if self.role != "leader" or ctx != (self.epoch, self.cq_token):
             return
-        self.sim.emit("raft_leader_resigned", controller=self.node_id, epoch=self.epoch,
-                      reason=f"check-quorum: fewer than a majority of voters fetched within 1.5 x "
-                             f"controller.quorum.fetch.timeout.ms = "
-                             f"{self.config['controller.quorum.fetch.timeout.ms'] * 3 // 2} ms")
+        reason = (f"check-quorum: fewer than a majority of voters fetched within 1.5 x "
+                  f"controller.quorum.fetch.timeout.ms = "
+                  f"{self.config['controller.quorum.fetch.timeout.ms'] * 3 // 2} ms")
+        if self.sim.rules_1_3:
+            self.resign(reason)
+            return
+        # engine 1.2.0: resigned without EndQuorumEpoch
+        self.sim.emit("raft_leader_resigned", controller=self.node_id, epoch=self.epoch, reason=reason)
         self._transition("resigned", self.epoch)
 
     # -- fetching (follower) ---------------------------------------------------------------------------

@@ -1,0 +1,138 @@
+"""The controller quorum's Raft rules fixed in engine 1.3.0 (docs/model.md §20.1), with Kafka's
+numbers: ``controller.quorum.fetch.timeout.ms`` 2000, election timeout uniform in [1000, 2000).
+Each test also re-simulates the run as engine 1.2.0, which must keep the old behaviour."""
+import pytest
+
+from engine.simulation import Simulation
+
+FETCH_TIMEOUT_MS = 2000
+
+
+def quorum_doc(era, duration_ms=20000):
+    return {"name": "raft", "kafka_version": era, "brokers": 3, "duration_ms": duration_ms,
+            "config": {}, "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+            "clients": [], "timeline": []}
+
+
+def raft_events(result, kind, after_ms=0, **match):
+    return [e for e in result["history"] if e["type"] == kind and e["t_ms"] > after_ms
+            and all(e.get(k) == v for k, v in match.items())]
+
+
+def _slow_link_then_crash(engine_version):
+    """The active controller's link to one follower is slow (2.5 s, longer than the fetch timeout),
+    so that follower keeps timing out, asking for pre-votes and going back to its leader without
+    a successful fetch; then the active controller crashes."""
+    sim = Simulation(quorum_doc("4.1"), engine_version=engine_version)
+    sim.advance_to(3000)
+    active = sim.quorum.active
+    slow = [v for v in sim.quorum.voter_ids if v != active][1]
+    sim.apply({"op": "slow", "from": active, "to": slow, "latency_ms": 2500})
+    sim.advance_to(6000)
+    sim.apply({"op": "crash", "controller": active})
+    return sim.run(), active
+
+
+def test_a_granted_pre_vote_naming_the_known_leader_counts():
+    """Defect 5 (fails on engine 1.2.0's rule): KafkaRaftClient.handleVoteResponse @ 4.1.0 moves a
+    prospective voter to follower only when it has no leader (maybeHandleCommonResponse,
+    ``!quorum.hasLeader()``); the follower that never fetched grants the pre-vote and names the
+    old leader, and the grant counts: a leader is elected within the fetch timeout of the crash."""
+    result, crashed = _slow_link_then_crash(None)
+    elected = raft_events(result, "raft_leader_elected", after_ms=6000)
+    assert elected and elected[0]["controller"] != crashed
+    assert elected[0]["epoch"] == 2
+    # the last fetch was answered before the crash: fetch timeout + a pre-vote and a vote round trip
+    assert elected[0]["t_ms"] <= 6000 + FETCH_TIMEOUT_MS + 10
+    old, _ = _slow_link_then_crash("1.2.0")
+    assert not raft_events(old, "raft_leader_elected", after_ms=6000)  # engine 1.2.0: stuck
+
+
+def _check_quorum_resign(era, engine_version=None):
+    """The active controller is cut off from the other voters: it resigns by check-quorum."""
+    sim = Simulation(quorum_doc(era, 9000), engine_version=engine_version)
+    sim.advance_to(3000)
+    leader = sim.quorum.active
+    epoch = sim.quorum.voters[leader].epoch
+    sim.apply({"op": "isolate", "controller": leader, "from": "controllers"})
+    result = sim.run()
+    resigned = raft_events(result, "raft_leader_resigned", controller=leader)
+    assert resigned and resigned[0]["epoch"] == epoch
+    return result, leader, epoch, resigned[0]["t_ms"]
+
+
+def test_a_resigned_leader_becomes_unattached_in_the_next_epoch_in_4_1():
+    """Defect 7 (fails on engine 1.2.0's rule): KafkaRaftClient.pollResigned @ 4.1.0 — when the
+    election timeout passes in Resigned state, transitionToUnattached(epoch + 1) with the resigned
+    state's expired timeout, so the voter goes prospective at once in epoch + 1."""
+    result, leader, epoch, t_resign = _check_quorum_resign("4.1")
+    nxt = raft_events(result, "raft_prospective", after_ms=t_resign, controller=leader)[0]
+    assert nxt["epoch"] == epoch + 1
+    assert 1000 <= nxt["t_ms"] - t_resign < 2000  # one election timeout in Resigned state
+    old, leader, epoch, t_resign = _check_quorum_resign("4.1", "1.2.0")
+    assert raft_events(old, "raft_prospective", after_ms=t_resign, controller=leader)[0]["epoch"] == epoch
+
+
+def test_a_resigned_leader_becomes_candidate_in_3_9():
+    """KafkaRaftClient.pollResigned @ 3.9.0: transitionToCandidate (epoch + 1, voting for itself)."""
+    result, leader, epoch, t_resign = _check_quorum_resign("3.9-kraft")
+    nxt = raft_events(result, "raft_candidate", after_ms=t_resign, controller=leader)[0]
+    assert nxt["epoch"] == epoch + 1
+    assert 1000 <= nxt["t_ms"] - t_resign < 2000
+
+
+def _graceful_shutdown_of_the_active_controller(era, engine_version=None):
+    sim = Simulation(quorum_doc(era, 10000), engine_version=engine_version)
+    sim.advance_to(4000)
+    leader = sim.quorum.active
+    epoch = sim.quorum.voters[leader].epoch
+    successors = sorted(v for v in sim.quorum.voter_ids if v != leader)  # all caught up: by id
+    sim.apply({"op": "shutdown", "controller": leader})
+    return sim.run(), leader, epoch, successors
+
+
+@pytest.mark.parametrize("era,round_trips_ms", [("3.9-kraft", 3), ("4.1", 5)])
+def test_a_graceful_shutdown_of_the_active_controller_hands_leadership_over_at_once(era, round_trips_ms):
+    """Defect 6 (fails on engine 1.2.0's rule, which crashed the process): KafkaRaftClient.shutdown
+    -> pollLeader -> transitionToResigned(nonLeaderVotersByDescendingFetchOffset) and EndQuorumEpoch
+    (3.9.0 / 4.1.0); the first preferred successor's fetch timeout becomes
+    strictExponentialElectionBackoffMs(0, 2) = 0, so it is elected in epoch + 1 (4.1's pre-vote
+    does not bump the epoch) within the network round trips (1 ms links) of EndQuorumEpoch,
+    (pre-)Vote and BeginQuorumEpoch. The old leader stops once it knows the new leader."""
+    result, leader, epoch, successors = _graceful_shutdown_of_the_active_controller(era)
+    resigned = raft_events(result, "raft_leader_resigned", controller=leader)
+    assert resigned and resigned[0]["successors"] == successors
+    t0 = resigned[0]["t_ms"]
+    elected = raft_events(result, "raft_leader_elected", after_ms=4000)
+    assert elected[0]["controller"] == successors[0] and elected[0]["epoch"] == epoch + 1
+    # EndQuorumEpoch (1 ms), [4.1: a pre-vote round trip], a Vote round trip
+    assert elected[0]["t_ms"] == t0 + round_trips_ms
+    stopped = raft_events(result, "controller_stopped", controller=leader)
+    assert stopped[0]["t_ms"] == elected[0]["t_ms"] + 1  # when BeginQuorumEpoch names the leader
+    assert result["controller"]["active"] == successors[0]
+    old, leader, epoch, _ = _graceful_shutdown_of_the_active_controller(era, "1.2.0")
+    assert raft_events(old, "raft_leader_elected", after_ms=4000)[0]["t_ms"] > 4000 + 1500
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_an_epoch_skipped_after_a_crash_is_a_split_vote_the_history_shows(era):
+    """Defect 11 (user report "Raft epoch jumps 1 -> 3 with no split vote shown"): Kafka's
+    behaviour, not a bug of the rules — both followers' fetch timeouts (2000 ms, not randomised:
+    FollowerState) expire in the same millisecond, both become candidates in epoch 2 and each
+    refuses the other (one vote per epoch), so epoch 2 has no winner and a leader comes in epoch 3
+    after an election timeout (3.9: and a backoff). Engine 1.3.0 names the lost epoch in the next
+    candidacy's reason; engine 1.2.0 did not."""
+    sim = Simulation(quorum_doc(era, 16000))
+    sim.advance_to(4000)
+    crashed = sim.quorum.active
+    sim.apply({"op": "crash", "controller": crashed})
+    result = sim.run()
+    timeouts = raft_events(result, "raft_fetch_timeout", after_ms=4000)
+    assert len({e["controller"] for e in timeouts}) == 2 and len({e["t_ms"] for e in timeouts}) == 1
+    elected = raft_events(result, "raft_leader_elected", after_ms=4000)[0]
+    assert elected["epoch"] == 3
+    retry = "raft_prospective" if era == "4.1" else "raft_candidate"
+    told = [e for e in raft_events(result, retry, after_ms=4000, controller=elected["controller"])
+            if e["reason"].startswith("epoch 2 had no winner")]
+    assert told and f"refused by [{({*sim.quorum.voter_ids} - {crashed, elected['controller']}).pop()}]" \
+        in told[0]["reason"]
