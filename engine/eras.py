@@ -76,6 +76,10 @@ class Era:
     partition_retry: bool = False
     #: KAFKA-15583 (3.7): the HW does not move while committed ISR < min(min.insync.replicas, RF).
     hw_min_isr_gate: bool = False
+    #: KAFKA-15021 (3.6): a caught-up follower outside the ISR holds the HW only if it may join
+    #: the ISR (Partition.isReplicaIsrEligible): alive in the metadata cache (ZooKeeper mode);
+    #: unfenced and not in controlled shutdown (KRaft).
+    hw_needs_isr_eligible: bool = False
     # -- KRaft eras (docs/model.md §20) -------------------------------------------------------------
     #: KIP-500/595/631: a Raft quorum of controllers and a metadata log instead of ZooKeeper.
     kraft: bool = False
@@ -131,7 +135,7 @@ _ALTER_ISR_27 = {**_KIP537, "alter_isr": True, "alter_isr_send_tick_ms": 50,
 _ALTER_ISR_30 = {**_ALTER_ISR_27, "alter_isr_send_tick_ms": 0, "clear_pending_bug": False}
 _ALTER_PARTITION_33 = {**_ALTER_ISR_30, "alter_isr_api": "AlterPartition", "hw_on_commit": True,
                        "kip841": True, "leader_recovery": True, "partition_retry": True}
-_ALTER_PARTITION_37 = {**_ALTER_PARTITION_33, "hw_min_isr_gate": True}
+_ALTER_PARTITION_37 = {**_ALTER_PARTITION_33, "hw_min_isr_gate": True, "hw_needs_isr_eligible": True}
 _KRAFT_39 = {**_ALTER_PARTITION_37, "kraft": True, "kraft_unclean": True, "election_backoff": True}
 _KRAFT_41 = {**_KRAFT_39, "pre_vote": True, "elr_default": 1, "fence_check_period_divisor": 8,
              "hw_completes_fetch": True, "election_backoff": False,

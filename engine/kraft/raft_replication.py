@@ -22,6 +22,10 @@ RETRY_BACKOFF_MS = 20  # controller.quorum.retry.backoff.ms
 class RaftReplication:
     """Mixin of ``QuorumVoter``: the leader's and the followers' side of log replication."""
 
+    #: leader: records appended in the current event, not yet offered to fetchers (a class
+    #: default, so voters pickled before engine 1.3.0 have it)
+    batch_open = False
+
     # -- becoming leader (KafkaRaftClient.onBecomeLeader) --------------------------------------------
     def become_leader(self):
         votes = sorted(self.votes)
@@ -60,14 +64,30 @@ class RaftReplication:
             self._send_begin_epoch(ctx[0])
 
     def append(self, kind, fields):
-        """The leader appends one record in its epoch (the 25 ms linger is simplified away, §20.1)."""
+        """The leader appends one record in its epoch. Records appended in the same millisecond
+        go out as one batch once the current event is over — the BatchAccumulator with the 25 ms
+        ``controller.quorum.append.linger.ms`` shrunk to 0 (§20.1): the records of one
+        controller event (a fence and its ISR shrinks) reach every fetcher together (engine
+        1.3.0; 1.1.0 / 1.2.0 offered each record on its own)."""
         record = {"offset": len(self.log), "epoch": self.epoch, "type": kind}
         record.update(fields)
         self.log.append(record)
+        if not self.sim.rules_1_3:
+            self._batch_appended()  # engine 1.2.0: every record offered on its own
+        elif not self.batch_open:
+            self.batch_open = True
+            self.set_timer(0, self._close_batch)
+        return record
+
+    def _close_batch(self, _=None):
+        self.batch_open = False
+        if self.role == "leader":
+            self._batch_appended()
+
+    def _batch_appended(self):
         self._complete_parked()
         if len(self.voters) == 1:
             self.maybe_advance_hw()
-        return record
 
     # -- the high watermark --------------------------------------------------------------------------
     def maybe_advance_hw(self):

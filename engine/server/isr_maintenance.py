@@ -93,7 +93,8 @@ class IsrMaintenance(AlterIsrManager):
         if self.era.hw_min_isr_gate and len(part.isr) < self.effective_min_isr(part):
             return False  # KAFKA-15583 (3.7): no HW move while under min ISR (docs/model.md §17.5)
         candidate = candidate_high_watermark(self.node_id, log.leo, maximal_isr(part), part.remotes,
-                                             self.scheduler.now_ms, self.lag_max_ms)
+                                             self.scheduler.now_ms, self.lag_max_ms,
+                                             self.isr_eligible_brokers())
         old = log.hw
         if candidate <= old:
             return False
@@ -103,6 +104,14 @@ class IsrMaintenance(AlterIsrManager):
         self._complete_produces(part.key)
         self._complete_fetches(part.key, False)  # parked consumer fetches
         return True
+
+    def isr_eligible_brokers(self):
+        """Partition.isReplicaIsrEligible (KAFKA-15021, 3.6+): the brokers alive in this broker's
+        metadata cache — UpdateMetadata's live brokers (ZooKeeper mode), or the unfenced brokers
+        not in controlled shutdown of the metadata image (KRaft). None: every broker counts."""
+        if self.era.hw_needs_isr_eligible and self.sim.rules_1_3:
+            return self.live_brokers
+        return None  # engine 1.2.0 and eras before 3.6: any caught-up follower holds the HW
 
     def effective_min_isr(self, part):
         """min.insync.replicas; from 3.7 capped at the replication factor (docs/model.md §17.5)."""

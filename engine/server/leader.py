@@ -97,6 +97,10 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
                 answer = self.check_sequence(part, body["producer"], batch)
                 if answer is not None:
                     results[key] = answer
+                    if acks == -1 and "duplicate" in answer and self.sim.rules_1_3:
+                        # A duplicate still waits for the HW to pass the original batch
+                        # (docs/model.md §6); engine 1.2.0 answered it at once.
+                        delayed[key] = [answer["base_offset"] + len(batch["ids"]), None, True]
                     continue
             base = self.append_as_leader(part, batch, body["producer"])
             results[key] = {"error": None, "base_offset": base}

@@ -77,12 +77,17 @@ def expand_reason(replica_id, remote, leader_hw, epoch_start_offset, era):
     return text
 
 
-def candidate_high_watermark(leader_id, leader_leo, isr, remotes, now_ms, lag_max_ms):
+def candidate_high_watermark(leader_id, leader_leo, isr, remotes, now_ms, lag_max_ms,
+                             eligible=None):
     """§5.1 (0.10.2-2.6): min LEO over the leader, the ISR and every follower caught up within
-    replica.lag.time.max.ms. A member with unknown LEO (-1) makes the candidate -1."""
+    replica.lag.time.max.ms. A member with unknown LEO (-1) makes the candidate -1.
+
+    ``eligible`` (KAFKA-15021, 3.6+, §17.5): the brokers whose replicas may join the ISR; a
+    caught-up follower outside the ISR and not among them does not hold the HW. None: all may."""
     hw = leader_leo
     for rid, remote in remotes.items():
-        if rid in isr or now_ms - remote.last_caught_up_ms <= lag_max_ms:
+        if rid in isr or (now_ms - remote.last_caught_up_ms <= lag_max_ms
+                          and (eligible is None or rid in eligible)):
             if remote.leo < hw:
                 hw = remote.leo
     return hw
