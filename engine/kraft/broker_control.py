@@ -156,5 +156,6 @@ class BrokerControl:
             last = self.contact[broker]
             expired = last + session < self.now_ms if strict else last + session <= self.now_ms
             if reg is not None and not reg["fenced"] and expired:
-                self.fence(broker, f"no heartbeat from broker {broker} since {last} ms: "
-                                   f"broker.session.timeout.ms {session} expired")
+                # maybeFenceOneStaleBroker: one operation, one batch, per stale broker
+                self.operation(self.fence, broker, f"no heartbeat from broker {broker} since "
+                                                   f"{last} ms: broker.session.timeout.ms {session} expired")

@@ -33,6 +33,9 @@ class QuorumController(BrokerControl):
         return self.sim.now_ms
 
     def activate(self):
+        self.operation(self._activate)
+
+    def _activate(self):
         for broker, reg in self.image.brokers.items():
             self.contact[broker] = self.now_ms  # CCM.activate: a fresh session for everyone
         self.voter.set_timer(self.config["metadata.max.idle.interval.ms"], self._no_op_tick)
@@ -49,6 +52,17 @@ class QuorumController(BrokerControl):
         return self.running and self.voter.controller is self
 
     # -- writing records -----------------------------------------------------------------------------
+    def operation(self, run, *args):
+        """ControllerWriteEvent: everything one operation writes is one batch of the metadata log
+        (``QuorumController.appendRecords``), so brokers replay its records together (§20.1).
+        engine 1.2.0: one record per batch, each sent and committed on its own."""
+        if not self.sim.rules_1_3 or self.voter.batch_base is not None:
+            return run(*args)  # no batches, or already inside this operation's batch
+        self.voter.begin_batch()
+        result = run(*args)
+        self.voter.end_batch()
+        return result
+
     def write(self, kind, fields):
         record = self.voter.append(kind, fields)
         self.image.replay(record)
@@ -71,11 +85,14 @@ class QuorumController(BrokerControl):
         """metadata.max.idle.interval.ms: the log (and parked fetches) never stay idle longer."""
         if not self._alive():
             return
-        self.write(NO_OP, {})
+        self.operation(self.write, NO_OP, {})
         self.voter.set_timer(self.config["metadata.max.idle.interval.ms"], self._no_op_tick)
 
     # -- requests routed by the voter ------------------------------------------------------------------
     def handle(self, env):
+        self.operation(self._handle, env)
+
+    def _handle(self, env):
         if env.type == BROKER_REGISTRATION:
             self.on_broker_registration(env)
         elif env.type == BROKER_HEARTBEAT:

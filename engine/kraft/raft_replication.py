@@ -22,6 +22,9 @@ RETRY_BACKOFF_MS = 20  # controller.quorum.retry.backoff.ms
 class RaftReplication:
     """Mixin of ``QuorumVoter``: the leader's and the followers' side of log replication."""
 
+    #: base offset of the batch the active controller is appending (None: no batch open)
+    batch_base = None
+
     # -- becoming leader (KafkaRaftClient.onBecomeLeader) --------------------------------------------
     def become_leader(self):
         votes = sorted(self.votes)
@@ -60,14 +63,31 @@ class RaftReplication:
             self._send_begin_epoch(ctx[0])
 
     def append(self, kind, fields):
-        """The leader appends one record in its epoch (the 25 ms linger is simplified away, §20.1)."""
+        """The leader appends one record in its epoch (the 25 ms linger is simplified away, §20.1).
+        Inside a batch (``begin_batch``) nothing is sent or committed before the batch ends."""
         record = {"offset": len(self.log), "epoch": self.epoch, "type": kind}
         record.update(fields)
         self.log.append(record)
+        if self.batch_base is not None:
+            record["batch"] = self.batch_base
+            return record
+        self._batch_appended()
+        return record
+
+    def begin_batch(self):
+        """KafkaRaftClient.prepareAppend/schedulePreparedAppend: the records of one controller
+        operation are one batch, sent, committed and replayed whole (§20.1)."""
+        self.batch_base = len(self.log)
+
+    def end_batch(self):
+        base, self.batch_base = self.batch_base, None
+        if len(self.log) > base:
+            self._batch_appended()
+
+    def _batch_appended(self):
         self._complete_parked()
         if len(self.voters) == 1:
             self.maybe_advance_hw()
-        return record
 
     # -- the high watermark --------------------------------------------------------------------------
     def maybe_advance_hw(self):
@@ -136,10 +156,20 @@ class RaftReplication:
         if diverging is not None:
             records = []
         else:
-            end = min(self._readable_end(voter), body["fetch_offset"] + MAX_RECORDS_PER_FETCH)
+            end = self._batch_end(min(self._readable_end(voter),
+                                      body["fetch_offset"] + MAX_RECORDS_PER_FETCH))
             records = [dict(r) for r in self.log[body["fetch_offset"]:end]]
         self.reply(env, {"error": None, "epoch": self.epoch, "leader": self.node_id, "hw": self.hw,
                          "records": records, "diverging_end_offset": diverging})
+
+    def _batch_end(self, end):
+        """A Fetch returns whole batches: the size cap never splits one (engine 1.2.0: it could)."""
+        if not self.sim.rules_1_3:
+            return end
+        while 0 < end < len(self.log) and "batch" in self.log[end] \
+                and self.log[end]["batch"] == self.log[end - 1].get("batch"):
+            end += 1
+        return end
 
     def _expire_parked(self, env_id):
         env = self.parked.get(env_id)

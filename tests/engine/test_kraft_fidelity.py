@@ -1,0 +1,50 @@
+"""KRaft controller fidelity fixes of engine 1.3.0 (docs/model.md §20): one operation is one
+batch of the metadata log, preferred-leader balancing, a restarted broker serves clients only
+once caught up and unfenced. Each test fails on engine 1.2.0's rules."""
+import pytest
+
+from engine.kraft.kraft_broker import KraftBroker
+from engine.simulation import Simulation
+from tests.engine.test_kraft import events, scenario
+
+
+def _applied_records(monkeypatch):
+    """Every (ms, broker, offset, type, fenced, batch) a broker replays from the metadata log."""
+    applied = []
+    replay = KraftBroker.apply_metadata
+
+    def spy(self, record):
+        applied.append((self.sim.now_ms, self.node_id, record["offset"], record["type"],
+                        record.get("fenced"), record.get("batch")))
+        return replay(self, record)
+
+    monkeypatch.setattr(KraftBroker, "apply_metadata", spy)
+    return applied
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_a_fenced_brokers_isr_removals_and_fence_record_are_one_batch(era, monkeypatch):
+    """QuorumController.appendRecords @ 3.9.0 / 4.1.0: the PartitionChangeRecords and the
+    BrokerRegistrationChangeRecord of one maybeFenceOneStaleBroker are one batch; every broker
+    replays them in the same millisecond. Engine 1.2.0 wrote one record per batch and in 4.1 (the
+    HW completes parked fetches) brokers replayed the first ISR removal before the rest."""
+    applied = _applied_records(monkeypatch)
+    sc = scenario(era, [{"op": "crash", "broker": 0, "at_ms": 10000}])
+    sc["topics"][0]["partitions"] = 3
+    result = Simulation(sc).run()
+    fence = next(r for r in result["metadata_log"]
+                 if r["type"] == "BrokerRegistrationChangeRecord" and r.get("fenced") == 1)
+    batch = [r for r in result["metadata_log"] if r.get("batch") == fence["batch"]]
+    assert [r["type"] for r in batch] == ["PartitionChangeRecord"] * 3 + ["BrokerRegistrationChangeRecord"]
+    assert all(0 not in r["isr"] for r in batch[:3])
+    offsets = {r["offset"] for r in batch}
+    for broker in (1, 2):
+        times = {t for t, b, off, *_ in applied if b == broker and off in offsets}
+        assert len(times) == 1, (broker, times)
+    assert len({t for t, b, off, *_ in applied if off in offsets}) == 1
+
+
+def test_old_engines_keep_one_record_per_batch():
+    sc = scenario("4.1", [{"op": "crash", "broker": 0, "at_ms": 10000}])
+    result = Simulation(sc, engine_version="1.2.0").run()
+    assert not any("batch" in r for r in result["metadata_log"])
