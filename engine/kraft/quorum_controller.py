@@ -9,11 +9,12 @@ registration, heartbeats and fencing are in ``broker_control``.
 """
 from engine.core.messages import ALTER_PARTITION, BROKER_HEARTBEAT, BROKER_REGISTRATION
 from engine.kraft.broker_control import BrokerControl
+from engine.kraft.leader_balance import LeaderBalance
 from engine.kraft.metadata_image import (NO_OP, PARTITION, PARTITION_CHANGE, TOPIC, MetadataImage)
 from engine.kraft.partition_change import build_change, change_text, merge, new_registration
 
 
-class QuorumController(BrokerControl):
+class QuorumController(BrokerControl, LeaderBalance):
     def __init__(self, sim, voter):
         self.sim = sim
         self.voter = voter
@@ -40,6 +41,7 @@ class QuorumController(BrokerControl):
             self.contact[broker] = self.now_ms  # CCM.activate: a fresh session for everyone
         self.voter.set_timer(self.config["metadata.max.idle.interval.ms"], self._no_op_tick)
         self.start_fence_checks()
+        self.start_balance_task()
         self.maybe_create_topics()
 
     def stop(self):
@@ -61,6 +63,7 @@ class QuorumController(BrokerControl):
         self.voter.begin_batch()
         result = run(*args)
         self.voter.end_batch()
+        self.after_write_event()
         return result
 
     def write(self, kind, fields):
@@ -133,7 +136,7 @@ class QuorumController(BrokerControl):
         return self.era.kraft_unclean and self.sim.topic_config(topic, "unclean.leader.election.enable")
 
     def change_partition(self, topic, partition, target_isr, reason, extra_acceptable=None,
-                         excluded=None, unclean_shutdown=()):
+                         excluded=None, unclean_shutdown=(), preferred=False):
         """Build and write one PartitionChangeRecord; returns the record or None (no-op)."""
         reg = self.image.partitions[(topic, partition)]
 
@@ -144,7 +147,7 @@ class QuorumController(BrokerControl):
 
         change, kind = build_change(reg, target_isr, acceptable, self.elr_enabled(),
                                     self.min_isr(topic, reg), self.unclean_enabled(topic),
-                                    unclean_shutdown=unclean_shutdown)
+                                    preferred=preferred, unclean_shutdown=unclean_shutdown)
         if change is None:
             return None
         after = merge(reg, change)

@@ -48,3 +48,42 @@ def test_old_engines_keep_one_record_per_batch():
     sc = scenario("4.1", [{"op": "crash", "broker": 0, "at_ms": 10000}])
     result = Simulation(sc, engine_version="1.2.0").run()
     assert not any("batch" in r for r in result["metadata_log"])
+
+
+def _failback(era, engine_version=None, **config):
+    sc = scenario(era, [{"op": "crash", "broker": 0, "at_ms": 10000},
+                        {"op": "restart", "broker": 0, "at_ms": 21000}], duration_ms=60000,
+                  config={"leader.imbalance.check.interval.seconds": 10, **config})
+    return Simulation(sc, engine_version=engine_version).run()
+
+
+def test_39_balances_one_interval_after_the_write_that_left_the_partition_imbalanced():
+    """QuorumController.maybeScheduleNextBalancePartitionLeaders @ 3.9.0: the fence's write event
+    arms the balance task for leader.imbalance.check.interval.seconds later; by then broker 0 is
+    back in the ISR and is elected (PREFERRED). Engine 1.2.0 never moved the leader back."""
+    result = _failback("3.9-kraft")
+    fenced = events(result, "broker_fenced")[0]["t_ms"]
+    back = [e for e in events(result, "leader_elected") if e["kind"] == "preferred"]
+    assert [e["leader"] for e in back] == [0]
+    assert 0 <= back[0]["t_ms"] - (fenced + 10000) <= 10
+    assert not [e for e in events(_failback("3.9-kraft", "1.2.0"), "leader_elected")
+                if e["leader"] == 0 and e["t_ms"] > 10000]
+
+
+def test_41_balances_on_the_periodic_task_counted_from_activation():
+    """PeriodicTaskControlManager @ 4.1.0, task electPreferred (KAFKA-17793): every
+    leader.imbalance.check.interval.seconds from the controller's activation; the first run after
+    broker 0 rejoined the ISR (~21.2 s) is activation + 30 s."""
+    result = _failback("4.1")
+    activated = events(result, "controller_activated")[0]["t_ms"]
+    back = [e for e in events(result, "leader_elected") if e["kind"] == "preferred"]
+    assert [e["leader"] for e in back] == [0]
+    assert 0 <= back[0]["t_ms"] - (activated + 30000) <= 10
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_no_balancing_when_auto_leader_rebalance_is_off(era):
+    """ControllerServer @ 3.9.0 / 4.1.0: no leaderImbalanceCheckIntervalNs without
+    auto.leader.rebalance.enable."""
+    result = _failback(era, **{"auto.leader.rebalance.enable": False})
+    assert not [e for e in events(result, "leader_elected") if e["kind"] == "preferred"]
