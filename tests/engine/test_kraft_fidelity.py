@@ -1,6 +1,8 @@
 """KRaft controller fidelity fixes of engine 1.3.0 (docs/model.md §20): one operation is one
 batch of the metadata log, preferred-leader balancing, a restarted broker serves clients only
 once caught up and unfenced. Each test fails on engine 1.2.0's rules."""
+import re
+
 import pytest
 
 from engine.core.messages import DISCONNECTED
@@ -122,3 +124,28 @@ def test_a_kraft_broker_refuses_clients_until_it_is_unfenced(era):
     assert any(not refused for _t, _c, refused in answers)
     if era == "3.9-kraft":
         assert any(refused for t, _c, refused in answers if registered[0] <= t < unfenced[0])
+
+
+def _last_contact(fence_event):
+    return int(re.search(r"since (\d+) ms", fence_event["reason"]).group(1))
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_stale_brokers_are_fenced_one_operation_each(era):
+    """ReplicationControlManager.maybeFenceOneStaleBroker @ 3.9.0 / 4.1.0 fences one broker per
+    operation (its own batch). 3.9 checks again at the next contact + session (each broker exactly
+    at its own deadline); 4.1's periodic task answers "more to do" and runs again 10 ms later
+    (PeriodicTask immediate period). Engine 1.2.0 fenced both in the same 4.1 run."""
+    sc = scenario(era, [{"op": "crash", "broker": 0, "at_ms": 10000},
+                        {"op": "crash", "broker": 1, "at_ms": 10000}], config={"min.insync.replicas": 1})
+    result = Simulation(sc).run()
+    fenced = events(result, "broker_fenced")
+    assert [e["broker"] for e in fenced] == [0, 1]
+    if era == "3.9-kraft":
+        # decided at contact + 9000 exactly; told when committed (one voter round trip later)
+        assert all(0 <= e["t_ms"] - _last_contact(e) - 9000 <= 5 for e in fenced)
+    else:
+        assert fenced[1]["t_ms"] - fenced[0]["t_ms"] == 10
+    fences = [r for r in result["metadata_log"] if r["type"] == "BrokerRegistrationChangeRecord"
+              and r.get("fenced") == 1]
+    assert len({r["batch"] for r in fences}) == 2
