@@ -195,7 +195,7 @@ class QuorumController(BrokerControl, LeaderBalance):
         reg = self.image.partitions.get((req["topic"], req["partition"]))
         if reg is None:
             return {"error": "UNKNOWN_TOPIC_OR_PARTITION"}
-        error = validate_alter(self.image, broker, reg, req)
+        error = validate_alter(self.image, broker, reg, req, self.sim.rules_1_3)
         if error is not None:
             return {"error": error}
         if req["new_isr"] != reg["isr"] or (reg["leader_recovery_state"] == "RECOVERING"
@@ -220,8 +220,10 @@ class QuorumController(BrokerControl, LeaderBalance):
                 "isr": list(reg["isr"]), "zk_version": reg["partition_epoch"]}
 
 
-def validate_alter(image, broker, reg, req):
-    """validateAlterPartitionData at 3.9.0 / 4.1.0, in Kafka's order (docs/model.md §20.5)."""
+def validate_alter(image, broker, reg, req, no_recovered_to_recovering=True):
+    """validateAlterPartitionData at 3.9.0 / 4.1.0, in Kafka's order (docs/model.md §20.5).
+    ``no_recovered_to_recovering``: False is engine 1.2.0, which let a leader move a RECOVERED
+    partition back to RECOVERING."""
     if req["leader_epoch"] > reg["leader_epoch"] or req["zk_version"] > reg["partition_epoch"]:
         return "NOT_CONTROLLER"  # KAFKA-14154: the leader knows more than this controller
     if req["leader_epoch"] < reg["leader_epoch"]:
@@ -233,6 +235,9 @@ def validate_alter(image, broker, reg, req):
     if broker not in req["new_isr"] or any(r not in reg["replicas"] for r in req["new_isr"]):
         return "INVALID_REQUEST"
     if req.get("leader_recovery_state", 0) == 1 and len(req["new_isr"]) > 1:
+        return "INVALID_REQUEST"
+    if no_recovered_to_recovering and req.get("leader_recovery_state", 0) == 1 \
+            and reg["leader_recovery_state"] == "RECOVERED":
         return "INVALID_REQUEST"
     if any(not image.is_active(r) for r in req["new_isr"]):
         return "INELIGIBLE_REPLICA"

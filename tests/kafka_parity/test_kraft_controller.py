@@ -193,9 +193,8 @@ def test_invalid_alter_partition_requests():
     """Kafka: ReplicationControlManagerTest.testInvalidAlterPartitionRequests at 3.9.0 and 4.1.0.
     Partition [0,1,2] led by 0: a non-leader sender, a leader or partition epoch ahead of the
     controller (NOT_CONTROLLER, KAFKA-14154), a non-replica or a missing leader in the new ISR and
-    a RECOVERING request with two members are refused with Kafka's errors; a valid shrink passes.
-    Not covered: Kafka's last case, RECOVERED -> RECOVERING with one member (the engine accepts
-    it; its brokers never send it)."""
+    a RECOVERING request with two members and a RECOVERED -> RECOVERING move are refused with
+    Kafka's errors; a valid shrink passes (engine 1.2.0 accepted RECOVERED -> RECOVERING)."""
     image = image_with(active=[0, 1, 2])
     reg = registration([0, 1, 2], [0, 1, 2], 0, epochs=(0, 0))
     assert validate_alter(image, 1, reg, alter([0, 1])) == "INVALID_REQUEST"
@@ -204,6 +203,8 @@ def test_invalid_alter_partition_requests():
     assert validate_alter(image, 0, reg, alter([0, 1, 3])) == "INVALID_REQUEST"
     assert validate_alter(image, 0, reg, alter([1, 2])) == "INVALID_REQUEST"
     assert validate_alter(image, 0, reg, alter([0, 1], recovery=1)) == "INVALID_REQUEST"
+    assert validate_alter(image, 0, reg, alter([0], recovery=1)) == "INVALID_REQUEST"
+    assert validate_alter(image, 0, reg, alter([0], recovery=1), False) is None  # engine 1.2.0
     assert validate_alter(image, 0, reg, alter([0, 1])) is None
 
 
@@ -323,3 +324,35 @@ def test_elr_broker_fence():
                                                           ([0], [1, 3])]
     part = result["partitions"]["foo-0"]
     assert (part["leader"], part["isr"], part["elr"], part["last_known_elr"]) == (0, [0], [1, 3], [])
+
+
+def committed_image_through(result, offset):
+    """The committed metadata image after the records up to ``offset``."""
+    image = MetadataImage()
+    for record in result["metadata_log"]:
+        if record["offset"] > offset:
+            break
+        image.replay(record)
+    return image
+
+
+def test_elr_unclean_shutdown():
+    """Kafka: ReplicationControlManagerTest.testEligibleLeaderReplicas_UncleanShutdown at 4.1.0. RF 4,
+    min ISR 3, leader 0; 1, 2, 3 fenced: ISR [0], ELR [2,3]. Replicas that come back after an unclean
+    shutdown leave the ELR, and the last ISR member stays the last known leader: the end state is
+    ELR [2], last known ELR [0]. On the live cluster 0 is lost before 3 comes back (a restarted 3
+    would otherwise rejoin 0's ISR), so in between the ELR is [0,2] where Kafka's has [2]."""
+    timeline = [{"op": "crash", "broker": 1, "at_ms": 3000}, {"op": "crash", "broker": 2, "at_ms": 5000},
+                {"op": "crash", "broker": 3, "at_ms": 7000}, {"op": "crash", "broker": 0, "at_ms": 9000},
+                {"op": "restart", "broker": 3, "at_ms": 20000}, {"op": "restart", "broker": 0, "at_ms": 22000}]
+    result = Simulation(cluster(4, 4, "4.1", timeline, 30000, {"min.insync.replicas": 3})).run()
+    change = next(r for r in result["metadata_log"] if r.get("reason") == "broker 3 fenced")
+    part = committed_image_through(result, change["offset"]).partitions[("foo", 0)]
+    assert (part["isr"], part["elr"]) == ([0], [2, 3])
+    registrations = [r for r in result["metadata_log"] if r["type"] == REGISTER_BROKER][4:]
+    expected = ((3, [0, 2], [0]), (0, [2], [0]))
+    assert [r["broker"] for r in registrations] == [3, 0]
+    for record, (broker, elr, lke) in zip(registrations, expected):
+        assert record["clean"] is False
+        part = committed_image_through(result, record["offset"]).partitions[("foo", 0)]
+        assert (part["leader"], part["isr"], part["elr"], part["last_known_elr"]) == (-1, [], elr, lke), broker
