@@ -38,6 +38,34 @@ def events(result, type_, **match):
 
 # -- PartitionChangeBuilderTest ---------------------------------------------------------------------
 
+def elected(reg, target_isr, acceptable, elr, election="online"):
+    """PartitionChangeBuilder.electLeader: (node, unclean) for an election type."""
+    change, kind = build_change(reg, target_isr, acceptable, elr, 2, unclean=election == "unclean",
+                                preferred=election == "preferred")
+    return (change or {}).get("leader", reg["leader"]), kind == "unclean"
+
+
+@pytest.mark.parametrize("elr", [False, True])
+def test_elect_leader(elr):
+    """Kafka: PartitionChangeBuilderTest.testElectLeader at 3.9.0 and 4.1.0 (record versions with
+    and without ELR). FOO (AR [2,1,3], ISR [2,1,3], leader 1, 3 not acceptable): PREFERRED elects 2,
+    ONLINE and UNCLEAN keep 1, also with target ISR [1,3]; target ISR [3] leaves no leader unless
+    UNCLEAN, which elects 2 uncleanly. BAZ (ISR [1,3], leader 3): every election type keeps 3.
+    The case with new target replicas (reassignment) is not applicable."""
+    foo = registration([2, 1, 3], [2, 1, 3], 1)
+    foo_ok = lambda b: b != 3  # noqa: E731
+    assert elected(foo, foo["isr"], foo_ok, elr, "preferred") == (2, False)
+    assert elected(foo, foo["isr"], foo_ok, elr) == (1, False)
+    assert elected(foo, foo["isr"], foo_ok, elr, "unclean") == (1, False)
+    assert elected(foo, [1, 3], foo_ok, elr) == (1, False)
+    assert elected(foo, [1, 3], foo_ok, elr, "unclean") == (1, False)
+    assert elected(foo, [3], foo_ok, elr) == (-1, False)
+    assert elected(foo, [3], foo_ok, elr, "unclean") == (2, True)
+    baz = registration([2, 1, 3], [1, 3], 3)
+    for election in ("preferred", "online", "unclean"):
+        assert elected(baz, baz["isr"], lambda b: True, elr, election) == (3, False)
+
+
 @pytest.mark.parametrize("elr", [False, True])
 def test_no_leader_epoch_bump_on_isr_shrink(elr):
     """Kafka: PartitionChangeBuilderTest.testNoLeaderEpochBumpOnIsrShrink at 3.9.0 and 4.1.0.
@@ -356,3 +384,17 @@ def test_elr_unclean_shutdown():
         assert record["clean"] is False
         part = committed_image_through(result, record["offset"]).partitions[("foo", 0)]
         assert (part["leader"], part["isr"], part["elr"], part["last_known_elr"]) == (-1, [], elr, lke), broker
+
+
+@pytest.mark.parametrize("stop,clean", [("shutdown", True), ("crash", False)])
+def test_re_registration_with_clean_shutdown_detection(stop, clean):
+    """Kafka: ClusterControlManagerTest.testReRegistrationWithCleanShutdownDetection at 4.1.0. A
+    re-registration whose PreviousBrokerEpoch is the registered epoch (the clean-shutdown file of a
+    controlled shutdown) is clean, otherwise unclean; the new registration has the new record's
+    offset as epoch and is not in controlled shutdown."""
+    timeline = [{"op": stop, "broker": 0, "at_ms": 5000}, {"op": "restart", "broker": 0, "at_ms": 20000}]
+    result = Simulation(cluster(3, 3, "4.1", timeline, 25000)).run()
+    again = [r for r in result["metadata_log"] if r["type"] == REGISTER_BROKER and r["broker"] == 0][1]
+    assert again["clean"] is clean and again["broker_epoch"] == again["offset"]
+    reg = committed_image_through(result, again["offset"]).brokers[0]
+    assert reg["in_controlled_shutdown"] is False and reg["broker_epoch"] == again["offset"]
