@@ -156,17 +156,19 @@ class RaftReplication:
         if diverging is not None:
             records = []
         else:
-            end = self._batch_end(min(self._readable_end(voter),
-                                      body["fetch_offset"] + MAX_RECORDS_PER_FETCH))
+            readable = self._readable_end(voter)
+            end = self._batch_end(min(readable, body["fetch_offset"] + MAX_RECORDS_PER_FETCH),
+                                  readable)
             records = [dict(r) for r in self.log[body["fetch_offset"]:end]]
         self.reply(env, {"error": None, "epoch": self.epoch, "leader": self.node_id, "hw": self.hw,
                          "records": records, "diverging_end_offset": diverging})
 
-    def _batch_end(self, end):
-        """A Fetch returns whole batches: the size cap never splits one (engine 1.2.0: it could)."""
+    def _batch_end(self, end, readable):
+        """A Fetch returns whole batches: the size cap never splits one (engine 1.2.0: it could).
+        Batches commit whole, so the readable end (the HW for observers) is never inside one."""
         if not self.sim.rules_1_3:
             return end
-        while 0 < end < len(self.log) and "batch" in self.log[end] \
+        while 0 < end < readable and "batch" in self.log[end] \
                 and self.log[end]["batch"] == self.log[end - 1].get("batch"):
             end += 1
         return end

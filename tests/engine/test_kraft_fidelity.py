@@ -149,3 +149,21 @@ def test_stale_brokers_are_fenced_one_operation_each(era):
     fences = [r for r in result["metadata_log"] if r["type"] == "BrokerRegistrationChangeRecord"
               and r.get("fenced") == 1]
     assert len({r["batch"] for r in fences}) == 2
+
+
+def test_a_batch_larger_than_one_fetch_is_still_sent_whole(monkeypatch):
+    """A Fetch returns whole record batches (KafkaRaftClient reads batches, never part of one):
+    the fence of a broker in 250 ISRs is one batch of 251 records, more than the engine's
+    200-record fetch cap, and every broker still replays it in one millisecond. Engine 1.2.0 split
+    it at the cap."""
+    applied = _applied_records(monkeypatch)
+    sc = scenario("4.1", [{"op": "crash", "broker": 0, "at_ms": 6000}], duration_ms=18000)
+    sc["clients"] = []
+    sc["topics"][0]["partitions"] = 250
+    result = Simulation(sc).run()
+    fence = next(r for r in result["metadata_log"]
+                 if r["type"] == "BrokerRegistrationChangeRecord" and r.get("fenced") == 1)
+    offsets = {r["offset"] for r in result["metadata_log"] if r.get("batch") == fence["batch"]}
+    assert len(offsets) == 251
+    for broker in (1, 2):
+        assert len({t for t, b, off, *_ in applied if b == broker and off in offsets}) == 1
