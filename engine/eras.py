@@ -91,6 +91,9 @@ class Era:
     kraft_unclean: bool = False
     #: KAFKA-17793 (4.0): stale brokers are fenced by a periodic task every session/8 (else exact).
     fence_check_period_divisor: int = 0
+    #: KAFKA-17793 (4.0): preferred-leader balancing is a periodic task from activation (else armed
+    #: after a write event that leaves a partition off its preferred leader).
+    periodic_leader_balance: bool = False
     #: KAFKA-14145 / KIP-1166 (4.1): a HW move completes parked metadata fetches at once.
     hw_completes_fetch: bool = False
     #: KAFKA-18345 (4.1): a lost election waits out its timeout; earlier: binary exponential backoff.
@@ -138,6 +141,7 @@ _ALTER_PARTITION_33 = {**_ALTER_ISR_30, "alter_isr_api": "AlterPartition", "hw_o
 _ALTER_PARTITION_37 = {**_ALTER_PARTITION_33, "hw_min_isr_gate": True, "hw_needs_isr_eligible": True}
 _KRAFT_39 = {**_ALTER_PARTITION_37, "kraft": True, "kraft_unclean": True, "election_backoff": True}
 _KRAFT_41 = {**_KRAFT_39, "pre_vote": True, "elr_default": 1, "fence_check_period_divisor": 8,
+             "periodic_leader_balance": True,
              "hw_completes_fetch": True, "election_backoff": False,
              "heartbeat_timeout_is_interval": True, "reregister_shutdown": True}
 

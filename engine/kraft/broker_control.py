@@ -12,6 +12,9 @@ records that began the shutdown.
 """
 from engine.kraft.metadata_image import BROKER_CHANGE, REGISTER_BROKER
 
+#: PeriodicTask.DEFAULT_IMMEDIATE_PERIOD_NS @ 4.1.0: a task that has more to do runs again this soon
+IMMEDIATE_PERIOD_MS = 10
+
 
 class BrokerControl:
     """Mixin of ``QuorumController``."""
@@ -129,8 +132,15 @@ class BrokerControl:
     def _periodic_fence_check(self, period):
         if not self._alive():
             return
-        self._fence_stale(strict=True)
-        self.voter.set_timer(period, self._periodic_fence_check, period)
+        if not self.sim.rules_1_3:  # engine 1.2.0: every stale broker at once, the period kept
+            self._fence_stale(strict=True)
+            self.voter.set_timer(period, self._periodic_fence_check, period)
+            return
+        # maybeFenceOneStaleBroker fences one broker per run and answers "more to do": the task
+        # runs again after PeriodicTask's immediate period, then every period from there
+        fenced = self._fence_stale(strict=True, one=True)
+        self.voter.set_timer(IMMEDIATE_PERIOD_MS if fenced else period, self._periodic_fence_check,
+                             period)
 
     def reschedule_fence_check(self):
         """3.9: one deferred event at the oldest unfenced broker's last contact + session."""
@@ -154,12 +164,19 @@ class BrokerControl:
         self._fence_stale(strict=False)
         self.reschedule_fence_check()
 
-    def _fence_stale(self, strict):
+    def _fence_stale(self, strict, one=False):
+        """Fence the stale brokers (only the first with ``one``); True if any was fenced."""
         session = self.config["broker.session.timeout.ms"]
+        fenced = False
         for broker in sorted(self.contact):
             reg = self.image.brokers.get(broker)
             last = self.contact[broker]
             expired = last + session < self.now_ms if strict else last + session <= self.now_ms
             if reg is not None and not reg["fenced"] and expired:
-                self.fence(broker, f"no heartbeat from broker {broker} since {last} ms: "
-                                   f"broker.session.timeout.ms {session} expired")
+                # maybeFenceOneStaleBroker: one operation, one batch, per stale broker
+                self.operation(self.fence, broker, f"no heartbeat from broker {broker} since "
+                                                   f"{last} ms: broker.session.timeout.ms {session} expired")
+                fenced = True
+                if one:
+                    break
+        return fenced

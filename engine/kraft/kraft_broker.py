@@ -7,9 +7,15 @@ is the ``Broker`` of the ZooKeeper eras, unchanged. Heartbeats are sent one at a
 one ``broker.heartbeat.interval.ms`` after an answer (10 ms while starting, 50 ms while shutting
 down); the request times out after session/2 (3.9, KAFKA-14392) or the interval (4.1, KAFKA-19294).
 A broker that cannot reach the controllers does not fence itself: it keeps serving (§20.7).
+
+Its listeners open only once the controller has unfenced it (``BrokerServer.startup`` @ 3.9.0 /
+4.1.0: the initial catch-up, the first metadata publish, ``setReadyToUnfence``, and only then
+``SocketServer.enableRequestProcessing``, whose ``Acceptor.start`` opens the port): until then
+clients and peers find the connection refused, while the broker itself already fetches metadata,
+heartbeats and replicates.
 """
 from engine.server.broker import Broker
-from engine.core.messages import ALTER_PARTITION, BROKER_HEARTBEAT, BROKER_REGISTRATION
+from engine.core.messages import ALTER_PARTITION, BROKER_HEARTBEAT, BROKER_REGISTRATION, DISCONNECTED
 from engine.kraft.combined import start_voter, stop_voter
 from engine.kraft.metadata_fetcher import MetadataFetcher
 from engine.kraft.metadata_image import MetadataImage
@@ -28,6 +34,9 @@ class KraftBroker(MetadataFetcher, Broker):
     def __init__(self, sim, broker_id):
         self.disk_broker_epoch = -1  # the clean-shutdown file: the epoch of a clean stop
         Broker.__init__(self, sim, broker_id)
+        self.open_handlers = self.handlers
+        #: every request a listener would take, refused while the listeners are closed
+        self.closed_handlers = {kind: self._refuse for kind in self.handlers}
 
     def _reset_memory(self):
         Broker._reset_memory(self)
@@ -48,6 +57,8 @@ class KraftBroker(MetadataFetcher, Broker):
         start_voter(self)  # combined mode: the ControllerServer starts before the BrokerServer
         previous = self.disk_broker_epoch if self.clean_shutdown else -1
         recovered = self._boot_process()
+        if self.sim.rules_1_3:
+            self.handlers = self.closed_handlers  # engine 1.2.0: served once registered
         self.disk_broker_epoch = -1
         self.sim.emit("broker_starting", broker=self.node_id, reason=f"process start: {recovered}")
         self.fetch_metadata()
@@ -86,6 +97,10 @@ class KraftBroker(MetadataFetcher, Broker):
         self.publish()
         self._heartbeat()
 
+    def _refuse(self, env):
+        """The port is not open yet (Acceptor.start has not run): connection refused."""
+        self.reply(env, {"error": DISCONNECTED})
+
     # -- heartbeats (BrokerLifecycleManager) ---------------------------------------------------------
     def _heartbeat(self, _=None):
         if not self.running or self.hb_in_flight:
@@ -112,6 +127,8 @@ class KraftBroker(MetadataFetcher, Broker):
             self.controller_id = (body or {}).get("leader") if (body or {}).get("leader") is not None else -1
         elif error is None:
             self.fenced = body["is_fenced"]
+            if self.sim.rules_1_3 and not self.fenced and not self.ever_unfenced:
+                self.handlers = self.open_handlers  # initialUnfenceFuture: enableRequestProcessing
             self.ever_unfenced = self.ever_unfenced or not self.fenced
             if body["should_shut_down"] and self.state == "shutting_down":
                 self._finish_shutdown("the controller granted the controlled shutdown")

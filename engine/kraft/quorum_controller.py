@@ -9,11 +9,12 @@ registration, heartbeats and fencing are in ``broker_control``.
 """
 from engine.core.messages import ALTER_PARTITION, BROKER_HEARTBEAT, BROKER_REGISTRATION
 from engine.kraft.broker_control import BrokerControl
+from engine.kraft.leader_balance import LeaderBalance
 from engine.kraft.metadata_image import (NO_OP, PARTITION, PARTITION_CHANGE, TOPIC, MetadataImage)
 from engine.kraft.partition_change import build_change, change_text, merge, new_registration
 
 
-class QuorumController(BrokerControl):
+class QuorumController(BrokerControl, LeaderBalance):
     def __init__(self, sim, voter):
         self.sim = sim
         self.voter = voter
@@ -33,10 +34,14 @@ class QuorumController(BrokerControl):
         return self.sim.now_ms
 
     def activate(self):
+        self.operation(self._activate)
+
+    def _activate(self):
         for broker, reg in self.image.brokers.items():
             self.contact[broker] = self.now_ms  # CCM.activate: a fresh session for everyone
         self.voter.set_timer(self.config["metadata.max.idle.interval.ms"], self._no_op_tick)
         self.start_fence_checks()
+        self.start_balance_task()
         self.maybe_create_topics()
 
     def stop(self):
@@ -49,6 +54,18 @@ class QuorumController(BrokerControl):
         return self.running and self.voter.controller is self
 
     # -- writing records -----------------------------------------------------------------------------
+    def operation(self, run, *args):
+        """ControllerWriteEvent: everything one operation writes is one batch of the metadata log
+        (``QuorumController.appendRecords``), so brokers replay its records together (§20.1).
+        engine 1.2.0: one record per batch, each sent and committed on its own."""
+        if not self.sim.rules_1_3 or self.voter.batch_base is not None:
+            return run(*args)  # no batches, or already inside this operation's batch
+        self.voter.begin_batch()
+        result = run(*args)
+        self.voter.end_batch()
+        self.after_write_event()
+        return result
+
     def write(self, kind, fields):
         record = self.voter.append(kind, fields)
         self.image.replay(record)
@@ -71,11 +88,14 @@ class QuorumController(BrokerControl):
         """metadata.max.idle.interval.ms: the log (and parked fetches) never stay idle longer."""
         if not self._alive():
             return
-        self.write(NO_OP, {})
+        self.operation(self.write, NO_OP, {})
         self.voter.set_timer(self.config["metadata.max.idle.interval.ms"], self._no_op_tick)
 
     # -- requests routed by the voter ------------------------------------------------------------------
     def handle(self, env):
+        self.operation(self._handle, env)
+
+    def _handle(self, env):
         if env.type == BROKER_REGISTRATION:
             self.on_broker_registration(env)
         elif env.type == BROKER_HEARTBEAT:
@@ -116,7 +136,7 @@ class QuorumController(BrokerControl):
         return self.era.kraft_unclean and self.sim.topic_config(topic, "unclean.leader.election.enable")
 
     def change_partition(self, topic, partition, target_isr, reason, extra_acceptable=None,
-                         excluded=None, unclean_shutdown=()):
+                         excluded=None, unclean_shutdown=(), preferred=False):
         """Build and write one PartitionChangeRecord; returns the record or None (no-op)."""
         reg = self.image.partitions[(topic, partition)]
 
@@ -127,7 +147,7 @@ class QuorumController(BrokerControl):
 
         change, kind = build_change(reg, target_isr, acceptable, self.elr_enabled(),
                                     self.min_isr(topic, reg), self.unclean_enabled(topic),
-                                    unclean_shutdown=unclean_shutdown)
+                                    preferred=preferred, unclean_shutdown=unclean_shutdown)
         if change is None:
             return None
         after = merge(reg, change)
@@ -175,7 +195,7 @@ class QuorumController(BrokerControl):
         reg = self.image.partitions.get((req["topic"], req["partition"]))
         if reg is None:
             return {"error": "UNKNOWN_TOPIC_OR_PARTITION"}
-        error = validate_alter(self.image, broker, reg, req)
+        error = validate_alter(self.image, broker, reg, req, self.sim.rules_1_3)
         if error is not None:
             return {"error": error}
         if req["new_isr"] != reg["isr"] or (reg["leader_recovery_state"] == "RECOVERING"
@@ -200,8 +220,10 @@ class QuorumController(BrokerControl):
                 "isr": list(reg["isr"]), "zk_version": reg["partition_epoch"]}
 
 
-def validate_alter(image, broker, reg, req):
-    """validateAlterPartitionData at 3.9.0 / 4.1.0, in Kafka's order (docs/model.md §20.5)."""
+def validate_alter(image, broker, reg, req, no_recovered_to_recovering=True):
+    """validateAlterPartitionData at 3.9.0 / 4.1.0, in Kafka's order (docs/model.md §20.5).
+    ``no_recovered_to_recovering``: False is engine 1.2.0, which let a leader move a RECOVERED
+    partition back to RECOVERING."""
     if req["leader_epoch"] > reg["leader_epoch"] or req["zk_version"] > reg["partition_epoch"]:
         return "NOT_CONTROLLER"  # KAFKA-14154: the leader knows more than this controller
     if req["leader_epoch"] < reg["leader_epoch"]:
@@ -213,6 +235,9 @@ def validate_alter(image, broker, reg, req):
     if broker not in req["new_isr"] or any(r not in reg["replicas"] for r in req["new_isr"]):
         return "INVALID_REQUEST"
     if req.get("leader_recovery_state", 0) == 1 and len(req["new_isr"]) > 1:
+        return "INVALID_REQUEST"
+    if no_recovered_to_recovering and req.get("leader_recovery_state", 0) == 1 \
+            and reg["leader_recovery_state"] == "RECOVERED":
         return "INVALID_REQUEST"
     if any(not image.is_active(r) for r in req["new_isr"]):
         return "INELIGIBLE_REPLICA"

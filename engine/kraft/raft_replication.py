@@ -22,9 +22,8 @@ RETRY_BACKOFF_MS = 20  # controller.quorum.retry.backoff.ms
 class RaftReplication:
     """Mixin of ``QuorumVoter``: the leader's and the followers' side of log replication."""
 
-    #: leader: records appended in the current event, not yet offered to fetchers (a class
-    #: default, so voters pickled before engine 1.3.0 have it)
-    batch_open = False
+    #: base offset of the batch the active controller is appending (None: no batch open)
+    batch_base = None
 
     # -- becoming leader (KafkaRaftClient.onBecomeLeader) --------------------------------------------
     def become_leader(self):
@@ -64,24 +63,25 @@ class RaftReplication:
             self._send_begin_epoch(ctx[0])
 
     def append(self, kind, fields):
-        """The leader appends one record in its epoch. Records appended in the same millisecond
-        go out as one batch once the current event is over — the BatchAccumulator with the 25 ms
-        ``controller.quorum.append.linger.ms`` shrunk to 0 (§20.1): the records of one
-        controller event (a fence and its ISR shrinks) reach every fetcher together (engine
-        1.3.0; 1.1.0 / 1.2.0 offered each record on its own)."""
+        """The leader appends one record in its epoch (the 25 ms linger is simplified away, §20.1).
+        Inside a batch (``begin_batch``) nothing is sent or committed before the batch ends."""
         record = {"offset": len(self.log), "epoch": self.epoch, "type": kind}
         record.update(fields)
         self.log.append(record)
-        if not self.sim.rules_1_3:
-            self._batch_appended()  # engine 1.2.0: every record offered on its own
-        elif not self.batch_open:
-            self.batch_open = True
-            self.set_timer(0, self._close_batch)
+        if self.batch_base is not None:
+            record["batch"] = self.batch_base
+            return record
+        self._batch_appended()
         return record
 
-    def _close_batch(self, _=None):
-        self.batch_open = False
-        if self.role == "leader":
+    def begin_batch(self):
+        """KafkaRaftClient.prepareAppend/schedulePreparedAppend: the records of one controller
+        operation are one batch, sent, committed and replayed whole (§20.1)."""
+        self.batch_base = len(self.log)
+
+    def end_batch(self):
+        base, self.batch_base = self.batch_base, None
+        if len(self.log) > base:
             self._batch_appended()
 
     def _batch_appended(self):
@@ -156,10 +156,22 @@ class RaftReplication:
         if diverging is not None:
             records = []
         else:
-            end = min(self._readable_end(voter), body["fetch_offset"] + MAX_RECORDS_PER_FETCH)
+            readable = self._readable_end(voter)
+            end = self._batch_end(min(readable, body["fetch_offset"] + MAX_RECORDS_PER_FETCH),
+                                  readable)
             records = [dict(r) for r in self.log[body["fetch_offset"]:end]]
         self.reply(env, {"error": None, "epoch": self.epoch, "leader": self.node_id, "hw": self.hw,
                          "records": records, "diverging_end_offset": diverging})
+
+    def _batch_end(self, end, readable):
+        """A Fetch returns whole batches: the size cap never splits one (engine 1.2.0: it could).
+        Batches commit whole, so the readable end (the HW for observers) is never inside one."""
+        if not self.sim.rules_1_3:
+            return end
+        while 0 < end < readable and "batch" in self.log[end] \
+                and self.log[end]["batch"] == self.log[end - 1].get("batch"):
+            end += 1
+        return end
 
     def _expire_parked(self, env_id):
         env = self.parked.get(env_id)
@@ -188,14 +200,10 @@ class RaftReplication:
     def _check_quorum_expired(self, ctx):
         if self.role != "leader" or ctx != (self.epoch, self.cq_token):
             return
-        reason = (f"check-quorum: fewer than a majority of voters fetched within 1.5 x "
-                  f"controller.quorum.fetch.timeout.ms = "
-                  f"{self.config['controller.quorum.fetch.timeout.ms'] * 3 // 2} ms")
-        if self.sim.rules_1_3:
-            self.resign(reason)
-            return
-        # engine 1.2.0: resigned without EndQuorumEpoch
-        self.sim.emit("raft_leader_resigned", controller=self.node_id, epoch=self.epoch, reason=reason)
+        self.sim.emit("raft_leader_resigned", controller=self.node_id, epoch=self.epoch,
+                      reason=f"check-quorum: fewer than a majority of voters fetched within 1.5 x "
+                             f"controller.quorum.fetch.timeout.ms = "
+                             f"{self.config['controller.quorum.fetch.timeout.ms'] * 3 // 2} ms")
         self._transition("resigned", self.epoch)
 
     # -- fetching (follower) ---------------------------------------------------------------------------
