@@ -341,3 +341,48 @@ def test_shutdown_broker_not_added_to_isr(version, error):
         sim.apply({"op": "restart", "broker": 3})
         sim.advance_to(sim.scheduler.now_ms + 2000)
         assert sim.zk_server.tree.nodes[STATE].data["isr"] == [1, 2, 3]
+
+
+@pytest.mark.parametrize("version", ["3.3", "3.7"])
+def test_alter_partition_errors_after_unclean_election(version):
+    """Kafka: ControllerIntegrationTest.testAlterPartitionErrorsAfterUncleanElection at 3.3.1 and
+    3.7.0 — replicas [1, 2]: 1 stops (leader 2, ISR [2]), 2 stops (no leader, ISR [2]), 1 restarts
+    and is elected uncleanly (ISR [1], RECOVERING); the controller then answers each stale or
+    invalid AlterPartition with Kafka's error code, epochs before the recovery-state checks.
+    (Broker 2 leads its last partition: its controlled shutdown fails 3 times, 5 s apart, and it
+    stops at ~12 s.)"""
+    timeline = [{"at_ms": 1000, "op": "shutdown", "broker": 1},
+                {"at_ms": 2000, "op": "shutdown", "broker": 2},
+                {"at_ms": 13000, "op": "restart", "broker": 1}]
+    doc = cluster(version, timeline, {"unclean.leader.election.enable": True}, clients=[])
+    doc["topics"][0].update(replication_factor=2, assignment={"0": [1, 2]})
+    sim = Simulation(doc)
+    sim.advance_to(1500)
+    assert sim.brokers[0].controller.states["t-0"]["leader"] == 2
+    assert sim.brokers[0].controller.states["t-0"]["isr"] == [2]
+    sim.advance_to(12500)
+    assert (sim.brokers[0].controller.states["t-0"]["leader"],
+            sim.brokers[0].controller.states["t-0"]["isr"]) == (-1, [2])
+    sim.advance_to(14000)
+    data = sim.zk_server.tree.nodes[STATE].data
+    assert (data["leader"], data["isr"], data["leader_recovery_state"]) == (1, [1], 1)
+    epoch, version_ = data["leader_epoch"], sim.zk_server.tree.nodes[STATE].version
+    cases = [
+        ({"broker_epoch": sim.brokers[1].broker_epoch - 1}, "STALE_BROKER_EPOCH", None),
+        ({"broker": 99}, "STALE_BROKER_EPOCH", None),
+        ({"partition_epoch": version_ - 1}, None, "INVALID_UPDATE_VERSION"),
+        ({"partition_epoch": version_ + 1}, None, "NOT_CONTROLLER"),
+        ({"leader_epoch": epoch - 1}, None, "FENCED_LEADER_EPOCH"),
+        ({"leader_epoch": epoch + 1}, None, "NOT_CONTROLLER"),
+        ({"recovery_state": 1}, None, "INVALID_REQUEST"),
+        ({"recovery_state": 1, "partition_epoch": version_ - 1}, None, "INVALID_UPDATE_VERSION"),
+        ({"recovery_state": 1, "partition_epoch": version_ + 1}, None, "NOT_CONTROLLER"),
+        ({"recovery_state": 1, "leader_epoch": epoch - 1}, None, "FENCED_LEADER_EPOCH"),
+        ({"recovery_state": 1, "leader_epoch": epoch + 1}, None, "NOT_CONTROLLER"),
+    ]
+    for fields, top, error in cases:
+        req = {"leader_epoch": epoch, "new_isr": [1, 2], "partition_epoch": version_, **fields}
+        answer = ask_controller(sim, 1, **req)
+        assert answer["error"] == top, fields
+        if error is not None:
+            assert answer["partitions"]["t-0"] == {"error": error}, fields
