@@ -105,14 +105,16 @@ def test_non_retriable_errors_leave_the_expansion_pending_and_are_not_retried(er
     assert not sim.brokers[1].alter_isr_unsent
 
 
-def test_an_unexpected_error_is_retried_at_once_and_then_commits():
+@pytest.mark.parametrize("error", ["UNKNOWN_SERVER_ERROR", "NOT_LEADER_OR_FOLLOWER"])
+def test_an_unexpected_error_is_retried_at_once_and_then_commits(error):
     """Kafka: PartitionTest.testAlterIsrUnexpectedError and testPartitionShouldRetryAlterPartitionRequest
-    at 3.3.1 — UNKNOWN_SERVER_ERROR re-queues the same proposal, the manager sends it again as soon
-    as the answer is handled (two requests), and the second answer commits the next epoch."""
-    sim, r = run_expansion_failing("3.3", "UNKNOWN_SERVER_ERROR")
+    at 3.3.1 (AlterPartitionManagerTest.testNotLeaderOrFollower: the error reaches the partition) —
+    an error outside the known list re-queues the same proposal, the manager sends it again as
+    soon as the answer is handled (two requests), and the second answer commits the next epoch."""
+    _sim, r = run_expansion_failing("3.3", error)
     first, second = alter(r, "sent")
     failed, accepted = alter(r, "answered")
-    assert failed["error"] == "UNKNOWN_SERVER_ERROR" and accepted["error"] is None
+    assert failed["error"] == error and accepted["error"] is None
     assert second["t_ms"] == failed["t_ms"]                  # re-sent at once, not 50 ms later
     assert (second["proposed_isr"], second["partition_epoch"]) == ([1, 2, 3], 1)
     [expand] = events(r, "isr_expand")
@@ -311,11 +313,13 @@ def test_alter_partition_errors():
     assert sim.zk_server.tree.nodes[STATE].version == 0        # nothing was written
 
 
-def test_alter_isr_2_7_fences_only_an_older_leader_epoch():
-    """Kafka: ControllerIntegrationTest.testAlterIsr... at 2.7.0 has no error table; processAlterIsr
-    @ 2.7.2 fences only a leader epoch below the cache and lets ZooKeeper judge the zkVersion (a
-    stale one is INVALID_UPDATE_VERSION after the failed conditional write)."""
-    sim = started("3.0")
+@pytest.mark.parametrize("version", ["2.7", "3.0"])
+def test_before_3_3_the_controller_fences_only_an_older_leader_epoch(version):
+    """Kafka: ControllerIntegrationTest.testAlterPartitionErrors at 3.3.1, its cases replayed
+    against the older controller (processAlterIsr @ 2.7.2 / 3.0.2, which 2.7.0's suite does not
+    test this way): only a leader epoch below the cache is fenced; a stale zkVersion fails in
+    ZooKeeper as INVALID_UPDATE_VERSION; the liveness of the members is not checked."""
+    sim = started(version)
     assert ask_controller(sim, 1, leader_epoch=-1, new_isr=[1, 2], partition_epoch=0)[
         "partitions"]["t-0"] == {"error": "FENCED_LEADER_EPOCH"}
     assert ask_controller(sim, 1, leader_epoch=0, new_isr=[1, 2], partition_epoch=5)[
