@@ -79,8 +79,17 @@ class PartitionStateMachine:
     def _finish_update(self, op):
         changed = op["changed"]
         if changed:
-            self._send_leader_and_isr(changed, only_to=None)
+            self._send_leader_and_isr(changed, only_to=self._recipients(op))
         self._continue()
+
+    def _recipients(self, op):
+        """ReplicaStateMachine's OfflineReplica sends the shrunk ISR to the *other* replicas only
+        (``partitionReplicaAssignment.filterNot(_ == replicaId)``, every release 0.10 - 3.9): the
+        removed replica, if still alive (a controlled shutdown), got StopReplica and must not be
+        made a follower again (docs/model.md §9.8)."""
+        if self.sim.rules_1_3 and op["decide"] == self._decide_remove_replica:
+            return [b for b in self.live if b != op["extra"]]
+        return None  # engine 1.2.0: every live replica, the removed one included
 
     def _record_decision(self, key, old, decision, version):
         leader, isr, kind, reason = decision
