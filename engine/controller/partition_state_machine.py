@@ -83,13 +83,19 @@ class PartitionStateMachine:
         self._continue()
 
     def _recipients(self, op):
-        """ReplicaStateMachine's OfflineReplica sends the shrunk ISR to the *other* replicas only
-        (``partitionReplicaAssignment.filterNot(_ == replicaId)``, every release 0.10 - 3.9): the
-        removed replica, if still alive (a controlled shutdown), got StopReplica and must not be
-        made a follower again (docs/model.md §9.8)."""
-        if self.sim.rules_1_3 and op["decide"] == self._decide_remove_replica:
+        """Who gets the LeaderAndIsr of a decision (docs/model.md §9.8). ReplicaStateMachine's
+        OfflineReplica sends the shrunk ISR to the *other* replicas only
+        (``partitionReplicaAssignment.filterNot(_ == replicaId)``, 0.10 - 3.9): the removed one, if
+        still alive (a controlled shutdown), got StopReplica. An offline election tells its live
+        replicas (``Election.leaderForOffline``: ``isReplicaOnline``, shutting-down brokers
+        excluded). Controlled-shutdown and preferred elections tell every live replica."""
+        if not self.sim.rules_1_3:
+            return None  # engine 1.2.0: every live replica
+        if op["decide"] == self._decide_remove_replica:
             return [b for b in self.live if b != op["extra"]]
-        return None  # engine 1.2.0: every live replica, the removed one included
+        if op["decide"] == self._decide_offline:
+            return self._electable()
+        return None
 
     def _record_decision(self, key, old, decision, version):
         leader, isr, kind, reason = decision

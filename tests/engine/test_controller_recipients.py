@@ -34,3 +34,29 @@ def test_a_follower_in_controlled_shutdown_is_not_made_a_follower_again():
     old = follower_shutdown("2.7", engine_version="1.2.0")
     assert [e for e in events(old, "become_follower", broker=2) if e["t_ms"] >= 1000]
     assert events(old, "isr_expand")[0]["isr"] == [0, 1, 2]
+
+
+def test_a_broker_in_controlled_shutdown_is_not_told_of_an_offline_election():
+    """Fails under engine 1.2.0's rule. Broker 2 is in a long controlled shutdown (it is the last
+    ISR member of u-0, so three attempts 5 s apart); leader 1 of t-0 crashes and the controller
+    elects 0. Election.leaderForOffline @ 2.7.2 sends the LeaderAndIsr to the live replicas,
+    ``isReplicaOnline`` without shutting-down brokers: broker 2, which got StopReplica for t-0,
+    stays stopped there, instead of following 0 and (2.7, no KIP-841) rejoining the ISR."""
+    doc = {"seed": 1, "kafka_version": "2.7", "brokers": 4,
+           "config": {"auto.leader.rebalance.enable": False, "zookeeper.session.timeout.ms": 3000},
+           "topics": [{"name": "t", "partitions": 1, "replication_factor": 3,
+                       "assignment": {"0": [1, 2, 0]}},
+                      {"name": "u", "partitions": 1, "replication_factor": 2,
+                       "assignment": {"0": [2, 3]}}],
+           "clients": [], "duration_ms": 15000,
+           "timeline": [{"at_ms": 500, "op": "shutdown", "broker": 3},
+                        {"at_ms": 1000, "op": "shutdown", "broker": 2},
+                        {"at_ms": 2000, "op": "crash", "broker": 1}]}
+    for engine_version, rejoins in ((None, False), ("1.2.0", True)):
+        r = Simulation(doc, engine_version=engine_version).run()
+        [elected] = events(r, "leader_elected", topic="t")
+        assert (elected["leader"], elected["isr"], elected["leader_epoch"]) == (0, [0], 2)
+        late = [e for e in events(r, "become_follower", broker=2, topic="t")
+                if e["t_ms"] >= elected["t_ms"]]
+        assert bool(late) is rejoins
+        assert bool(events(r, "isr_expand", topic="t")) is rejoins
