@@ -10,6 +10,7 @@ the first leader epoch 0 (``LeaderAndIsr.InitialLeaderEpoch``), no leader is -1
 """
 import pytest
 
+from engine.core.messages import CONTROLLED_SHUTDOWN
 from engine.simulation import Simulation
 
 from .zk_cluster import events
@@ -163,3 +164,34 @@ def test_controlled_shutdown(version):
     # without KIP-841, a fetch of it would have been proposed back and accepted)
     assert removals == [(0, 1, [0, 1]), (0, 2, [0]), (0, 2, [0])]
     assert sim.brokers[0].metadata["t-0"]["leader"] == 0
+
+
+def ask_controlled_shutdown(sim, sender, broker, broker_epoch):
+    """A hand-built ControlledShutdown from broker ``sender``; runs until its answer."""
+    node = sim.brokers[sender]
+    answers = []
+    node.request(node.controller_id, CONTROLLED_SHUTDOWN,
+                 {"broker": broker, "broker_epoch": broker_epoch}, 30000,
+                 lambda _ctx, response, error: answers.append(response or error))
+    while not answers:
+        sim.advance_to(sim.scheduler.now_ms + 5)
+    return answers[0]
+
+
+@pytest.mark.parametrize("version", ERAS)
+def test_controller_rejects_controlled_shutdown_request_with_stale_broker_epoch(version):
+    """Kafka: ControllerIntegrationTest.testControllerRejectControlledShutdownRequestWithStaleBrokerEpoch
+    at 3.7.0 (and 2.7.0) — a ControlledShutdown carrying an older broker epoch fails with
+    STALE_BROKER_EPOCH and changes nothing; an unknown broker's request fails in the epoch lookup
+    (UNKNOWN_SERVER_ERROR). Failed before engine 1.3.0, whose controller did not look at the epoch."""
+    sim = zk_cluster(version, 2, [1, 0])
+    sim.advance_to(1000)
+    epoch = sim.brokers[0].controller.live[1]
+    answer = ask_controlled_shutdown(sim, 1, 1, epoch - 1)
+    assert answer == {"error": "STALE_BROKER_EPOCH", "partitions_remaining": []}
+    assert not sim.brokers[0].controller.shutting_down
+    assert state(sim) == (1, 0, [1, 0], FIRST_CONTROLLER_EPOCH)
+    assert ask_controlled_shutdown(sim, 1, 99, epoch)["error"] == "UNKNOWN_SERVER_ERROR"
+    # the current epoch is accepted: leadership moves to 0, 1 leaves the ISR
+    assert ask_controlled_shutdown(sim, 1, 1, epoch) == {"error": None, "partitions_remaining": []}
+    assert state(sim)[:3] == (0, 1, [0])
