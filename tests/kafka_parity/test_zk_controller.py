@@ -195,3 +195,17 @@ def test_controller_rejects_controlled_shutdown_request_with_stale_broker_epoch(
     # the current epoch is accepted: leadership moves to 0, 1 leaves the ISR
     assert ask_controlled_shutdown(sim, 1, 1, epoch) == {"error": None, "partitions_remaining": []}
     assert state(sim)[:3] == (0, 1, [0])
+
+
+@pytest.mark.parametrize("version", ERAS)
+def test_metadata_propagation_on_broker_shutdown_with_no_replicas(version):
+    """Kafka: ControllerIntegrationTest.testMetadataPropagationOnBrokerShutdownWithNoReplicas at
+    3.7.0 — the replica broker stops, then a broker with no replica at all: the UpdateMetadata of
+    the broker change still reaches the controller's broker, whose metadata cache lists only
+    itself alive."""
+    sim = zk_cluster(version, 3, [1], [{"at_ms": 1000, "op": "shutdown", "broker": 1},
+                                       {"at_ms": 2000, "op": "shutdown", "broker": 2}])
+    sim.advance_to(1500)
+    assert sorted(sim.brokers[0].live_brokers) == [0, 2]
+    sim.advance_to(3000)
+    assert sorted(sim.brokers[0].live_brokers) == [0]
