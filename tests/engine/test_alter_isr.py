@@ -311,3 +311,43 @@ def test_a_failed_state_znode_write_other_than_badversion_is_unknown_server_erro
         resent = version == "3.3" and engine_version == "1.3.0"
         assert (len(alter(r, "sent")) > 1) is resent
         assert sim.brokers[1].partitions["t-0"].pending["kind"] == "isr_shrink"
+
+
+def _two_partition_batch(engine_version=None):
+    """2.7: t-0 and t-1, both led by 1, shrink at the same tick and go in one AlterIsr; the
+    controller answers the first one UNKNOWN_SERVER_ERROR (as a failed ZooKeeper write would)."""
+    doc = cluster("2.7", [ISOLATE_3])
+    doc["topics"][0].update(partitions=2, assignment={"0": [1, 2, 3], "1": [1, 3, 2]})
+    sim = Simulation(doc, engine_version=engine_version)
+    sim.advance_to(2900)
+    controller = sim.brokers[0].controller
+    validate = controller._validate_alter_isr
+    failed = []
+
+    def failing(broker, req):
+        if not failed:
+            failed.append(req["key"])
+            return "UNKNOWN_SERVER_ERROR", None
+        return validate(broker, req)
+    controller._validate_alter_isr = failing
+    return failed, sim.run()
+
+
+def test_kafka_14010_in_2_7_an_unexpected_error_throws_and_leaves_the_rest_of_the_batch_queued():
+    """Engine 1.3.0 fix (fails under 1.2.0's rule): Partition.sendAlterIsrRequest @ 2.7.2 throws
+    IllegalStateException when the retry of an unexpected error is refused; it escapes
+    AlterIsrManagerImpl.handleAlterIsrResponse's loop (try/finally), so the partitions after it in
+    the batch are neither answered nor removed: they stay queued and pending, and the next 50 ms
+    tick sends them again, answered from the controller's cache (written already)."""
+    failed, r = _two_partition_batch()
+    [key] = failed
+    other = 1 - int(key[-1])
+    first_answer = alter(r, "answered", partition=other)[0]
+    assert first_answer["error"] is None                # written by the controller ...
+    [sent, resent] = alter(r, "sent", partition=other)  # ... but handled only after a resend
+    [shrink] = events(r, "isr_shrink", partition=other)
+    assert resent["t_ms"] > first_answer["t_ms"] and shrink["t_ms"] > resent["t_ms"]
+    assert shrink["zk_version"] == 1 and resent["partition_epoch"] == 0
+    assert r["partitions"][key]["isr_state"]["pending"] == "shrink"     # stuck (KAFKA-14010)
+    _failed, old = _two_partition_batch("1.2.0")
+    assert len(alter(old, "sent", partition=other)) == 1
