@@ -74,6 +74,9 @@ class Era:
     leader_recovery: bool = False
     #: KAFKA-14010 fixed (3.2.1/3.3): a partition-level "retry" answer is re-queued.
     partition_retry: bool = False
+    #: 2.7.x: that refused re-queue throws IllegalStateException out of the answer loop, so the
+    #: rest of the batch stays queued, unanswered (KAFKA-14010; 3.0 only warns).
+    retry_refused_throws: bool = False
     #: KAFKA-15583 (3.7): the HW does not move while committed ISR < min(min.insync.replicas, RF).
     hw_min_isr_gate: bool = False
     #: KAFKA-15021 (3.6): a caught-up follower outside the ISR holds the HW only if it may join
@@ -134,8 +137,9 @@ _KIP537 = {**_KIP320, "isr_double_checked_locking": True,
            "not_leader_error_name": "NOT_LEADER_OR_FOLLOWER"}
 
 _ALTER_ISR_27 = {**_KIP537, "alter_isr": True, "alter_isr_send_tick_ms": 50,
-                 "clear_pending_bug": True}
-_ALTER_ISR_30 = {**_ALTER_ISR_27, "alter_isr_send_tick_ms": 0, "clear_pending_bug": False}
+                 "clear_pending_bug": True, "retry_refused_throws": True}
+_ALTER_ISR_30 = {**_ALTER_ISR_27, "alter_isr_send_tick_ms": 0, "clear_pending_bug": False,
+                 "retry_refused_throws": False}
 _ALTER_PARTITION_33 = {**_ALTER_ISR_30, "alter_isr_api": "AlterPartition", "hw_on_commit": True,
                        "kip841": True, "leader_recovery": True, "partition_retry": True}
 _ALTER_PARTITION_37 = {**_ALTER_PARTITION_33, "hw_min_isr_gate": True, "hw_needs_isr_eligible": True}

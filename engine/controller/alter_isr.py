@@ -92,15 +92,22 @@ class AlterIsrController:
             if err is None:
                 done.append(key)
             elif err == "BADVERSION" and res.get("failed_op") == 0:
-                # ControllerMovedException: the whole request fails, this controller resigns.
+                # ControllerMovedException: the whole request fails with UNKNOWN_SERVER_ERROR.
                 self.broker.reply(env, {"error": "UNKNOWN_SERVER_ERROR", "partitions": {}})
+                if self.sim.rules_1_3:
+                    # processAlterIsr / processAlterPartition catch every Throwable themselves: no
+                    # resignation here; the /controller watch (ControllerChange) does it (§17.7).
+                    return self._continue()
+                # engine 1.2.0: resigned at once
                 return self.resign("ControllerMovedException: /controller_epoch zkVersion changed "
                                    "(another controller was elected)")
             elif err == "BADVERSION":
                 answers[key] = {"error": "INVALID_UPDATE_VERSION"}
+            elif err == "NONODE" and not self.sim.rules_1_3:
+                answers[key] = {"error": "UNKNOWN_TOPIC_OR_PARTITION"}  # engine 1.2.0
             else:
-                answers[key] = {"error": "UNKNOWN_TOPIC_OR_PARTITION" if err == "NONODE"
-                                else "UNKNOWN_SERVER_ERROR"}
+                # Errors.forException of a KeeperException (not an ApiException): §17.7
+                answers[key] = {"error": "UNKNOWN_SERVER_ERROR"}
         if not done:
             return self._alter_isr_reply(ctx)
         # updateLeaderAndIsrCache: the written znodes are read back from ZooKeeper

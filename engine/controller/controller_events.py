@@ -161,8 +161,9 @@ class ControllerEvents:
 
     def _event_controlled_shutdown(self, env):
         broker = env.body["broker"]
-        if broker not in self.live:
-            self.broker.reply(env, {"error": "BROKER_NOT_AVAILABLE", "partitions_remaining": []})
+        error = self._controlled_shutdown_error(broker, env.body.get("broker_epoch", -1))
+        if error:
+            self.broker.reply(env, {"error": error, "partitions_remaining": []})
             return self._continue()
         self.shutting_down[broker] = None
         followed = [k for k, st in self.states.items()
@@ -173,6 +174,20 @@ class ControllerEvents:
                    (self._phase_remove_replica_keys, (broker, followed)),
                    (self._phase_controlled_shutdown_reply, env))
         self._continue()
+
+    def _controlled_shutdown_error(self, broker, broker_epoch):
+        """doControlledShutdown's checks (KafkaController @ 2.2.0 - 3.7.0, KIP-380): a request
+        with a broker epoch is first checked against ``liveBrokerIdAndEpochs(id)`` — an older
+        epoch is STALE_BROKER_EPOCH, an unknown broker makes that lookup throw
+        (UNKNOWN_SERVER_ERROR); only then an unknown broker is BROKER_NOT_AVAILABLE (§9.8)."""
+        if self.sim.rules_1_3 and self.era.broker_epoch and broker_epoch != -1:
+            if broker not in self.live:
+                return "UNKNOWN_SERVER_ERROR"
+            if broker_epoch < self.live[broker]:
+                return "STALE_BROKER_EPOCH"
+        if broker not in self.live:
+            return "BROKER_NOT_AVAILABLE"  # engine 1.2.0: the only check
+        return None
 
     def _phase_controlled_shutdown_move(self, broker):
         led = [k for k, st in self.states.items()

@@ -79,8 +79,23 @@ class PartitionStateMachine:
     def _finish_update(self, op):
         changed = op["changed"]
         if changed:
-            self._send_leader_and_isr(changed, only_to=None)
+            self._send_leader_and_isr(changed, only_to=self._recipients(op))
         self._continue()
+
+    def _recipients(self, op):
+        """Who gets the LeaderAndIsr of a decision (docs/model.md §9.8). ReplicaStateMachine's
+        OfflineReplica sends the shrunk ISR to the *other* replicas only
+        (``partitionReplicaAssignment.filterNot(_ == replicaId)``, 0.10 - 3.9): the removed one, if
+        still alive (a controlled shutdown), got StopReplica. An offline election tells its live
+        replicas (``Election.leaderForOffline``: ``isReplicaOnline``, shutting-down brokers
+        excluded). Controlled-shutdown and preferred elections tell every live replica."""
+        if not self.sim.rules_1_3:
+            return None  # engine 1.2.0: every live replica
+        if op["decide"] == self._decide_remove_replica:
+            return [b for b in self.live if b != op["extra"]]
+        if op["decide"] == self._decide_offline:
+            return self._electable()
+        return None
 
     def _record_decision(self, key, old, decision, version):
         leader, isr, kind, reason = decision

@@ -152,29 +152,37 @@ class AlterIsrManager:
                     del unsent[item["key"]]
                 self._alter_isr_answer(item, res)
             else:
-                self._alter_isr_answer(item, res)
+                thrown = self._alter_isr_answer(item, res)
                 if self.era.clear_pending_bug:
                     unsent.pop(item["key"], None)  # by partition: KAFKA-12686 loses a newer item
                 elif unsent.get(item["key"]) is item:
                     del unsent[item["key"]]
+                if thrown:
+                    break  # 2.7.x IllegalStateException: the later items stay queued (§17.4)
         if unsent:
             self._alter_isr_trigger()
 
     def _alter_isr_answer(self, item, res):
-        """Partition.handleAlterIsrResponse / handleAlterPartitionUpdate (docs/model.md §17.4)."""
+        """Partition.handleAlterIsrResponse / handleAlterPartitionUpdate (docs/model.md §17.4).
+        True when the answer throws (2.7.x: the refused re-queue of an unexpected error)."""
         part = self.partitions.get(item["key"])
         if part is None or part.pending is not item:
-            return  # a LeaderAndIsr replaced the proposal: the stale answer is ignored
+            return False  # a LeaderAndIsr replaced the proposal: the stale answer is ignored
         error = res.get("error")
         if error is None:
             if res["leader_epoch"] != part.leader_epoch or res["zk_version"] < part.zk_version:
-                return  # stays pending
+                return False  # stays pending
             self._commit_isr(part, item, res)
         elif error in REVERT and self.era.hw_on_commit:
             part.pending = None
         elif error not in GIVE_UP and self.era.partition_retry:
             self.alter_isr_unsent[part.key] = item
+        elif error not in GIVE_UP:
+            # KAFKA-14010: the re-queue is refused (the item is still queued); 2.7.x throws
+            # (engine 1.2.0: no throw, the rest of the batch was handled)
+            return self.era.retry_refused_throws and self.sim.rules_1_3
         # otherwise the partition stays pending until a LeaderAndIsr bumps the leader epoch
+        return False
 
     def _commit_isr(self, part, item, res):
         before = list(part.isr)

@@ -266,3 +266,88 @@ def test_not_controller_makes_the_channel_resend_the_same_request_to_the_new_con
             (second["proposed_isr"], second["partition_epoch"]) == ([1, 2], 0)
         [new] = [e for e in events(r, "controller_elected") if e["broker"] != 0]
         assert r["zk"][STATE]["data"]["controller_epoch"] == new["epoch"]
+
+
+def test_a_controller_moved_exception_in_alter_partition_answers_unknown_server_error_only():
+    """Engine 1.3.0 fix (fails under 1.2.0's rule): processAlterIsr @ 2.7.2 and
+    processAlterPartition @ 3.3.2 / 3.7.0 catch every Throwable, the ControllerMovedException of
+    a failed /controller_epoch check included: the request fails with UNKNOWN_SERVER_ERROR and
+    the controller does *not* resign there (the /controller watch would do it). Here the
+    /controller_epoch zkVersion is moved out of band, so the check fails on every request and
+    the leader resends every 50 ms (2.8+), as Kafka's would."""
+    for engine_version, resigns in (("1.3.0", False), ("1.2.0", True)):
+        sim = Simulation(cluster("3.3", [ISOLATE_3]), engine_version=engine_version)
+        sim.advance_to(2500)
+        tree = sim.zk_server.tree
+        tree.set("/controller_epoch", tree.nodes["/controller_epoch"].data, -1)
+        sim.advance_to(3300)
+        r = sim.result()
+        assert bool(events(r, "controller_resigned")) is resigns
+        if resigns:
+            continue
+        answers = alter(r, "answered")
+        assert {a["error"] for a in answers} == {"UNKNOWN_SERVER_ERROR"} and len(answers) >= 4
+        sent = alter(r, "sent")
+        assert sent[1]["t_ms"] == answers[0]["t_ms"] + 50     # DefaultAlterPartitionManager retry
+        assert sim.brokers[0].controller.active
+        assert r["partitions"]["t-0"]["isr_state"]["pending"] == "shrink"
+
+
+def test_a_failed_state_znode_write_other_than_badversion_is_unknown_server_error():
+    """Engine 1.3.0 fix (fails under 1.2.0's rule): KafkaZkClient.updateLeaderAndIsr returns the
+    KeeperException of a failed setData (e.g. NONODE) and the controller answers
+    Errors.forException of it — UNKNOWN_SERVER_ERROR, not UNKNOWN_TOPIC_OR_PARTITION (which only
+    the cache lookup gives). 3.3's leader retries it at once; 2.7's stays pending (KAFKA-14010)."""
+    for version, engine_version, error in (("3.3", "1.3.0", "UNKNOWN_SERVER_ERROR"),
+                                           ("2.7", "1.3.0", "UNKNOWN_SERVER_ERROR"),
+                                           ("3.3", "1.2.0", "UNKNOWN_TOPIC_OR_PARTITION")):
+        sim = Simulation(cluster(version, [ISOLATE_3]), engine_version=engine_version)
+        sim.advance_to(2500)
+        sim.zk_server.tree.delete(STATE)
+        sim.advance_to(3100)
+        r = sim.result()
+        answers = alter(r, "answered")
+        assert answers[0]["error"] == error and answers[0]["proposed_isr"] == [1, 2]
+        resent = version == "3.3" and engine_version == "1.3.0"
+        assert (len(alter(r, "sent")) > 1) is resent
+        assert sim.brokers[1].partitions["t-0"].pending["kind"] == "isr_shrink"
+
+
+def _two_partition_batch(engine_version=None):
+    """2.7: t-0 and t-1, both led by 1, shrink at the same tick and go in one AlterIsr; the
+    controller answers the first one UNKNOWN_SERVER_ERROR (as a failed ZooKeeper write would)."""
+    doc = cluster("2.7", [ISOLATE_3])
+    doc["topics"][0].update(partitions=2, assignment={"0": [1, 2, 3], "1": [1, 3, 2]})
+    sim = Simulation(doc, engine_version=engine_version)
+    sim.advance_to(2900)
+    controller = sim.brokers[0].controller
+    validate = controller._validate_alter_isr
+    failed = []
+
+    def failing(broker, req):
+        if not failed:
+            failed.append(req["key"])
+            return "UNKNOWN_SERVER_ERROR", None
+        return validate(broker, req)
+    controller._validate_alter_isr = failing
+    return failed, sim.run()
+
+
+def test_kafka_14010_in_2_7_an_unexpected_error_throws_and_leaves_the_rest_of_the_batch_queued():
+    """Engine 1.3.0 fix (fails under 1.2.0's rule): Partition.sendAlterIsrRequest @ 2.7.2 throws
+    IllegalStateException when the retry of an unexpected error is refused; it escapes
+    AlterIsrManagerImpl.handleAlterIsrResponse's loop (try/finally), so the partitions after it in
+    the batch are neither answered nor removed: they stay queued and pending, and the next 50 ms
+    tick sends them again, answered from the controller's cache (written already)."""
+    failed, r = _two_partition_batch()
+    [key] = failed
+    other = 1 - int(key[-1])
+    first_answer = alter(r, "answered", partition=other)[0]
+    assert first_answer["error"] is None                # written by the controller ...
+    [sent, resent] = alter(r, "sent", partition=other)  # ... but handled only after a resend
+    [shrink] = events(r, "isr_shrink", partition=other)
+    assert resent["t_ms"] > first_answer["t_ms"] and shrink["t_ms"] > resent["t_ms"]
+    assert shrink["zk_version"] == 1 and resent["partition_epoch"] == 0
+    assert r["partitions"][key]["isr_state"]["pending"] == "shrink"     # stuck (KAFKA-14010)
+    _failed, old = _two_partition_batch("1.2.0")
+    assert len(alter(old, "sent", partition=other)) == 1
