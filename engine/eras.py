@@ -96,6 +96,11 @@ class Era:
     #: 4.0 RCM.handleBrokerShutdown: a re-registering broker leaves every ISR (and, after an unclean
     #: shutdown with ELR on, every ELR); 3.9 only writes the new registration.
     reregister_shutdown: bool = False
+    # -- clients (docs/model.md §6, §10) ----------------------------------------------------------
+    #: KIP-320 client Metadata (2.2): a metadata answer whose leader epoch for a partition is older
+    #: than the last one seen keeps the cached leader (Metadata.updatePartitionInfo /
+    #: updateLatestMetadata); up to 2.1 the answer replaces it.
+    client_rejects_stale_metadata: bool = False
 
     @property
     def isr_expiration_divisor(self):
@@ -122,7 +127,7 @@ _KIP320 = {**_KIP279, "epoch_entry_on_become_leader": True, "kip320_fencing": Tr
            "refetch_on_epoch_bump": True, "halt_on_unclean_truncation": False,
            "controller_writes_fenced": True, "broker_epoch": True,
            "consumer_truncation_detection": True, "producer_retries": INT_MAX,
-           "delivery_timeout": True}
+           "delivery_timeout": True, "client_rejects_stale_metadata": True}
 _KIP537 = {**_KIP320, "isr_double_checked_locking": True,
            "not_leader_error_name": "NOT_LEADER_OR_FOLLOWER"}
 

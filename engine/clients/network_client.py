@@ -136,15 +136,44 @@ class ClientBase(Node):
         self.metadata_ms = self.scheduler.now_ms
         counts = {}
         split = self.sim.split_key
+        leaders = self.leaders
+        # KIP-320 (2.2+): never go back to an older leader epoch (docs/model.md §6, client facts)
+        keep_newer = self.sim.rules_1_3 and self.sim.era.client_rejects_stale_metadata
         for key, st in body["partitions"].items():
             topic, part = split(key)
             if part + 1 > counts.get(topic, 0):
                 counts[topic] = part + 1
-            self.leaders[key] = (st["leader"], st["leader_epoch"])
+            epoch = st["leader_epoch"]
+            if keep_newer and key in leaders and epoch < leaders[key][1]:
+                continue   # a stale broker's answer: the cached, newer leader stays
+            # engine 1.2.0: every answer overwrote the cached leader
+            leaders[key] = (st["leader"], epoch)
         self.topic_partitions.update(counts)
         self.on_metadata_updated()
         if self.metadata_wanted:
             self.refresh_metadata()
+        elif self.sim.rules_1_3 and not self.metadata_timer and self._metadata_invalid(counts):
+            # engine 1.2.0: nothing asked again before metadata.max.age.ms
+            self.metadata_timer = True
+            self.set_timer(self.config["retry.backoff.ms"], self._metadata_timer)
+
+    def _metadata_invalid(self, counts):
+        """Metadata.handleMetadataResponse: UNKNOWN_TOPIC_OR_PARTITION for a topic the client
+        uses, or LEADER_NOT_AVAILABLE for one of its partitions, is an InvalidMetadataException,
+        and requestUpdate() asks again once retry.backoff.ms has passed since this answer."""
+        leaders = self.leaders
+        key = self.sim.key
+        for topic in self.wanted_topics():
+            if topic not in counts:
+                return True
+            for part in range(counts[topic]):
+                if leaders.get(key(topic, part), (-1,))[0] < 0:
+                    return True
+        return False
+
+    def wanted_topics(self):
+        """The topics whose metadata the client is waiting for."""
+        return ()
 
     def on_metadata_updated(self):
         raise NotImplementedError

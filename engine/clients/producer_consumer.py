@@ -222,6 +222,10 @@ class Producer(Partitioner, Sender, ClientBase):
         batch.records.append(record)
         self._send_ready()
 
+    def wanted_topics(self):
+        """KafkaProducer.waitOnMetadata: send() waits (and asks) for the topics it has records for."""
+        return {record.topic: None for record, _acks in self.unassigned}
+
     def on_metadata_updated(self):
         self._idle_until = None   # leaders may have moved
         self.available = {}
@@ -279,6 +283,9 @@ class Consumer(ConsumerFetcher, ClientBase):
             for key in self.assigned():
                 by_node.setdefault(self.leaders.get(key, (-1, -1))[0], []).append(key)
         return by_node.get(node, ())
+
+    def wanted_topics(self):
+        return (self.topic,)
 
     def on_metadata_updated(self):
         self.by_node = None

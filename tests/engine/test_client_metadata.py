@@ -1,0 +1,77 @@
+"""The clients' metadata, request timeouts and unknown topics (docs/model.md §6 client facts, §10),
+each rule pinned with a small scenario and Kafka's numbers from the client code at the tags."""
+from engine.simulation import Simulation
+
+
+def zombie_cluster(version):
+    """Controller 0; t-0 on [1, 2, 3] led by 1. At 2 s broker 1 loses ZooKeeper and the other
+    brokers but still talks to clients: its session expires at 8 s (6 s timeout), broker 2 leads
+    with epoch 1, and broker 1 stays a zombie whose metadata cache names itself, epoch 0. The
+    producer refreshes metadata every second (metadata.max.age.ms 1000) from each broker in turn."""
+    return {"seed": 1, "kafka_version": version, "brokers": 4,
+            "config": {"zookeeper.session.timeout.ms": 6000, "metadata.max.age.ms": 1000},
+            "topics": [{"name": "t", "partitions": 1, "replication_factor": 3,
+                        "assignment": {"0": [1, 2, 3]}}],
+            "clients": [{"name": "p", "type": "producer", "topic": "t", "acks": "1", "rate_per_s": 10}],
+            "duration_ms": 20000,
+            "timeline": [{"at_ms": 2000, "op": "isolate", "broker": 1, "from": ["zk", 0, 2, 3]}]}
+
+
+def produce_targets(version, engine_version=None):
+    """(time, broker) of each Produce the producer sent when it changed broker."""
+    sim = Simulation(zombie_cluster(version), engine_version=engine_version)
+    sends = []
+    sim.network.observer = lambda kind, env: sends.append((env.sent_at_ms, env.target)) \
+        if kind == "send" and env.source == "p" and env.type == "Produce" else None
+    sim.run()
+    return [sends[0]] + [b for a, b in zip(sends, sends[1:]) if a[1] != b[1]]
+
+
+def test_a_producer_never_returns_to_an_older_leader_epoch_from_2_2():
+    """Defect 4 (fails before the fix: the zombie's answer at 14 s sent the producer back to
+    broker 1). Kafka 2.2.0+ Metadata.updatePartitionInfo (updateLatestMetadata from 2.8) keeps
+    the cached partition when an answer's leader epoch is older than the last seen one."""
+    for version in ("2.4", "3.0", "3.7"):
+        assert produce_targets(version) == [(102, 1), (8100, 2)], version
+
+
+def test_before_2_2_and_under_engine_1_2_0_a_stale_answer_moves_the_producer_back():
+    # Kafka 2.0's Metadata.update takes every answer as it comes (no leader epochs in clients)
+    back_and_forth = [(102, 1), (8100, 2), (14100, 1), (16100, 2)]
+    assert produce_targets("2.0") == back_and_forth
+    assert produce_targets("3.7", engine_version="1.2.0") == back_and_forth
+
+
+def late_topic(version, engine_version=None):
+    """Topic t is created at 5 s and a consumer of it starts at once: the brokers' first answer
+    (5001) does not know t yet (the controller has not propagated it). Two records at 6 s."""
+    doc = {"seed": 1, "kafka_version": version, "brokers": 3,
+           "topics": [{"name": "other", "partitions": 1, "replication_factor": 1}],
+           "duration_ms": 30000,
+           "timeline": [{"at_ms": 5000, "op": "create_topic", "name": "t", "partitions": 2,
+                         "replication_factor": 3},
+                        {"at_ms": 5000, "op": "consume", "consumer": "c", "topic": "t", "from": "earliest"},
+                        {"at_ms": 6000, "op": "produce", "topic": "t", "producer": "p", "count": 2,
+                         "acks": "all"}]}
+    sim = Simulation(doc, engine_version=engine_version)
+    asked = []
+    sim.network.observer = lambda kind, env: asked.append(env.sent_at_ms) \
+        if kind == "send" and env.source == "c" and env.type == "Metadata" else None
+    sim.run()
+    return asked, [(c["id"], c["at_ms"]) for c in sim.consumed["c"]]
+
+
+def test_a_consumer_of_an_unknown_topic_asks_again_after_retry_backoff_ms():
+    """Defect 8, consumer half (fails before the fix: the consumer waited metadata.max.age.ms,
+    300 s, and read nothing). Metadata.handleMetadataResponse (2.4.0 - 4.1.0): the topic's
+    UNKNOWN_TOPIC_OR_PARTITION is an InvalidMetadataException, so requestUpdate(); the next
+    request waits retry.backoff.ms (100) from the answer (lastRefreshMs)."""
+    for version in ("2.4", "3.7", "4.1"):
+        asked, read = late_topic(version)
+        assert asked[:2] == [5000, 5102], version    # answer at 5002, + 100
+        assert read == [("p-0", 6006), ("p-1", 6006)], version
+
+
+def test_under_engine_1_2_0_the_consumer_of_a_late_topic_reads_nothing():
+    asked, read = late_topic("3.7", engine_version="1.2.0")
+    assert asked == [5000] and read == []
