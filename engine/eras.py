@@ -101,6 +101,9 @@ class Era:
     #: than the last one seen keeps the cached leader (Metadata.updatePartitionInfo /
     #: updateLatestMetadata); up to 2.1 the answer replaces it.
     client_rejects_stale_metadata: bool = False
+    #: KAFKA-14317 (3.5.0): requests failed by the client's own request timeout complete as
+    #: REQUEST_TIMED_OUT (ClientResponse.wasTimedOut); up to 3.4 as disconnected (NETWORK_EXCEPTION).
+    client_timeout_is_timed_out: bool = False
 
     @property
     def isr_expiration_divisor(self):
@@ -136,7 +139,8 @@ _ALTER_ISR_27 = {**_KIP537, "alter_isr": True, "alter_isr_send_tick_ms": 50,
 _ALTER_ISR_30 = {**_ALTER_ISR_27, "alter_isr_send_tick_ms": 0, "clear_pending_bug": False}
 _ALTER_PARTITION_33 = {**_ALTER_ISR_30, "alter_isr_api": "AlterPartition", "hw_on_commit": True,
                        "kip841": True, "leader_recovery": True, "partition_retry": True}
-_ALTER_PARTITION_37 = {**_ALTER_PARTITION_33, "hw_min_isr_gate": True}
+_ALTER_PARTITION_37 = {**_ALTER_PARTITION_33, "hw_min_isr_gate": True,
+                       "client_timeout_is_timed_out": True}
 _KRAFT_39 = {**_ALTER_PARTITION_37, "kraft": True, "kraft_unclean": True, "election_backoff": True}
 _KRAFT_41 = {**_KRAFT_39, "pre_vote": True, "elr_default": 1, "fence_check_period_divisor": 8,
              "hw_completes_fetch": True, "election_backoff": False,

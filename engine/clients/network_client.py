@@ -1,7 +1,8 @@
 """What producers and consumers share, as Kafka's NetworkClient and Metadata do: the cluster
 metadata they route by, and the connections to brokers (§6 client facts).
 """
-from engine.core.messages import DISCONNECTED, METADATA
+from engine.clients.in_flight_requests import RequestTimeouts
+from engine.core.messages import METADATA
 from engine.core.network import Node
 
 #: Request-level errors after which the client closes the connection and backs off before
@@ -11,7 +12,7 @@ from engine.core.network import Node
 DISCONNECTS = ("NETWORK_EXCEPTION", "REQUEST_TIMED_OUT")
 
 
-class ClientBase(Node):
+class ClientBase(RequestTimeouts, Node):
     """Shared client plumbing: metadata refresh (at most every retry.backoff.ms, from a broker
     not in reconnect backoff) and per-node reconnect backoff after a failed connection
     (reconnect.backoff.ms 50, doubling up to reconnect.backoff.max.ms 1000)."""
@@ -52,25 +53,6 @@ class ClientBase(Node):
     def node_ready(self, node):
         entry = self.node_backoff.get(node)
         return entry is None or entry[0] <= self.scheduler.now_ms
-
-    def _request_timeout(self, corr):
-        """NetworkClient.handleTimedOutRequests: a request past request.timeout.ms closes its
-        connection, and every other request in flight on it fails as disconnected, oldest first
-        (docs/model.md §16, network). What the cut still holds of them is the kernel's orphan."""
-        if self.network.compat_1_1_0:   # engine 1.1.0 compatibility: docs/model.md §19
-            return Node._request_timeout(self, corr)
-        entry = self.pending.get(corr)
-        if entry is None:
-            return
-        target = entry[2]
-        others = [c for c, e in self.pending.items() if e[2] == target and c != corr]
-        self.network.close_connection(self.node_id, target, others)
-        Node._request_timeout(self, corr)
-        body = {"error": DISCONNECTED}
-        for c in others:
-            other = self.pending.pop(c, None)
-            if other is not None:
-                other[0](other[1], body, DISCONNECTED)
 
     def node_failed(self, node):
         """One failed connection, one backoff step (ClusterConnectionStates.disconnected): the

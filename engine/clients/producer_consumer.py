@@ -153,6 +153,7 @@ class Producer(Partitioner, Sender, ClientBase):
     # -- the application's send() ------------------------------------------------------------------
     def send_record(self, topic, partition, key, value, acks):
         """KafkaProducer.send(): create the record, partition it, hand it to the sender."""
+        self._poll_returned()   # send() wakes the Sender: its poll returns
         rid = f"{self.name}-{self.next_id}"
         self.next_id += 1
         record = Record(rid, self.name, topic, ACKS_LABELS[acks], self.scheduler.now_ms, key, value)
@@ -221,6 +222,11 @@ class Producer(Partitioner, Sender, ClientBase):
             self._idle_until = None
         batch.records.append(record)
         self._send_ready()
+
+    def idle_poll_ms(self):
+        """An idle Sender's poll blocks up to request.timeout.ms (NetworkClient.poll caps the
+        selector's timeout at defaultRequestTimeoutMs); its own timers and send() wake it sooner."""
+        return self.config["request.timeout.ms"]
 
     def wanted_topics(self):
         """KafkaProducer.waitOnMetadata: send() waits (and asks) for the topics it has records for."""

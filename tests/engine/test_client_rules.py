@@ -75,3 +75,61 @@ def test_a_consumer_of_an_unknown_topic_asks_again_after_retry_backoff_ms():
 def test_under_engine_1_2_0_the_consumer_of_a_late_topic_reads_nothing():
     asked, read = late_topic("3.7", engine_version="1.2.0")
     assert asked == [5000] and read == []
+
+
+def timeout_run(version, fault, records=1, engine_version=None):
+    """Leader 0 of t-0 on [0, 1, 2]; producer p (retries 0, so each failure shows) has its
+    metadata from the start; ``records`` produce ops of one acks=all record at 1000 and 1005 ms.
+    Returns the produce_failed events as (t_ms, records, error)."""
+    timeline = [fault] + [{"at_ms": 1000 + 5 * i, "op": "produce", "topic": "t", "producer": "p",
+                           "count": 1, "acks": "all"} for i in range(records)]
+    doc = {"seed": 1, "kafka_version": version, "brokers": 3,
+           "config": {"replica.lag.time.max.ms": 60000, "retries": 0},
+           "topics": [{"name": "t", "partitions": 1, "replication_factor": 3,
+                       "assignment": {"0": [0, 1, 2]}}],
+           "clients": [{"name": "p", "type": "producer", "topic": "t"}],
+           "duration_ms": 100000, "timeline": timeline}
+    r = Simulation(doc, engine_version=engine_version).run()
+    return [(e["t_ms"], e["records"], e["error"]) for e in r["history"] if e["type"] == "produce_failed"]
+
+
+#: the leader cannot reach its followers: its DelayedProduce answers REQUEST_TIMED_OUT after the
+#: request's 30000 ms, one link latency after receiving it
+FOLLOWERS_CUT = {"at_ms": 500, "op": "isolate", "broker": 0, "from": [1, 2]}
+#: the producer cannot reach the leader: nothing ever answers
+LEADER_SILENT = {"at_ms": 900, "op": "isolate", "broker": 0, "from": ["p"]}
+
+
+def test_an_idle_producer_gets_the_brokers_request_timed_out_before_its_own_timeout():
+    """Defect 10 (fails before the fix: the client gave up at exactly send + 30000 = 31000 ms,
+    before the broker's answer). Sent at 1000, the broker's REQUEST_TIMED_OUT leaves at 31001
+    and arrives at 31002; the client would time the request out only when its poll returns with
+    now - send > 30000 (InFlightRequests.hasExpiredRequest, strict), and an idle producer's poll
+    blocks up to request.timeout.ms (NetworkClient.poll), so the broker's answer comes first."""
+    for version in ("2.0", "3.3", "3.7"):
+        assert timeout_run(version, FOLLOWERS_CUT) == [(31002, ["p-0"], "REQUEST_TIMED_OUT")], version
+
+
+def test_a_producer_whose_poll_returns_past_the_timeout_fails_every_request_to_the_node():
+    """Defect 10. Two requests to leader 0 (sent 1000 and 1005) and no answer: the idle poll
+    that began with the second send returns at 31005, finds the first past its timeout
+    (30005 > 30000), closes the connection and fails both - as disconnected up to 3.4
+    (NETWORK_EXCEPTION, Sender's wasDisconnected path), as timed out from 3.5.0 (KAFKA-14317)."""
+    for version, error in (("2.0", "NETWORK_EXCEPTION"), ("3.3", "NETWORK_EXCEPTION"),
+                           ("3.7", "REQUEST_TIMED_OUT")):
+        assert timeout_run(version, LEADER_SILENT, records=2) == \
+            [(31005, ["p-0"], error), (31005, ["p-1"], error)], version
+
+
+def test_a_lone_request_to_a_silent_broker_times_out_after_two_idle_polls():
+    """Defect 10. One request sent at 1000: the poll returns at 31000 (30000 ms: not yet past
+    the timeout, the comparison is strict) and blocks again; the next return, 61000, times it out."""
+    assert timeout_run("3.3", LEADER_SILENT) == [(61000, ["p-0"], "NETWORK_EXCEPTION")]
+    assert timeout_run("3.7", LEADER_SILENT) == [(61000, ["p-0"], "REQUEST_TIMED_OUT")]
+
+
+def test_under_engine_1_2_0_the_client_timed_out_at_exactly_the_timeout():
+    assert timeout_run("3.7", LEADER_SILENT, records=2, engine_version="1.2.0") == \
+        [(31000, ["p-0"], "REQUEST_TIMED_OUT"), (31000, ["p-1"], "NETWORK_EXCEPTION")]
+    assert timeout_run("3.7", FOLLOWERS_CUT, engine_version="1.2.0") == \
+        [(31000, ["p-0"], "REQUEST_TIMED_OUT")]
