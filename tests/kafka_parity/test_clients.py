@@ -225,3 +225,40 @@ def test_fetch_not_leader_or_follower():
     assert not answer[3]["t-0"].get("records")
     assert (answer[0] + 1, "Metadata") in [(s[0], s[1]) for s in sent if s[2] == "c"]
     assert [c["id"] for c in sim.consumed["c"]] == ["p-0", "p-1"]   # nothing read twice
+
+
+def _in_order_run(engine_version=None):
+    """max.in.flight.requests.per.connection 1; p-0 goes at 1000 over a 3 s link to leader 0,
+    which hands t-0 to broker 1 in a controlled shutdown at 1500; p-1 is sent at 2500. Returns
+    (p's Produce sends as (time, broker, ids), broker 1's log)."""
+    doc = {"seed": 1, "kafka_version": "3.7", "brokers": 3,
+           "config": {"max.in.flight.requests.per.connection": 1, "enable.idempotence": False,
+                      "metadata.max.age.ms": 500},
+           "topics": [{"name": "t", "partitions": 1, "replication_factor": 3,
+                       "assignment": {"0": [0, 1, 2]}}],
+           "clients": [{"name": "p", "type": "producer", "topic": "t", "acks": "1"}],
+           "duration_ms": 20000,
+           "timeline": [{"at_ms": 900, "op": "slow", "from": "p", "to": 0, "latency_ms": 3000},
+                        {"at_ms": 1000, "op": "produce", "topic": "t", "producer": "p"},
+                        {"at_ms": 1500, "op": "shutdown", "broker": 0},
+                        {"at_ms": 2500, "op": "produce", "topic": "t", "producer": "p"}]}
+    sim = Simulation(doc, engine_version=engine_version)
+    sent = []
+    sim.network.observer = lambda kind, env: sent.append(
+        (env.sent_at_ms, env.target, env.body["partitions"]["t-0"]["ids"])) \
+        if kind == "send" and env.source == "p" and env.type == "Produce" else None
+    r = sim.run()
+    return sent, [x["id"] for x in r["partitions"]["t-0"]["replica_state"]["1"]["log"]]
+
+
+def test_send_in_order():
+    """Kafka: SenderTest.testSendInOrder at 3.7.0 - with max.in.flight.requests.per.connection 1
+    a partition whose batch is in flight is muted: after its leader moved, the next batch is not
+    sent to the new leader before the first completes, so the log keeps the send order. (Fails
+    before the fix, as engine 1.2.0 still runs: p-1 reached broker 1 first.)"""
+    sent, log = _in_order_run()
+    # p-0 is refused by the stopped broker 0 (at 4000), retried there at 4101 (p's metadata
+    # still names 0: its Metadata request sits on the slow link), then at 7202 to broker 1
+    assert sent == [(1000, 0, ["p-0"]), (4101, 0, ["p-0"]), (7202, 1, ["p-0"]), (7204, 1, ["p-1"])]
+    assert log == ["p-0", "p-1"]
+    assert _in_order_run("1.2.0")[1] == ["p-1", "p-0"]
