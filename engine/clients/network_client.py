@@ -45,8 +45,14 @@ class ClientBase(RequestTimeouts, Node):
         if not self.running:
             return
         age = self.config["metadata.max.age.ms"]
-        if self.metadata_ms is None or self.scheduler.now_ms - self.metadata_ms >= age:
+        now = self.scheduler.now_ms
+        if self.metadata_ms is None or now - self.metadata_ms >= age:
             self.refresh_metadata()
+        elif self.sim.rules_1_3:
+            # Metadata.timeToNextUpdate: due at lastSuccessfulRefreshMs + metadata.max.age.ms
+            # exactly (engine 1.2.0: at the next tick of a fixed metadata.max.age.ms period)
+            self.set_timer(self.metadata_ms + age - now, self._metadata_age_tick)
+            return
         self.set_timer(age, self._metadata_age_tick)
 
     # -- connections ----------------------------------------------------------------------------
@@ -110,6 +116,10 @@ class ClientBase(RequestTimeouts, Node):
 
     def _on_metadata(self, node, body, error):
         self.metadata_in_flight = False
+        if self.sim.rules_1_3:
+            # Metadata.update / failedUpdate set lastRefreshMs: retry.backoff.ms counts from the
+            # answer (engine 1.2.0: from the request's send)
+            self.last_metadata_attempt_ms = self.scheduler.now_ms
         if error or body.get("error"):
             self.node_failed(node)
             self.refresh_metadata()
@@ -134,10 +144,10 @@ class ClientBase(RequestTimeouts, Node):
         self.on_metadata_updated()
         if self.metadata_wanted:
             self.refresh_metadata()
-        elif self.sim.rules_1_3 and not self.metadata_timer and self._metadata_invalid(counts):
-            # engine 1.2.0: nothing asked again before metadata.max.age.ms
-            self.metadata_timer = True
-            self.set_timer(self.config["retry.backoff.ms"], self._metadata_timer)
+        elif self.sim.rules_1_3 and self._metadata_invalid(counts):
+            # requestUpdate(): again retry.backoff.ms after this answer (engine 1.2.0: nothing
+            # asked again before metadata.max.age.ms)
+            self.refresh_metadata()
 
     def _metadata_invalid(self, counts):
         """Metadata.handleMetadataResponse: UNKNOWN_TOPIC_OR_PARTITION for a topic the client

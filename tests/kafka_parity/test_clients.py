@@ -262,3 +262,41 @@ def test_send_in_order():
     assert sent == [(1000, 0, ["p-0"]), (4101, 0, ["p-0"]), (7202, 1, ["p-0"]), (7204, 1, ["p-1"])]
     assert log == ["p-0", "p-1"]
     assert _in_order_run("1.2.0")[1] == ["p-1", "p-0"]
+
+
+# -- when the next metadata request goes (Metadata.timeToNextUpdate) ----------------------------------
+def _metadata_exchanges(age_ms):
+    """An idle producer from t = 0 (the brokers boot then); metadata.max.age.ms ``age_ms``.
+    Returns its Metadata requests' send times and the (arrival time, error) of each answer."""
+    doc = {"seed": 1, "kafka_version": "3.7", "brokers": 3, "config": {"metadata.max.age.ms": age_ms},
+           "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+           "clients": [{"name": "p", "type": "producer", "topic": "t"}], "duration_ms": 5000}
+    sim = Simulation(doc)
+    asked, answers = [], []
+    sim.network.observer = lambda kind, env: (
+        asked.append(env.sent_at_ms) if kind == "send" and env.source == "p" and env.type == "Metadata" else
+        answers.append((env.deliver_at_ms, env.body.get("error")))
+        if kind == "deliver" and env.target == "p" and env.type == "MetadataResponse" else None)
+    sim.run()
+    return asked, answers
+
+
+def test_time_to_next_update():
+    """Kafka: MetadataTest.testTimeToNextUpdate at 2.7.0 - after a successful update the next one
+    is due max(retry.backoff.ms, metadata.max.age.ms) after it (here 1000, then 100 with a 50 ms
+    age)."""
+    for age, wait in ((1000, 1000), (50, 100)):
+        asked, answers = _metadata_exchanges(age)
+        ok = [at for at, error in answers if error is None]
+        assert ok and all(at + wait in asked for at in ok[:-1]), age
+        later = [a for a in asked if a > ok[0]]
+        assert later[0] == ok[0] + wait, age
+
+
+def test_time_to_next_update_retry_backoff():
+    """Kafka: MetadataTest.testTimeToNextUpdateRetryBackoff at 2.7.0 - after a failed update (the
+    booting broker refuses: NetworkClient.handleServerDisconnect treats it as failedUpdate) the
+    next request waits retry.backoff.ms from the failure, not from the request."""
+    asked, answers = _metadata_exchanges(300000)
+    failed_at, error = answers[0]
+    assert error == "NETWORK_EXCEPTION" and asked[:2] == [0, failed_at + 100]
