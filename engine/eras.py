@@ -106,6 +106,14 @@ class Era:
     #: 4.0 RCM.handleBrokerShutdown: a re-registering broker leaves every ISR (and, after an unclean
     #: shutdown with ELR on, every ELR); 3.9 only writes the new registration.
     reregister_shutdown: bool = False
+    # -- clients (docs/model.md §6, §10) ----------------------------------------------------------
+    #: KIP-320 client Metadata (2.2): a metadata answer whose leader epoch for a partition is older
+    #: than the last one seen keeps the cached leader (Metadata.updatePartitionInfo /
+    #: updateLatestMetadata); up to 2.1 the answer replaces it.
+    client_rejects_stale_metadata: bool = False
+    #: KAFKA-14317 (3.5.0): requests failed by the client's own request timeout complete as
+    #: REQUEST_TIMED_OUT (ClientResponse.wasTimedOut); up to 3.4 as disconnected (NETWORK_EXCEPTION).
+    client_timeout_is_timed_out: bool = False
 
     @property
     def isr_expiration_divisor(self):
@@ -132,7 +140,7 @@ _KIP320 = {**_KIP279, "epoch_entry_on_become_leader": True, "kip320_fencing": Tr
            "refetch_on_epoch_bump": True, "halt_on_unclean_truncation": False,
            "controller_writes_fenced": True, "broker_epoch": True,
            "consumer_truncation_detection": True, "producer_retries": INT_MAX,
-           "delivery_timeout": True}
+           "delivery_timeout": True, "client_rejects_stale_metadata": True}
 _KIP537 = {**_KIP320, "isr_double_checked_locking": True,
            "not_leader_error_name": "NOT_LEADER_OR_FOLLOWER"}
 
@@ -142,7 +150,8 @@ _ALTER_ISR_30 = {**_ALTER_ISR_27, "alter_isr_send_tick_ms": 0, "clear_pending_bu
                  "retry_refused_throws": False}
 _ALTER_PARTITION_33 = {**_ALTER_ISR_30, "alter_isr_api": "AlterPartition", "hw_on_commit": True,
                        "kip841": True, "leader_recovery": True, "partition_retry": True}
-_ALTER_PARTITION_37 = {**_ALTER_PARTITION_33, "hw_min_isr_gate": True, "hw_needs_isr_eligible": True}
+_ALTER_PARTITION_37 = {**_ALTER_PARTITION_33, "hw_min_isr_gate": True, "hw_needs_isr_eligible": True,
+                       "client_timeout_is_timed_out": True}
 _KRAFT_39 = {**_ALTER_PARTITION_37, "kraft": True, "kraft_unclean": True, "election_backoff": True}
 _KRAFT_41 = {**_KRAFT_39, "pre_vote": True, "elr_default": 1, "fence_check_period_divisor": 8,
              "periodic_leader_balance": True,

@@ -1,7 +1,8 @@
 """What producers and consumers share, as Kafka's NetworkClient and Metadata do: the cluster
 metadata they route by, and the connections to brokers (§6 client facts).
 """
-from engine.core.messages import DISCONNECTED, METADATA
+from engine.clients.in_flight_requests import RequestTimeouts
+from engine.core.messages import METADATA
 from engine.core.network import Node
 
 #: Request-level errors after which the client closes the connection and backs off before
@@ -11,7 +12,7 @@ from engine.core.network import Node
 DISCONNECTS = ("NETWORK_EXCEPTION", "REQUEST_TIMED_OUT")
 
 
-class ClientBase(Node):
+class ClientBase(RequestTimeouts, Node):
     """Shared client plumbing: metadata refresh (at most every retry.backoff.ms, from a broker
     not in reconnect backoff) and per-node reconnect backoff after a failed connection
     (reconnect.backoff.ms 50, doubling up to reconnect.backoff.max.ms 1000)."""
@@ -44,33 +45,20 @@ class ClientBase(Node):
         if not self.running:
             return
         age = self.config["metadata.max.age.ms"]
-        if self.metadata_ms is None or self.scheduler.now_ms - self.metadata_ms >= age:
+        now = self.scheduler.now_ms
+        if self.metadata_ms is None or now - self.metadata_ms >= age:
             self.refresh_metadata()
+        elif self.sim.rules_1_3:
+            # Metadata.timeToNextUpdate: due at lastSuccessfulRefreshMs + metadata.max.age.ms
+            # exactly (engine 1.2.0: at the next tick of a fixed metadata.max.age.ms period)
+            self.set_timer(self.metadata_ms + age - now, self._metadata_age_tick)
+            return
         self.set_timer(age, self._metadata_age_tick)
 
     # -- connections ----------------------------------------------------------------------------
     def node_ready(self, node):
         entry = self.node_backoff.get(node)
         return entry is None or entry[0] <= self.scheduler.now_ms
-
-    def _request_timeout(self, corr):
-        """NetworkClient.handleTimedOutRequests: a request past request.timeout.ms closes its
-        connection, and every other request in flight on it fails as disconnected, oldest first
-        (docs/model.md §16, network). What the cut still holds of them is the kernel's orphan."""
-        if self.network.compat_1_1_0:   # engine 1.1.0 compatibility: docs/model.md §19
-            return Node._request_timeout(self, corr)
-        entry = self.pending.get(corr)
-        if entry is None:
-            return
-        target = entry[2]
-        others = [c for c, e in self.pending.items() if e[2] == target and c != corr]
-        self.network.close_connection(self.node_id, target, others)
-        Node._request_timeout(self, corr)
-        body = {"error": DISCONNECTED}
-        for c in others:
-            other = self.pending.pop(c, None)
-            if other is not None:
-                other[0](other[1], body, DISCONNECTED)
 
     def node_failed(self, node):
         """One failed connection, one backoff step (ClusterConnectionStates.disconnected): the
@@ -128,6 +116,10 @@ class ClientBase(Node):
 
     def _on_metadata(self, node, body, error):
         self.metadata_in_flight = False
+        if self.sim.rules_1_3:
+            # Metadata.update / failedUpdate set lastRefreshMs: retry.backoff.ms counts from the
+            # answer (engine 1.2.0: from the request's send)
+            self.last_metadata_attempt_ms = self.scheduler.now_ms
         if error or body.get("error"):
             self.node_failed(node)
             self.refresh_metadata()
@@ -136,15 +128,44 @@ class ClientBase(Node):
         self.metadata_ms = self.scheduler.now_ms
         counts = {}
         split = self.sim.split_key
+        leaders = self.leaders
+        # KIP-320 (2.2+): never go back to an older leader epoch (docs/model.md §6, client facts)
+        keep_newer = self.sim.rules_1_3 and self.sim.era.client_rejects_stale_metadata
         for key, st in body["partitions"].items():
             topic, part = split(key)
             if part + 1 > counts.get(topic, 0):
                 counts[topic] = part + 1
-            self.leaders[key] = (st["leader"], st["leader_epoch"])
+            epoch = st["leader_epoch"]
+            if keep_newer and key in leaders and epoch < leaders[key][1]:
+                continue   # a stale broker's answer: the cached, newer leader stays
+            # engine 1.2.0: every answer overwrote the cached leader
+            leaders[key] = (st["leader"], epoch)
         self.topic_partitions.update(counts)
         self.on_metadata_updated()
         if self.metadata_wanted:
             self.refresh_metadata()
+        elif self.sim.rules_1_3 and self._metadata_invalid(counts):
+            # requestUpdate(): again retry.backoff.ms after this answer (engine 1.2.0: nothing
+            # asked again before metadata.max.age.ms)
+            self.refresh_metadata()
+
+    def _metadata_invalid(self, counts):
+        """Metadata.handleMetadataResponse: UNKNOWN_TOPIC_OR_PARTITION for a topic the client
+        uses, or LEADER_NOT_AVAILABLE for one of its partitions, is an InvalidMetadataException,
+        and requestUpdate() asks again once retry.backoff.ms has passed since this answer."""
+        leaders = self.leaders
+        key = self.sim.key
+        for topic in self.wanted_topics():
+            if topic not in counts:
+                return True
+            for part in range(counts[topic]):
+                if leaders.get(key(topic, part), (-1,))[0] < 0:
+                    return True
+        return False
+
+    def wanted_topics(self):
+        """The topics whose metadata the client is waiting for."""
+        return ()
 
     def on_metadata_updated(self):
         raise NotImplementedError

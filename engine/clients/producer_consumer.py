@@ -153,6 +153,7 @@ class Producer(Partitioner, Sender, ClientBase):
     # -- the application's send() ------------------------------------------------------------------
     def send_record(self, topic, partition, key, value, acks):
         """KafkaProducer.send(): create the record, partition it, hand it to the sender."""
+        self._poll_returned()   # send() wakes the Sender: its poll returns
         rid = f"{self.name}-{self.next_id}"
         self.next_id += 1
         record = Record(rid, self.name, topic, ACKS_LABELS[acks], self.scheduler.now_ms, key, value)
@@ -222,6 +223,15 @@ class Producer(Partitioner, Sender, ClientBase):
         batch.records.append(record)
         self._send_ready()
 
+    def idle_poll_ms(self):
+        """An idle Sender's poll blocks up to request.timeout.ms (NetworkClient.poll caps the
+        selector's timeout at defaultRequestTimeoutMs); its own timers and send() wake it sooner."""
+        return self.config["request.timeout.ms"]
+
+    def wanted_topics(self):
+        """KafkaProducer.waitOnMetadata: send() waits (and asks) for the topics it has records for."""
+        return {record.topic: None for record, _acks in self.unassigned}
+
     def on_metadata_updated(self):
         self._idle_until = None   # leaders may have moved
         self.available = {}
@@ -279,6 +289,9 @@ class Consumer(ConsumerFetcher, ClientBase):
             for key in self.assigned():
                 by_node.setdefault(self.leaders.get(key, (-1, -1))[0], []).append(key)
         return by_node.get(node, ())
+
+    def wanted_topics(self):
+        return (self.topic,)
 
     def on_metadata_updated(self):
         self.by_node = None

@@ -56,6 +56,9 @@ class Sender:
         # batch, most of them waiting for a free in-flight slot to their leader
         delivery_timeout = self.delivery_timeout_ms
         request_timeout = self.config["request.timeout.ms"]
+        # max.in.flight.requests.per.connection 1 guarantees order: a partition with a batch in
+        # flight is muted (Sender guaranteeMessageOrder, 0.10.2.0 - 4.1.0); engine 1.2.0 did not
+        mute = max_in_flight == 1 and self.sim.rules_1_3
         for key in list(ready_keys):
             for batch in queues[key]:
                 if not batch.in_flight:
@@ -77,6 +80,8 @@ class Sender:
                 continue
             if first_expiry is None or expiry < first_expiry:
                 first_expiry = expiry
+            if mute and any(queued.in_flight for queued in queues[key]):
+                continue   # muted until its batch in flight completes; the answer wakes the pass
             wake = None
             if batch.ready_ms > now:
                 wake = batch.ready_ms

@@ -51,39 +51,43 @@ def test_a_20_s_cut_delivers_at_the_next_retransmission_after_the_heal():
 
 
 def test_a_request_timeout_disconnects_and_the_retry_goes_on_a_new_connection():
-    # Two requests in flight on the cut connection. At 40 s the first passes request.timeout.ms
-    # (30000): the producer closes the connection, the second fails with it at once (NetworkClient
-    # cancels every in-flight request of a disconnected node), and both batches are retried.
+    # Two requests in flight on the cut connection, sent at 10.0 and 10.01 s. The idle producer's
+    # poll, begun with the second send, returns at 40.01 s and finds the first past
+    # request.timeout.ms (30010 > 30000; docs/model.md §6, the client's request timeout): the
+    # producer closes the connection, the second fails with it at once (NetworkClient cancels
+    # every in-flight request of a disconnected node), and both batches are retried.
     sim, seen = run_watching(cut_and_heal(70000, {"at_ms": 10010, "op": "produce", "topic": "t",
                                                   "producer": "p"}))
     producer = sim.clients["p"]
-    sim.advance_to(39999)
+    sim.advance_to(40009)
     assert len(producer.pending) == 2
-    sim.advance_to(40000)
+    sim.advance_to(40010)
     assert not [c for c, e in producer.pending.items() if e[2] == 0]
-    assert producer.node_backoff[0] == (40050, 50)      # reconnect.backoff.ms 50, one step
+    assert producer.node_backoff[0] == (40060, 50)      # reconnect.backoff.ms 50, one step
     r = sim.run()
     retry = [s for s in seen if s[1] == "hold" and s[3] > 40000]
-    assert retry and 40050 <= retry[0][3] < 40200        # reconnects after the backoff, still cut
+    assert retry and 40060 <= retry[0][3] < 40200        # reconnects after the backoff, still cut
     # The originals are orphans of the closed connection: the kernel retransmits them only 8
     # times (the last at 51.0 s after their send, before the heal at 70 s), then they are gone.
     assert [s[3] for s in seen if s[1] == "drop"] == [10000, 10010]
-    # The retry, sent at about 40.1 s, is itself timed out at about 70.1 s; the one after it
-    # goes once the link is healed.
+    # The retry, sent at 40.11 s, is itself timed out when the producer's idle poll returns at
+    # 70.112 s (30000 ms after the metadata answer at 40.112 s ended its previous poll); the one
+    # after it goes once the link is healed.
     p1, p2 = r["records"][1:]
-    assert p1["status"] == p2["status"] == "acked" and 70100 < p1["acked_ms"] < 70400
+    assert p1["status"] == p2["status"] == "acked" and (p1["acked_ms"], p2["acked_ms"]) == (70214, 70216)
     log = [x["id"] for x in r["partitions"]["t-0"]["replica_state"]["0"]["log"]]
     assert log[:3] == ["p-0", "p-1", "p-2"]
 
 
 def test_an_orphaned_request_still_arrives_within_its_retransmissions():
-    # Healed 35 s after the send: the original (now an orphan, retransmitted at 10 + 51.0 s)
-    # still gets through after the retry did — and the broker appends it again. Without
-    # idempotence that is a duplicate, as in Kafka.
-    sim, seen = run_watching(cut_and_heal(45000))
+    # Healed 35 s after the sends: the originals (orphans since the timeout at 40.01 s, as in the
+    # test above; retransmitted at 10 + 51.0 s) still get through after the retries did — and the
+    # broker appends them again. Without idempotence those are duplicates, as in Kafka.
+    sim, seen = run_watching(cut_and_heal(45000, {"at_ms": 10010, "op": "produce", "topic": "t",
+                                                  "producer": "p"}))
     r = sim.run()
     delivered = [(s[0], s[3]) for s in seen if s[1] == "deliver" and s[0] > 10000]
-    assert delivered[0][1] > 40000 and delivered[0][0] == delivered[0][1] + 6201
-    assert (61001, 10000) in delivered
+    assert delivered[0] == (46311, 40110)   # the retry: its retransmission at 40.11 + 6.2 s
+    assert (61001, 10000) in delivered and (61001, 10010) in delivered
     log = [x["id"] for x in r["partitions"]["t-0"]["replica_state"]["0"]["log"]]
-    assert log == ["p-0", "p-1", "p-1"]
+    assert log == ["p-0", "p-1", "p-2", "p-1", "p-2"]
