@@ -1,0 +1,33 @@
+"""Panels that agree with the cluster (issue 34): every number on screen is what the cluster
+holds — a crashed broker's ZooKeeper session, the partition counts, a stopped voter, the acks a
+producer uses, a topic's configs in the CLI corner."""
+from playwright.sync_api import expect
+
+from tests.browser.conftest import open_page, wait_store
+from tests.browser.test_truth import load
+
+
+def broker_card(page, broker):
+    return page.locator(f"#nodes .node.broker[data-broker='{broker}']")
+
+
+def test_crashed_broker_card_says_its_session_lives_until_it_expires(page, server):
+    _app, base = server
+    open_page(page, base)
+    load(page, "broker-failure-clean-election")
+    wait_store(page, "s.clock.t_ms > 300 && s.znodes.has('/brokers/ids/2')")
+    page.evaluate("() => window.isrlab.command({op: 'crash', broker: 2})")
+    wait_store(page, "s.brokers.get(2).state !== 'running'")
+    page.evaluate("() => window.isrlab.control('pause')")
+    wait_store(page, "!s.clock.playing")
+    page.wait_for_timeout(200)
+    # the process is gone, ZooKeeper still holds its session and the ephemeral /brokers/ids/2
+    assert page.evaluate("() => window.isrlab.store.znodes.has('/brokers/ids/2')")
+    text = broker_card(page, 2).locator(".zk").inner_text()
+    assert "ZK none" not in text
+    assert "still alive" in text and "expires in" in text, text
+    # once the session expired the znode is gone, and so is the claim
+    page.evaluate("() => window.isrlab.control('play')")
+    wait_store(page, "!s.znodes.has('/brokers/ids/2')", timeout=60000)
+    page.wait_for_timeout(300)
+    expect(broker_card(page, 2).locator(".zk")).to_contain_text("no ZooKeeper session")
