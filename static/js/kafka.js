@@ -6,7 +6,8 @@ import { elrColumns, topicId, quorumStatus, quorumReplication } from "./kraft.js
 
 /** `kraft`: against a KRaft broker (3.8+) the header carries the TopicId and every partition line
  *  the Elr and LastKnownElr columns (TopicCommand from 3.8, through DescribeTopicPartitions). */
-export function describeTopics(meta, partitions, { topic = null, underReplicated = false, unavailable = false, kraft = false } = {}) {
+export function describeTopics(meta, partitions, { topic = null, underReplicated = false, unavailable = false, kraft = false,
+                                                  offline = p => p.leader === -1 } = {}) {
   const lines = [];
   const byTopic = new Map();
   for (const p of partitions) {
@@ -17,7 +18,7 @@ export function describeTopics(meta, partitions, { topic = null, underReplicated
     if (topic !== null && t.name !== topic) continue;
     const parts = (byTopic.get(t.name) || []).slice().sort((a, b) => a.partition - b.partition);
     const filtered = parts.filter(p => (!underReplicated || p.isr.length < p.replicas.length)
-                                       && (!unavailable || p.leader === -1 || p.offline));
+                                       && (!unavailable || offline(p)));
     if (!underReplicated && !unavailable) {
       const configs = Object.entries(t.config || {}).map(([k, v]) => `${k}=${typeof v === "number" ? kafkaDigits(v) : v}`).join(",");   // Long.MAX_VALUE as Kafka prints it
       const id = kraft ? `\tTopicId: ${topicId(t.name)}` : "";
@@ -99,7 +100,7 @@ function metadataQuorum(words, { quorum, brokers }) {
 }
 
 /** Run one line; returns {lines} or {error} (or {clear: true}). `quorum` is set in KRaft eras. */
-export function runShell(line, { meta, partitions, znodes, quorum = null, brokers = [] }) {
+export function runShell(line, { meta, partitions, znodes, quorum = null, brokers = [], offline = undefined }) {
   const words = line.trim().split(/\s+/).filter(Boolean);
   if (!words.length) return { lines: [] };
   let cmd = words[0];
@@ -127,7 +128,7 @@ export function runShell(line, { meta, partitions, znodes, quorum = null, broker
       return { error: `Error while executing topic command : Topic '${topic}' does not exist as expected` };
     }
     return { lines: describeTopics(meta, partitions, { topic, underReplicated: words.includes("--under-replicated-partitions"),
-                                                       unavailable: words.includes("--unavailable-partitions"), kraft: Boolean(quorum) }) };
+                                                       unavailable: words.includes("--unavailable-partitions"), kraft: Boolean(quorum), offline }) };
   }
   return { error: `unknown command: ${cmd} (try help)` };
 }

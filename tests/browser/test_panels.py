@@ -31,3 +31,28 @@ def test_crashed_broker_card_says_its_session_lives_until_it_expires(page, serve
     wait_store(page, "!s.znodes.has('/brokers/ids/2')", timeout=60000)
     page.wait_for_timeout(300)
     expect(broker_card(page, 2).locator(".zk")).to_contain_text("no ZooKeeper session")
+
+
+def test_offline_and_under_replicated_counts_come_from_the_same_state(page, server):
+    """Broker 1 leads orders-0 and crashes at 5 s: until its session expires the controller still
+    holds it live, so Kafka counts the partition neither offline nor under-replicated (the dead
+    leader reports nothing); the page names the leader down apart, then counts what Kafka counts."""
+    _app, base = server
+    open_page(page, base)
+    load(page, "broker-failure-clean-election")
+    wait_store(page, "s.brokers.get(1).state !== 'running'", timeout=30000)
+    page.evaluate("() => window.isrlab.control('pause')")
+    wait_store(page, "!s.clock.playing")
+    page.wait_for_timeout(300)
+    summary = page.inner_text("#partition-summary")
+    assert "0 under-replicated · 0 offline" in summary, summary
+    assert "1 with its leader down" in summary, summary
+    badges = page.locator(".pcard[data-key='orders-0'] .badges").inner_text()
+    assert "OFFLINE" not in badges and "LEADER 1 DOWN" in badges, badges
+    # the session expires, the controller elects broker 2 and shrinks the ISR: one under-replicated
+    page.evaluate("() => window.isrlab.control('play')")
+    wait_store(page, "s.partitions.get('orders-0').leader !== 1 && s.partitions.get('orders-0').leader !== -1", timeout=60000)
+    page.evaluate("() => window.isrlab.control('pause')")
+    wait_store(page, "!s.clock.playing")
+    page.wait_for_timeout(300)
+    assert page.inner_text("#partition-summary").endswith("1 under-replicated · 0 offline")

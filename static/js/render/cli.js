@@ -4,6 +4,7 @@ import { h, setText } from "../dom.js";
 import { describeTopics, runShell } from "../kafka.js";
 import { sortedPartitions, sortedBrokers } from "../store.js";
 import { isKraft } from "../kraft.js";
+import { isOffline } from "../health.js";
 
 const PRESETS = ["kafka-topics.sh --describe", "kafka-topics.sh --describe --under-replicated-partitions",
   "ls /brokers/ids", "get /controller", "ls /isr_change_notification", "get /brokers/topics/orders/partitions/0/state"];
@@ -36,7 +37,7 @@ export function createCli(app) {
     print("$ " + line, "cmd");
     const s = app.store;
     const res = runShell(line, { meta: s.meta, partitions: sortedPartitions(s), znodes: s.znodes, quorum: s.quorum,
-      brokers: sortedBrokers(s) });
+      brokers: sortedBrokers(s), offline: p => isOffline(s, p) });
     if (res.clear) { out.replaceChildren(); return; }
     if (res.error) print(res.error, "err");
     else print(res.lines.join("\n") || "(no output)");
