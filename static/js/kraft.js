@@ -40,6 +40,14 @@ export const topicId = name => uuidOf("topic:" + name);
 export const directoryId = broker => uuidOf("broker:" + broker);
 const CLUSTER_ID = "SVNSTGFiLVNpbXVsYXRvcg";          // a fixed id: the simulator runs one cluster
 
+/** A voter's high watermark as the page shows it: a stopped voter keeps its log on disk (its log
+ *  end offset stays) but not its high watermark, which it learns again from the leader once it
+ *  runs; the 0 the frame carries while it is stopped is not a value the voter holds. */
+export function voterHw(v, short = false) {
+  if (v.state !== "stopped") return String(v.high_watermark);
+  return short ? "–" : "unknown (stopped)";
+}
+
 function activeVoter(q) { return q.voters.find(v => v.id === q.active) || null; }
 
 /** Brokers the quorum leader sees as observers: every registered broker. A crashed broker stays
