@@ -56,3 +56,17 @@ def test_offline_and_under_replicated_counts_come_from_the_same_state(page, serv
     wait_store(page, "!s.clock.playing")
     page.wait_for_timeout(300)
     assert page.inner_text("#partition-summary").endswith("1 under-replicated · 0 offline")
+
+
+def test_config_editor_shows_the_acks_producers_really_use(page, server):
+    """not-enough-replicas (2.6, where acks defaults to 1): 'strict' sends acks=all, 'relaxed'
+    acks=1, and a console send with acks=all; the acks row says so beside the default it sets."""
+    _app, base = server
+    open_page(page, base)
+    load(page, "not-enough-replicas")
+    page.evaluate("() => window.isrlab.command({op: 'produce', topic: 'orders', count: 2, acks: 'all', producer: 'console'})")
+    wait_store(page, "s.clients.has('console') && s.clients.get('console').acks === 'all'")
+    page.keyboard.press("c")
+    row = page.locator("#dlg-config tr", has=page.locator("td.key", has_text="acks"))
+    expect(row.locator(".cfg-in-use")).to_have_text("in use: strict acks=all, relaxed acks=1, console acks=all")
+    assert row.locator("select").input_value() == "1"          # the default it sets, shown apart

@@ -162,6 +162,15 @@ function importPane(app, dlg) {
 }
 
 // -- config editor ------------------------------------------------------------------------------------
+const ACKS_IN_USE_TITLE = "acks is the default of producers that set none: a producer's own acks in the scenario, or the acks a send chose, overrides it";
+
+/** What the producers of the run really send with (the acks of their records), one per producer. */
+export function acksInUse(store) {
+  const used = [];
+  for (const [name, c] of store.clients) if (c.type === "producer") used.push(`${name} acks=${c.acks}`);
+  return used.length ? `in use: ${used.join(", ")}` : "no producer";
+}
+
 export async function openConfig(app) {
   const dlg = document.getElementById("dlg-config");
   const eras = await loadEras();
@@ -170,6 +179,7 @@ export async function openConfig(app) {
   const v = s.meta.kafka_version;
   const edits = new Map();
   const rows = h("tbody");
+  const shownAcks = [];      // the acks row's "in use" line, redrawn from the frames
   for (const [key, spec] of Object.entries(eras.config)) {
     if (!spec.known.includes(v)) continue;
     const current = s.meta.config[key];
@@ -187,8 +197,12 @@ export async function openConfig(app) {
     } else {
       input = h("input", { type: "number", value: kafkaDigits(current), min: spec.min === null ? undefined : spec.min });
     }
+    // a producer's own acks (set on the client in the scenario, or per send) overrides this key:
+    // the row says what the producers really use next to the default it sets
+    const inUse = spec.kind === "acks" ? h("span.dim.small.cfg-in-use", { title: ACKS_IN_USE_TITLE }) : null;
+    if (inUse) shownAcks.push(inUse);
     const tr = h("tr", null, h("td.key", { text: key }), h("td.dim", { text: spec.scope + (spec.dynamic ? " (dynamic)" : "") }),
-      h("td.mono.dim", { text: kafkaNumber(def) }), h("td", null, input));
+      h("td.mono.dim", { text: kafkaNumber(def) }), h("td", null, input, inUse ? " " : null, inUse));
     input.addEventListener("change", () => {
       let val = input.value;
       if (spec.kind === "bool") val = val === "true";
@@ -226,6 +240,7 @@ export async function openConfig(app) {
   const last = new Map();
   const refresh = () => {
     if (!dlg.open || !s.meta) { clearInterval(timer); return; }
+    for (const el of shownAcks) el.textContent = acksInUse(s);
     for (const [name, key, input, label] of shown) {
       const now = String(topicValue(name, key));
       label.textContent = `in force: ${now}`;
@@ -241,6 +256,7 @@ export async function openConfig(app) {
     h("h3", { text: "Broker, client and simulator configs (static: the cluster restarts with them)" }),
     h("table.grid.cfg-table", null, h("thead", null, h("tr", null, ...["key", "scope", `default in ${v}`, "value"].map(t => h("th", { text: t })))), rows),
     h("div.form", { style: { marginTop: "10px" } }, applyBtn)));
+  refresh();
 }
 
 // -- help -----------------------------------------------------------------------------------------------
