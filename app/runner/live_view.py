@@ -19,6 +19,7 @@ from collections import deque
 from .records import LOSS_EVENTS, RecordDigest, producer_settings  # noqa: F401  (LOSS_EVENTS: room.py)
 from .partition_state import active_controller
 from .refresh import PartitionRefresh
+from engine import eras
 from engine.kraft import kraft_view
 from engine.view import broker_view, links_view, partition_view, zk_view
 
@@ -161,6 +162,10 @@ class LiveView:
                             "config": dict(sim.topic_configs.get(name, {}))}
                            for name, spec in sim.topics.items()],
                 "config": dict(sim.config), "network": dict(sc["network"]),
+                # where a value comes from, as kafka-configs.sh names it: server.properties (the
+                # scenario's config) or the era's default (static/js/configs.js)
+                "static_config": dict(sc.get("config") or {}),
+                "config_defaults": eras.defaults(sc["kafka_version"], ("topic", "broker")),
                 "commands": len(sim.commands)}
 
     def new_history(self):

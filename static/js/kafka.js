@@ -1,6 +1,6 @@
 // The Kafka-native corner: kafka-topics.sh --describe and zookeeper-shell, computed from the state;
 // in KRaft eras kafka-metadata-quorum.sh instead of zookeeper-shell (kraft.js).
-import { kafkaDigits } from "./format.js";
+import { configsField, describeConfigs } from "./configs.js";
 import { h } from "./dom.js";
 import { elrColumns, topicId, quorumStatus, quorumReplication } from "./kraft.js";
 
@@ -20,7 +20,7 @@ export function describeTopics(meta, partitions, { topic = null, underReplicated
     const filtered = parts.filter(p => (!underReplicated || p.isr.length < p.replicas.length)
                                        && (!unavailable || offline(p)));
     if (!underReplicated && !unavailable) {
-      const configs = Object.entries(t.config || {}).map(([k, v]) => `${k}=${typeof v === "number" ? kafkaDigits(v) : v}`).join(",");   // Long.MAX_VALUE as Kafka prints it
+      const configs = configsField(meta, t.name);
       const id = kraft ? `\tTopicId: ${topicId(t.name)}` : "";
       lines.push(`Topic: ${t.name}${id}\tPartitionCount: ${t.partitions}\tReplicationFactor: ${t.replication_factor}\tConfigs: ${configs}`);
     }
@@ -76,8 +76,10 @@ export function zkStat(znodes, p, node) {
           `numChildren = ${children(znodes, p).length}`];
 }
 
+const CONFIGS_HELP = "kafka-configs.sh --describe --entity-type topics|brokers --entity-name N | --entity-default [--all]";
 export const SHELL_HELP = [
   "kafka-topics.sh --describe [--topic T] [--under-replicated-partitions] [--unavailable-partitions]",
+  CONFIGS_HELP,
   "ls <path>        list a znode's children (zookeeper-shell)",
   "get <path>       a znode's data and stat",
   "stat <path>      a znode's stat",
@@ -86,6 +88,7 @@ export const SHELL_HELP = [
 
 export const KRAFT_HELP = [
   "kafka-topics.sh --describe [--topic T] [--under-replicated-partitions] [--unavailable-partitions]",
+  CONFIGS_HELP,
   "kafka-metadata-quorum.sh describe --status        the Raft leader, epoch and high watermark",
   "kafka-metadata-quorum.sh describe --replication   every voter's and broker's metadata log end",
   "clear            clear the screen",
@@ -120,6 +123,7 @@ export function runShell(line, { meta, partitions, znodes, quorum = null, broker
     const node = p && znodes.get(p);
     return node ? { lines: zkStat(znodes, p, node) } : { error: `Node does not exist: ${words[1] || ""}` };
   }
+  if (cmd === "kafka-configs.sh" || cmd === "kafka-configs") return describeConfigs(words, meta);
   if (cmd === "kafka-topics.sh" || cmd === "kafka-topics") {
     if (!words.includes("--describe")) return { error: "only --describe is supported here" };
     const ti = words.indexOf("--topic");

@@ -70,3 +70,50 @@ def test_config_editor_shows_the_acks_producers_really_use(page, server):
     row = page.locator("#dlg-config tr", has=page.locator("td.key", has_text="acks"))
     expect(row.locator(".cfg-in-use")).to_have_text("in use: strict acks=all, relaxed acks=1, console acks=all")
     assert row.locator("select").input_value() == "1"          # the default it sets, shown apart
+
+
+def cli(page, line):
+    """Type `line` in the CLI corner; its output block."""
+    page.fill("#cli-input", line)
+    page.press("#cli-input", "Enter")
+    return page.locator("#cli-out > div").last.inner_text()
+
+
+def test_the_cli_corner_prints_configs_as_kafkas_tools_do(page, server):
+    """not-enough-replicas (2.6): min.insync.replicas=2 is in the brokers' server.properties.
+    kafka-topics.sh (asking a broker, 2.2+) lists it under Configs:; kafka-configs.sh names its
+    source: not a dynamic config of the topic until one is set, then the topic's value first."""
+    _app, base = server
+    open_page(page, base)
+    load(page, "not-enough-replicas")
+    page.evaluate("() => window.isrlab.control('pause')")
+    page.click(".tabs button[data-tab=cli]")
+    expect(page.locator("#panel-cli")).to_contain_text("kafka-topics.sh --bootstrap-server broker:9092 --describe")
+    expect(page.locator("#describe")).to_contain_text("ReplicationFactor: 3\tConfigs: min.insync.replicas=2")
+    assert cli(page, "kafka-configs.sh --describe --entity-type topics --entity-name orders") == "Dynamic configs for topic orders are:"
+    assert cli(page, "kafka-configs.sh --describe --entity-type brokers --entity-default") == "Default configs for brokers in the cluster are:"
+    assert cli(page, "kafka-configs.sh --describe --entity-type brokers --entity-name 0") == "Dynamic configs for broker 0 are:"
+    every = cli(page, "kafka-configs.sh --describe --entity-type brokers --entity-name 0 --all").split("\n")
+    assert every[0] == "All configs for broker 0 are:"
+    assert ("  min.insync.replicas=2 sensitive=false synonyms={STATIC_BROKER_CONFIG:min.insync.replicas=2, "
+            "DEFAULT_CONFIG:min.insync.replicas=1}") in every
+    assert cli(page, "kafka-configs.sh --describe --entity-type topics --entity-name nope") \
+        == "The topic 'nope' doesn't exist and doesn't have dynamic config."
+    page.evaluate("() => window.isrlab.command({op: 'set_config', topic: 'orders', key: 'min.insync.replicas', value: 3})")
+    page.evaluate("() => window.isrlab.control('play')")
+    wait_store(page, "s.meta.topics[0].config['min.insync.replicas'] === 3")
+    assert cli(page, "kafka-configs.sh --describe --entity-type topics --entity-name orders").split("\n") == [
+        "Dynamic configs for topic orders are:",
+        "  min.insync.replicas=3 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:min.insync.replicas=3, "
+        "STATIC_BROKER_CONFIG:min.insync.replicas=2, DEFAULT_CONFIG:min.insync.replicas=1}"]
+    expect(page.locator("#describe")).to_contain_text("Configs: min.insync.replicas=3")
+
+
+def test_zookeeper_era_tools_print_only_the_topics_overrides(page, server):
+    """0.10: kafka-topics.sh and kafka-configs.sh talk to ZooKeeper and print /config/topics."""
+    _app, base = server
+    open_page(page, base)
+    load(page, "kip101-scenario-1-v0.10")
+    page.click(".tabs button[data-tab=cli]")
+    expect(page.locator("#panel-cli")).to_contain_text("kafka-topics.sh --zookeeper zk:2181 --describe")
+    assert cli(page, "kafka-configs.sh --describe --entity-type topics --entity-name orders") == "Configs for topic 'orders' are "
