@@ -95,22 +95,22 @@ export const KRAFT_HELP = [
 ];
 const NO_ZOOKEEPER = "There is no ZooKeeper in KRaft mode: the cluster's metadata is the controllers' Raft log (try kafka-metadata-quorum.sh describe --status)";
 
-function metadataQuorum(words, { quorum, brokers }) {
+function metadataQuorum(words, { quorum, brokers, nowMs }) {
   if (!words.includes("describe")) return { error: "only describe --status / --replication is supported here" };
-  if (words.includes("--replication")) return { lines: quorumReplication(quorum, brokers) };
-  if (words.includes("--status")) return { lines: quorumStatus(quorum, brokers) };
+  if (words.includes("--replication")) return { lines: quorumReplication(quorum, brokers, nowMs) };
+  if (words.includes("--status")) return { lines: quorumStatus(quorum, brokers, nowMs) };
   return { error: "One of --status or --replication must be specified with describe sub-command" };
 }
 
 /** Run one line; returns {lines} or {error} (or {clear: true}). `quorum` is set in KRaft eras. */
-export function runShell(line, { meta, partitions, znodes, quorum = null, brokers = [], offline = undefined }) {
+export function runShell(line, { meta, partitions, znodes, quorum = null, brokers = [], offline = undefined, nowMs = 0 }) {
   const words = line.trim().split(/\s+/).filter(Boolean);
   if (!words.length) return { lines: [] };
   let cmd = words[0];
   if (cmd === "help") return { lines: quorum ? KRAFT_HELP : SHELL_HELP };
   if (cmd === "clear") return { clear: true };
   if (quorum) {
-    if (cmd === "kafka-metadata-quorum.sh" || cmd === "kafka-metadata-quorum") return metadataQuorum(words, { quorum, brokers });
+    if (cmd === "kafka-metadata-quorum.sh" || cmd === "kafka-metadata-quorum") return metadataQuorum(words, { quorum, brokers, nowMs });
     if (["zookeeper-shell.sh", "zkCli.sh", "ls", "get", "stat"].includes(cmd)) return { error: NO_ZOOKEEPER };
   } else if (cmd.startsWith("kafka-metadata-quorum")) {
     return { error: "kafka-metadata-quorum.sh needs a KRaft cluster: this era runs on ZooKeeper (try ls /controller)" };

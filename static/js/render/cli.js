@@ -41,7 +41,7 @@ export function createCli(app) {
     print("$ " + line, "cmd");
     const s = app.store;
     const res = runShell(line, { meta: s.meta, partitions: sortedPartitions(s), znodes: s.znodes, quorum: s.quorum,
-      brokers: sortedBrokers(s), offline: p => isOffline(s, p) });
+      brokers: sortedBrokers(s), offline: p => isOffline(s, p), nowMs: s.clock ? s.clock.t_ms : 0 });
     if (res.clear) { out.replaceChildren(); return; }
     if (res.error) print(res.error, "err");
     else print(res.lines.join("\n") || "(no output)");
