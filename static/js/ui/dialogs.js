@@ -4,7 +4,7 @@ import { ACTIONS, keyLabel, inMode } from "../actions.js";
 import { errorText, kafkaNumber, kafkaDigits } from "../format.js";
 import { epochColor } from "../palette.js";
 import { searchPanel } from "./search.js";
-import { eraOption } from "../kafka.js";
+import { newClusterPane } from "./newcluster.js";
 
 let libraryCache = null, erasCache = null;
 
@@ -64,87 +64,6 @@ function libraryPane(app, lib, dlg) {
   const current = app.store.clock && app.store.clock.source && app.store.clock.source.name;
   select(lib.find(s => s.id === current) || lib[0]);
   return h("div.picker", null, list, detail);
-}
-
-function newClusterPane(app, eras, dlg) {
-  const limits = eras.limits;
-  const version = h("select#nc-version", null, ...eras.versions.map(v => eraOption(v, (eras.notes || {})[v])));
-  const versionNote = h("div.dim.small.era-note#nc-version-note");
-  version.value = "2.6";
-  const name = h("input#nc-name", { type: "text", value: "my cluster", size: 30 });
-  const brokers = h("input#nc-brokers", { type: "number", min: 1, max: limits.MAX_BROKERS, value: 3 });
-  const topics = h("div.rows#nc-topics");
-  const addTopic = (n = "orders", p = 3, rf = 3) => {
-    const row = h("div.row", null, h("input.nc-tname", { type: "text", value: n, size: 16, "aria-label": "topic name" }),
-      h("label", null, "partitions", h("input.nc-tparts", { type: "number", min: 1, max: limits.MAX_PARTITIONS, value: p })),
-      h("label", null, "RF", h("input.nc-trf", { type: "number", min: 1, max: limits.MAX_BROKERS, value: rf })),
-      h("button.small.ghost", { type: "button", text: "remove", onclick: () => row.remove() }));
-    topics.append(row);
-  };
-  addTopic();
-  const minIsr = h("input#nc-minisr", { type: "number", min: 1, value: 1 });
-  const unclean = h("input#nc-unclean", { type: "checkbox" });
-  const lag = h("input#nc-lag", { type: "number", min: 1 });
-  const session = h("input#nc-session", { type: "number", min: 300 });
-  const producer = h("input#nc-producer", { type: "checkbox", checked: true });
-  const acks = h("select#nc-acks", null, ...["all", "1", "0"].map(a => h("option", { value: a, text: a })));
-  const rate = h("input#nc-rate", { type: "number", min: 0, max: limits.MAX_RATE_PER_S, value: 20 });
-  const consumer = h("input#nc-consumer", { type: "checkbox" });
-  const duration = h("input#nc-duration", { type: "number", min: 1, max: limits.MAX_DURATION_MS / 1000, value: 120 });
-  const seed = h("input#nc-seed", { type: "number", min: 0, value: 1 });
-  const errorEl = h("div.err-text#nc-error");
-  // the session that decides when a broker is dead: ZooKeeper's, or (KRaft) the controller's
-  const sessionLabel = h("label", { text: "zookeeper.session.timeout.ms" });
-  const sessionKey = () => ((eras.notes || {})[version.value] || {}).kraft ? "broker.session.timeout.ms" : "zookeeper.session.timeout.ms";
-  const defaults = () => {
-    const v = version.value, c = eras.config;
-    lag.placeholder = c["replica.lag.time.max.ms"].defaults[v];
-    const sk = sessionKey();
-    sessionLabel.textContent = sk;
-    session.placeholder = c[sk] ? c[sk].defaults[v] : "";
-    unclean.checked = c["unclean.leader.election.enable"].defaults[v];
-    const note = (eras.notes || {})[v];
-    const path = note && note.kraft ? "through the active controller (KRaft quorum, no ZooKeeper)"
-      : note && note.isr_path === "controller" ? "through the controller" : "through ZooKeeper";
-    versionNote.textContent = note ? `rules of ${note.rules_of} · ISR changes ${path}: ${note.text}` : "";
-  };
-  version.addEventListener("change", defaults);
-  defaults();
-  const build = () => {
-    const tlist = Array.from(topics.querySelectorAll(".row")).map(r => ({
-      name: r.querySelector(".nc-tname").value.trim(), partitions: Number(r.querySelector(".nc-tparts").value),
-      replication_factor: Number(r.querySelector(".nc-trf").value) }));
-    const config = { "min.insync.replicas": Number(minIsr.value), "unclean.leader.election.enable": unclean.checked };
-    if (lag.value) config["replica.lag.time.max.ms"] = Number(lag.value);
-    if (session.value) config[sessionKey()] = Number(session.value);
-    const clients = [];
-    if (producer.checked && tlist.length) clients.push({ name: "p1", type: "producer", topic: tlist[0].name, acks: acks.value, rate_per_s: Number(rate.value) });
-    if (consumer.checked && tlist.length) clients.push({ name: "c1", type: "consumer", topic: tlist[0].name, "auto.offset.reset": "earliest" });
-    return { name: name.value, description: "", seed: Number(seed.value), kafka_version: version.value, brokers: Number(brokers.value),
-             config, topics: tlist, clients, timeline: [], duration_ms: Math.round(Number(duration.value) * 1000) };
-  };
-  const create = async () => {
-    errorEl.textContent = "";
-    const reply = await app.load({ scenario: build() }, true);
-    if (reply && reply.ok) dlg.close();
-    else if (reply) errorEl.textContent = errorText(reply.error);
-  };
-  return h("div", null,
-    h("div.formgrid", null,
-      h("label", { text: "name" }), name,
-      h("label", { text: "kafka_version" }), h("div", null, version, versionNote),
-      h("label", { text: `brokers (1–${limits.MAX_BROKERS})` }), brokers,
-      h("label", { text: "topics" }), h("div", null, topics, h("button.small", { type: "button", text: "+ topic", onclick: () => addTopic("t" + (topics.children.length + 1), 1, 3) })),
-      h("label", { text: "min.insync.replicas" }), minIsr,
-      h("label", { text: "unclean.leader.election.enable" }), unclean,
-      h("label", { text: "replica.lag.time.max.ms" }), lag,
-      sessionLabel, session,
-      h("label", { text: "steady producer p1" }), h("div", null, producer, " acks ", acks, " rate/s ", rate),
-      h("label", { text: "consumer c1 (from earliest)" }), consumer,
-      h("label", { text: "duration (s)" }), duration,
-      h("label", { text: "seed" }), seed),
-    errorEl,
-    h("div.form", { style: { marginTop: "12px" } }, h("button.primary#nc-create", { type: "button", text: "Create cluster", onclick: create })));
 }
 
 function importPane(app, dlg) {
