@@ -61,3 +61,30 @@ def test_the_servers_error_goes_beside_the_field_it_names(page, server):
     expect(field_error(page, "topics[0].partitions")).to_have_text("5000 is out of range (allowed: an integer from 1 to 1000)")
     expect(page.locator(".nc-tparts")).to_have_class(INVALID)
     page.evaluate("() => { window.isrlab.load = window.__load; }")
+
+
+def test_the_sweep_form_shows_its_error_once_beside_its_field(page, server):
+    _app, base = server
+    page.goto(base + "/analytics")
+    page.wait_for_selector("#f-axes .an-axis")
+    page.fill("#f-brokers", "0")
+    page.click("#sweep-form button[type=submit]")
+    note = page.locator("#fields-view .field-err")
+    expect(note).to_have_count(1)
+    expect(note).to_have_text('"0" is not an integer from 1')
+    assert note.get_attribute("data-field") == "base.brokers"
+    expect(page.locator("#f-brokers")).to_have_class(INVALID)
+    # once: not again under the fields nor beside the button
+    assert page.inner_text("#f-summary").strip() == "" and page.inner_text("#form-message").strip() == ""
+    assert page.locator("body").inner_text().count("is not an integer from 1") == 1
+    page.fill("#f-brokers", "3")
+    expect(note).to_have_count(0)
+    # the server's refusal goes beside the field its path names
+    page.route("**/analytics/api/sweeps", lambda route: route.fulfill(status=400, json={"ok": False, "error": {
+        "field": "base.topics[0].replication_factor", "message": "4 is more than the 3 brokers"}})
+        if route.request.method == "POST" else route.continue_())
+    page.fill("#f-rf", "4")
+    page.click("#sweep-form button[type=submit]")
+    expect(page.locator("#fields-view .field-err[data-field='base.topics[0].replication_factor']")).to_have_text("4 is more than the 3 brokers")
+    assert page.inner_text("#form-message").strip() == ""
+    page.errors[:] = [e for e in page.errors if "status of 400" not in e]

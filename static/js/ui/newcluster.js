@@ -5,6 +5,7 @@
 // topics[0].replication_factor) is put beside the field that path names.
 import { h } from "../dom.js";
 import { eraOption } from "../kafka.js";
+import { clearFieldErrors, showFieldError } from "../fielderrors.js";
 
 const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;      // engine/scenario/fields.py TOPIC_NAME
 const isInt = v => Number.isInteger(v);
@@ -130,16 +131,12 @@ export function newClusterPane(app, eras, dlg) {
   const pane = h("div");
   /** Mark every error's field and write its words beside it; the rest under the form. */
   const show = errors => {
-    for (const el of pane.querySelectorAll(".field-err")) el.remove();
-    for (const el of pane.querySelectorAll(".invalid")) { el.classList.remove("invalid"); el.removeAttribute("aria-invalid"); }
+    clearFieldErrors(pane);
     const loose = [];
     for (const e of errors) {
       const input = fields.get(e.field) || fields.get(e.field.replace(/\.[^.[\]]+$/, ""));
-      if (!input) { loose.push(e.message); continue; }
-      input.classList.add("invalid");
-      input.setAttribute("aria-invalid", "true");
-      const anchor = input.closest(".row") || input.closest("label") || input;
-      anchor.after(h("div.field-err.err-text.small", { text: e.message, dataset: { field: e.field } }));
+      if (input) showFieldError(input, e.message, e.field);
+      else loose.push(e.message);
     }
     errorEl.textContent = loose.length ? loose.join("\n")
       : errors.length ? `${errors.length} field${errors.length === 1 ? "" : "s"} to correct (marked in red)` : "";
