@@ -19,6 +19,7 @@ from collections import deque
 from .records import LOSS_EVENTS, RecordDigest, producer_settings  # noqa: F401  (LOSS_EVENTS: room.py)
 from .partition_state import active_controller
 from .refresh import PartitionRefresh
+from engine import eras
 from engine.kraft import kraft_view
 from engine.view import broker_view, links_view, partition_view, zk_view
 
@@ -49,14 +50,19 @@ class MessageTap:
     It lives inside the simulation (``sim.network.observer``), so it must survive a snapshot:
     pickling keeps no messages and a restored simulation gets a fresh, detached tap.
     """
-    __slots__ = ("sent",)
+    __slots__ = ("sent", "on_deliver")
 
     def __init__(self):
         self.sent = deque(maxlen=4096)
+        self.on_deliver = None       # KRaft: the FetchClock, told of every delivery
 
     def __call__(self, kind, env):
-        if kind == "deliver" or env.source == env.target:
-            return  # deliveries are implied; a broker talking to itself has nothing to draw
+        if kind == "deliver":
+            if self.on_deliver is not None:
+                self.on_deliver(env)
+            return  # deliveries are implied
+        if env.source == env.target:
+            return  # a broker talking to itself has nothing to draw
         label = env.type
         if label.startswith("Zk") and isinstance(env.body, dict) and env.body.get("op"):
             label = f"{label}:{env.body['op']}"
@@ -70,6 +76,47 @@ class MessageTap:
 
     def __reduce__(self):
         return (MessageTap, ())
+
+
+class FetchClock:
+    """KRaft: what the Raft leader knows of each replica's metadata fetches, as Kafka's
+    ``LeaderState.ReplicaState`` keeps it for DescribeQuorum (kafka-metadata-quorum.sh describe
+    --replication): the offset of its last Fetch, when that Fetch arrived (lastFetchTimestamp) and
+    when it was last caught up with the leader's log end (lastCaughtUpTimestamp), on the simulated
+    clock. A new leader (or epoch) starts from nothing, -1, as Kafka's new LeaderState does.
+
+    Told of every delivery by the MessageTap; reads the simulation, never changes it."""
+
+    def __init__(self, sim):
+        self.sim = sim
+        self.epoch_of = None          # (leader id, epoch) the states belong to
+        self.states = {}              # replica id -> [end, last fetch ms, last caught up ms, leader end at last fetch]
+
+    def __call__(self, env):
+        body = env.body
+        if env.type != "Fetch" or not isinstance(body, dict) or "partitions" in body or "replica_id" not in body:
+            return  # a replica's partition Fetch, not one of the metadata log
+        leader = self.sim.quorum.voters.get(env.target)
+        if leader is None or leader.role != "leader" or not leader.running:
+            return  # answered NOT_LEADER: nothing the leader tracks
+        if self.epoch_of != (leader.node_id, leader.epoch):
+            self.epoch_of, self.states = (leader.node_id, leader.epoch), {}
+        now, offset, leader_end = self.sim.scheduler.now_ms, body["fetch_offset"], len(leader.log)
+        state = self.states.setdefault(body["replica_id"], [-1, -1, -1, 0])
+        # ReplicaState.updateFollowerState: caught up now, or up to where the leader was at the last fetch
+        if offset >= leader_end:
+            state[2] = max(state[2], now)
+        elif state[3] > 0 and offset >= state[3]:
+            state[2] = max(state[2], state[1])
+        state[0], state[1], state[3] = offset, now, leader_end
+
+    def view(self):
+        """replica id (a string) -> [end offset, last fetch ms, last caught up ms] as the Raft
+        leader knows them; empty while no voter leads the epoch they were taken in."""
+        leader = self.sim.quorum.voters.get(self.epoch_of[0]) if self.epoch_of else None
+        if leader is None or leader.role != "leader" or not leader.running or leader.epoch != self.epoch_of[1]:
+            return {}
+        return {str(r): s[:3] for r, s in self.states.items()}
 
 
 _PRIORITY = {"LeaderAndIsr": 0, "UpdateMetadata": 0, "StopReplica": 0, "ControlledShutdown": 0, "AlterIsr": 0,
@@ -143,6 +190,9 @@ class LiveView:
         self.history_seen = len(sim.history)
         self.violations_seen = 0
         self.refresh = PartitionRefresh()
+        self.fetch_clock = None
+        if sim.quorum is not None:
+            self.fetch_clock = self.tap.on_deliver = FetchClock(sim)
         self._zk_version, self._zk_entities = None, {}
         self._user_ops = None             # (at_ms, op) of the recorded session's own commands
 
@@ -161,6 +211,10 @@ class LiveView:
                             "config": dict(sim.topic_configs.get(name, {}))}
                            for name, spec in sim.topics.items()],
                 "config": dict(sim.config), "network": dict(sc["network"]),
+                # where a value comes from, as kafka-configs.sh names it: server.properties (the
+                # scenario's config) or the era's default (static/js/configs.js)
+                "static_config": dict(sc.get("config") or {}),
+                "config_defaults": eras.defaults(sc["kafka_version"], ("topic", "broker")),
                 "commands": len(sim.commands)}
 
     def new_history(self):
@@ -198,6 +252,7 @@ class LiveView:
         out = {"meta": self.meta(), "controller": active_controller(sim), "links": links_view(sim)}
         if sim.quorum is not None:     # KRaft: the quorum and its metadata log instead of znodes
             out["quorum"] = kraft_view.quorum_view(sim)
+            out["quorum"]["fetches"] = self.fetch_clock.view() if self.fetch_clock else {}
         for broker in sim.brokers.values():
             out[f"b:{broker.node_id}"] = broker_view(sim, broker)
         keys = [sim.key(topic, p) for topic, spec in sim.topics.items() for p in range(spec["partitions"])]

@@ -1,12 +1,13 @@
 // The Kafka-native corner: kafka-topics.sh --describe and zookeeper-shell, computed from the state;
 // in KRaft eras kafka-metadata-quorum.sh instead of zookeeper-shell (kraft.js).
-import { kafkaDigits } from "./format.js";
+import { configsField, describeConfigs } from "./configs.js";
 import { h } from "./dom.js";
 import { elrColumns, topicId, quorumStatus, quorumReplication } from "./kraft.js";
 
 /** `kraft`: against a KRaft broker (3.8+) the header carries the TopicId and every partition line
  *  the Elr and LastKnownElr columns (TopicCommand from 3.8, through DescribeTopicPartitions). */
-export function describeTopics(meta, partitions, { topic = null, underReplicated = false, unavailable = false, kraft = false } = {}) {
+export function describeTopics(meta, partitions, { topic = null, underReplicated = false, unavailable = false, kraft = false,
+                                                  offline = p => p.leader === -1 } = {}) {
   const lines = [];
   const byTopic = new Map();
   for (const p of partitions) {
@@ -17,9 +18,9 @@ export function describeTopics(meta, partitions, { topic = null, underReplicated
     if (topic !== null && t.name !== topic) continue;
     const parts = (byTopic.get(t.name) || []).slice().sort((a, b) => a.partition - b.partition);
     const filtered = parts.filter(p => (!underReplicated || p.isr.length < p.replicas.length)
-                                       && (!unavailable || p.leader === -1 || p.offline));
+                                       && (!unavailable || offline(p)));
     if (!underReplicated && !unavailable) {
-      const configs = Object.entries(t.config || {}).map(([k, v]) => `${k}=${typeof v === "number" ? kafkaDigits(v) : v}`).join(",");   // Long.MAX_VALUE as Kafka prints it
+      const configs = configsField(meta, t.name);
       const id = kraft ? `\tTopicId: ${topicId(t.name)}` : "";
       lines.push(`Topic: ${t.name}${id}\tPartitionCount: ${t.partitions}\tReplicationFactor: ${t.replication_factor}\tConfigs: ${configs}`);
     }
@@ -75,8 +76,10 @@ export function zkStat(znodes, p, node) {
           `numChildren = ${children(znodes, p).length}`];
 }
 
+const CONFIGS_HELP = "kafka-configs.sh --describe --entity-type topics|brokers --entity-name N | --entity-default [--all]";
 export const SHELL_HELP = [
   "kafka-topics.sh --describe [--topic T] [--under-replicated-partitions] [--unavailable-partitions]",
+  CONFIGS_HELP,
   "ls <path>        list a znode's children (zookeeper-shell)",
   "get <path>       a znode's data and stat",
   "stat <path>      a znode's stat",
@@ -85,28 +88,29 @@ export const SHELL_HELP = [
 
 export const KRAFT_HELP = [
   "kafka-topics.sh --describe [--topic T] [--under-replicated-partitions] [--unavailable-partitions]",
+  CONFIGS_HELP,
   "kafka-metadata-quorum.sh describe --status        the Raft leader, epoch and high watermark",
   "kafka-metadata-quorum.sh describe --replication   every voter's and broker's metadata log end",
   "clear            clear the screen",
 ];
 const NO_ZOOKEEPER = "There is no ZooKeeper in KRaft mode: the cluster's metadata is the controllers' Raft log (try kafka-metadata-quorum.sh describe --status)";
 
-function metadataQuorum(words, { quorum, brokers }) {
+function metadataQuorum(words, { quorum, brokers, nowMs }) {
   if (!words.includes("describe")) return { error: "only describe --status / --replication is supported here" };
-  if (words.includes("--replication")) return { lines: quorumReplication(quorum, brokers) };
-  if (words.includes("--status")) return { lines: quorumStatus(quorum, brokers) };
+  if (words.includes("--replication")) return { lines: quorumReplication(quorum, brokers, nowMs) };
+  if (words.includes("--status")) return { lines: quorumStatus(quorum, brokers, nowMs) };
   return { error: "One of --status or --replication must be specified with describe sub-command" };
 }
 
 /** Run one line; returns {lines} or {error} (or {clear: true}). `quorum` is set in KRaft eras. */
-export function runShell(line, { meta, partitions, znodes, quorum = null, brokers = [] }) {
+export function runShell(line, { meta, partitions, znodes, quorum = null, brokers = [], offline = undefined, nowMs = 0 }) {
   const words = line.trim().split(/\s+/).filter(Boolean);
   if (!words.length) return { lines: [] };
   let cmd = words[0];
   if (cmd === "help") return { lines: quorum ? KRAFT_HELP : SHELL_HELP };
   if (cmd === "clear") return { clear: true };
   if (quorum) {
-    if (cmd === "kafka-metadata-quorum.sh" || cmd === "kafka-metadata-quorum") return metadataQuorum(words, { quorum, brokers });
+    if (cmd === "kafka-metadata-quorum.sh" || cmd === "kafka-metadata-quorum") return metadataQuorum(words, { quorum, brokers, nowMs });
     if (["zookeeper-shell.sh", "zkCli.sh", "ls", "get", "stat"].includes(cmd)) return { error: NO_ZOOKEEPER };
   } else if (cmd.startsWith("kafka-metadata-quorum")) {
     return { error: "kafka-metadata-quorum.sh needs a KRaft cluster: this era runs on ZooKeeper (try ls /controller)" };
@@ -119,6 +123,7 @@ export function runShell(line, { meta, partitions, znodes, quorum = null, broker
     const node = p && znodes.get(p);
     return node ? { lines: zkStat(znodes, p, node) } : { error: `Node does not exist: ${words[1] || ""}` };
   }
+  if (cmd === "kafka-configs.sh" || cmd === "kafka-configs") return describeConfigs(words, meta);
   if (cmd === "kafka-topics.sh" || cmd === "kafka-topics") {
     if (!words.includes("--describe")) return { error: "only --describe is supported here" };
     const ti = words.indexOf("--topic");
@@ -127,7 +132,7 @@ export function runShell(line, { meta, partitions, znodes, quorum = null, broker
       return { error: `Error while executing topic command : Topic '${topic}' does not exist as expected` };
     }
     return { lines: describeTopics(meta, partitions, { topic, underReplicated: words.includes("--under-replicated-partitions"),
-                                                       unavailable: words.includes("--unavailable-partitions"), kraft: Boolean(quorum) }) };
+                                                       unavailable: words.includes("--unavailable-partitions"), kraft: Boolean(quorum), offline }) };
   }
   return { error: `unknown command: ${cmd} (try help)` };
 }

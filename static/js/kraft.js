@@ -40,23 +40,50 @@ export const topicId = name => uuidOf("topic:" + name);
 export const directoryId = broker => uuidOf("broker:" + broker);
 const CLUSTER_ID = "SVNSTGFiLVNpbXVsYXRvcg";          // a fixed id: the simulator runs one cluster
 
+/** A voter's high watermark as the page shows it: a stopped voter keeps its log on disk (its log
+ *  end offset stays) but not its high watermark, which it learns again from the leader once it
+ *  runs; the 0 the frame carries while it is stopped is not a value the voter holds. */
+export function voterHw(v, short = false) {
+  if (v.state !== "stopped") return String(v.high_watermark);
+  return short ? "–" : "unknown (stopped)";
+}
+
 function activeVoter(q) { return q.voters.find(v => v.id === q.active) || null; }
 
-/** Brokers the quorum leader sees as observers: every registered broker. A crashed broker stays
- *  listed (Kafka keeps observers for 300 s after their last fetch), its lag growing. */
-function observers(brokers) {
-  return brokers.filter(b => typeof b.broker_epoch === "number" && b.broker_epoch >= 0);
+/** What the Raft leader answers to DescribeQuorum: per voter and observer its log end offset as
+ *  the leader knows it (the offset of its last Fetch, -1 before one) and the fetch timestamps on
+ *  the simulated clock (`quorum.fetches`, app/runner/live_view.py FetchClock); the leader's own
+ *  row carries its log end and "now", as LeaderState.describeReplicaState does (3.9, 4.1).
+ *  Observers are the brokers whose Fetch this leader took; a frame without `fetches` (an older
+ *  recording) lists every registered broker with -1 timestamps. */
+export function describeQuorum(quorum, brokers, nowMs) {
+  const leader = activeVoter(quorum);
+  const fetches = quorum.fetches;
+  const voterIds = new Set(quorum.voters.map(v => v.id));
+  const known = id => (fetches && fetches[id]) || [-1, -1, -1];
+  const row = (id, dir, status, [end, fetch, caught]) => ({ id, dir, status, end, fetch, caught });
+  const voters = (leader ? [leader, ...quorum.voters.filter(v => v !== leader)] : quorum.voters).map(v => v === leader
+    ? row(v.id, ZERO_UUID, "Leader", [v.log_end_offset, nowMs, nowMs])
+    : fetches ? row(v.id, ZERO_UUID, "Follower", known(v.id)) : row(v.id, ZERO_UUID, "Follower", [v.log_end_offset, -1, -1]));
+  const observerIds = fetches ? Object.keys(fetches).map(Number).filter(id => !voterIds.has(id)).sort((a, b) => a - b)
+    : brokers.filter(b => typeof b.broker_epoch === "number" && b.broker_epoch >= 0).map(b => b.id);
+  const byId = new Map(brokers.map(b => [b.id, b]));
+  const observers = observerIds.map(id => fetches ? row(id, directoryId(id), "Observer", known(id))
+    : row(id, directoryId(id), "Observer", [byId.get(id).metadata_offset, -1, -1]));
+  return { leader: leader ? voters[0] : null, voters, observers };
 }
 
 /** `kafka-metadata-quorum.sh describe --status`, in the layout of Kafka 3.9+ (MetadataQuorumCommand:
- *  voters and observers as JSON-like objects on one line). */
-export function quorumStatus(quorum, brokers) {
-  const leader = activeVoter(quorum);
-  const leo = leader ? leader.log_end_offset : 0;
-  const lags = quorum.voters.filter(v => v !== leader).map(v => leo - v.log_end_offset);
-  const maxLag = leader && lags.length ? Math.max(0, ...lags) : 0;
+ *  voters and observers as JSON-like objects on one line). MaxFollowerLag and MaxFollowerLagTimeMs
+ *  compare the leader with the voter of the smallest log end, by their last caught-up times. */
+export function quorumStatus(quorum, brokers, nowMs = 0) {
+  const d = describeQuorum(quorum, brokers, nowMs);
+  const laggard = d.voters.reduce((m, v) => (m === null || v.end < m.end ? v : m), null);
+  const maxLag = d.leader && laggard ? d.leader.end - laggard.end : 0;
+  const lagMs = !d.leader || !laggard || laggard === d.leader ? 0
+    : laggard.caught >= 0 ? d.leader.caught - laggard.caught : -1;
   const voters = quorum.voters.map(v => `{"id": ${v.id}, "endpoints": ["CONTROLLER://controller-${v.id}:9093"]}`);
-  const obs = observers(brokers).map(b => `{"id": ${b.id}, "directoryId": "${directoryId(b.id)}"}`);
+  const obs = d.observers.map(o => `{"id": ${o.id}, "directoryId": "${o.dir}"}`);
   const pad = k => (k + ":").padEnd(24);
   return [
     pad("ClusterId") + CLUSTER_ID,
@@ -64,29 +91,19 @@ export function quorumStatus(quorum, brokers) {
     pad("LeaderEpoch") + quorum.raft_epoch,
     pad("HighWatermark") + quorum.high_watermark,
     pad("MaxFollowerLag") + maxLag,
-    // the frame has no per-voter fetch times: a caught-up quorum lags 0 ms, a lagging one "unknown"
-    pad("MaxFollowerLagTimeMs") + (maxLag === 0 ? 0 : -1),
+    pad("MaxFollowerLagTimeMs") + lagMs,
     pad("CurrentVoters") + `[${voters.join(", ")}]`,
     pad("CurrentObservers") + `[${obs.join(", ")}]`,
   ];
 }
 
 /** `kafka-metadata-quorum.sh describe --replication` (the 3.9+ columns): the leader, the other
- *  voters, then the brokers as observers; cells left-aligned, padded and tab-separated like
- *  ToolsUtils.prettyPrintTable. Fetch timestamps the frame does not carry print as -1. */
-export function quorumReplication(quorum, brokers) {
-  const leader = activeVoter(quorum);
-  const leo = leader ? leader.log_end_offset : 0;
-  const ts = v => (v === null || v === undefined ? -1 : v);
-  const rows = [];
-  const voters = leader ? [leader, ...quorum.voters.filter(v => v !== leader)] : quorum.voters;
-  for (const v of voters) {
-    rows.push([v.id, ZERO_UUID, v.log_end_offset, Math.max(0, leo - v.log_end_offset), ts(v.last_fetch_ms),
-      ts(v.last_caught_up_ms), v === leader ? "Leader" : "Follower"]);
-  }
-  for (const b of observers(brokers)) {
-    rows.push([b.id, directoryId(b.id), b.metadata_offset, Math.max(0, leo - b.metadata_offset), -1, -1, "Observer"]);
-  }
+ *  voters, then the observers; cells left-aligned, padded and tab-separated like
+ *  ToolsUtils.prettyPrintTable; timestamps in ms of the simulated clock. */
+export function quorumReplication(quorum, brokers, nowMs = 0) {
+  const d = describeQuorum(quorum, brokers, nowMs);
+  const leo = d.leader ? d.leader.end : 0;
+  const rows = [...d.voters, ...d.observers].map(r => [r.id, r.dir, r.end, leo - r.end, r.fetch, r.caught, r.status]);
   return prettyTable(["NodeId", "DirectoryId", "LogEndOffset", "Lag", "LastFetchTimestamp", "LastCaughtUpTimestamp", "Status"], rows);
 }
 

@@ -47,7 +47,7 @@ def test_crash_the_leader_by_clicking_and_watch_the_election(page, server):
     wait_store(page, "s.clock.speed === 10")
     page.keyboard.press(" ")                                         # play
     page.wait_for_selector(".broker[data-broker='1'] .countdown", timeout=15000)
-    assert "session expires in" in page.locator(".broker[data-broker='1'] .countdown").inner_text()
+    assert "still alive · expires in" in page.locator(".broker[data-broker='1'] .countdown").inner_text()
     wait_store(page, "s.partitions.get('orders-0').leader === 2", timeout=20000)
     page.keyboard.press(" ")                                         # pause
     wait_store(page, "!s.clock.playing")

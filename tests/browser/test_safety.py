@@ -29,8 +29,8 @@ def test_user_text_is_rendered_as_text(page, server):
     page.click(".dlg-tabs button[data-tab=new]")
     page.fill(".nc-tname", EVIL)
     page.click("#nc-create")
-    page.wait_for_function("() => document.getElementById('nc-error').textContent.length > 0")
-    error = page.locator("#nc-error").inner_text()
+    page.wait_for_selector(".field-err[data-field='topics[0].name']")
+    error = page.locator(".field-err[data-field='topics[0].name']").inner_text()
     assert EVIL in error and "is not a legal Kafka topic name" in error
     page.keyboard.press("Escape")
     # 3. the same name typed into the Kafka shell

@@ -16,7 +16,7 @@ export const EXAMPLE = {
 };
 
 export class FormError extends Error {
-  constructor(field, message) { super(`${field}: ${message}`); this.field = field; }
+  constructor(field, message) { super(`${field}: ${message}`); this.field = field; this.detail = message; }
 }
 
 // one typed value from the text of an axis's values, or FormError

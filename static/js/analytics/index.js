@@ -4,6 +4,7 @@ import { format } from "./heatmap.js";
 import { EXAMPLE, FormError, buildDocument, fieldsOf } from "./form.js";
 import { showStatus, sweepStatus } from "./status.js";
 import { $, getJSON, link, td } from "./util.js";
+import { clearFieldErrors, showFieldError } from "../fielderrors.js";
 
 let kinds = {};            // axis -> kind of its values ("int", "bool", "text" or choices)
 let axisNames = [];
@@ -61,18 +62,41 @@ function fillFields(f) {
   summary();
 }
 
-// "8 cells × 25 seeds = 200 runs" under the fields, or what is wrong with them
+// the input a document path names (a FormError's or the server's field), or null
+const PATHS = { name: "#f-name", "base.brokers": "#f-brokers", "base.partitions": "#f-partitions",
+  "base.topics[0].partitions": "#f-partitions", "base.replication_factor": "#f-rf", "base.topics[0].replication_factor": "#f-rf",
+  "base.rate_per_s": "#f-rate", "base.clients[0].rate_per_s": "#f-rate", "base.duration_ms": "#f-duration",
+  seeds: "#f-seeds", "seeds.count": "#f-seeds", "seeds.first": "#f-first-seed", faults: "#f-faults" };
+function inputOf(field) {
+  if (!field) return null;
+  const axis = /^grid\.(.+?)(\[\d+\])?$/.exec(field);
+  if (axis) {
+    const row = [...document.querySelectorAll("#f-axes .an-axis")].find((r) => r.querySelector(".axis-name").value === axis[1]);
+    return row ? row.querySelector(".axis-values") : null;
+  }
+  return PATHS[field] ? $(PATHS[field]) : null;
+}
+
+/** One error of the fields, beside the field it names; true when it found its field. */
+function showError(field, message) {
+  clearFieldErrors($("#fields-view"));
+  const input = inputOf(field);
+  if (input) showFieldError(input, message, field);
+  return Boolean(input);
+}
+
+// "8 cells × 25 seeds = 200 runs" under the fields; what is wrong with them shows beside the field
 function summary() {
   const out = $("#f-summary");
   try {
     const doc = buildDocument(readFields(), kinds);
+    clearFieldErrors($("#fields-view"));
     const cells = Object.values(doc.grid).reduce((n, vals) => n * vals.length, 1);
     const seeds = typeof doc.seeds === "object" ? doc.seeds.count : doc.seeds;
-    out.className = "small dim";
     out.textContent = `${cells} cell(s) × ${seeds} seed(s) = ${cells * seeds} runs`;
   } catch (e) {
-    out.className = "small error";
-    out.textContent = e.message;
+    if (!(e instanceof FormError)) throw e;
+    out.textContent = showError(e.field, e.detail) ? "" : e.message;
   }
 }
 
@@ -164,11 +188,13 @@ async function startSweep(event) {
   const msg = $("#form-message");
   msg.className = "small";
   let doc;
+  msg.textContent = "";
   try {
     doc = mode === "json" ? JSON.parse($("#sweep-doc").value) : buildDocument(readFields(), kinds);
   } catch (e) {
+    if (e instanceof FormError) { summary(); return; }     // shown once, beside its field
     msg.className = "small error";
-    msg.textContent = e instanceof FormError ? e.message : `Not valid JSON: ${e.message}`;
+    msg.textContent = `Not valid JSON: ${e.message}`;
     return;
   }
   const { status, body } = await getJSON("/analytics/api/sweeps", {
@@ -177,7 +203,9 @@ async function startSweep(event) {
   if (status !== 202) {
     msg.className = "small error";
     const e = body.error || {};
-    msg.textContent = `${e.field ? e.field + ": " : ""}${e.message || "failed"}${e.allowed ? ` (allowed: ${e.allowed})` : ""}`;
+    const words = `${e.message || "failed"}${e.allowed ? ` (allowed: ${e.allowed})` : ""}`;
+    // in the form, beside the field the server names; in the JSON tab (or a field the form lacks) its path says where
+    if (!(mode === "fields" && showError(e.field, words))) msg.textContent = `${e.field ? e.field + ": " : ""}${words}`;
     return;
   }
   msg.textContent = "Started: ";

@@ -4,12 +4,17 @@ import { h, setText } from "../dom.js";
 import { describeTopics, runShell } from "../kafka.js";
 import { sortedPartitions, sortedBrokers } from "../store.js";
 import { isKraft } from "../kraft.js";
+import { isOffline } from "../health.js";
+import { zookeeperTools } from "../configs.js";
 
 const PRESETS = ["kafka-topics.sh --describe", "kafka-topics.sh --describe --under-replicated-partitions",
-  "ls /brokers/ids", "get /controller", "ls /isr_change_notification", "get /brokers/topics/orders/partitions/0/state"];
+  "kafka-configs.sh --describe --entity-type topics --entity-name orders", "ls /brokers/ids", "get /controller", "ls /isr_change_notification", "get /brokers/topics/orders/partitions/0/state"];
 const KRAFT_PRESETS = ["kafka-topics.sh --describe", "kafka-topics.sh --describe --under-replicated-partitions",
+  "kafka-configs.sh --describe --entity-type topics --entity-name orders",
   "kafka-metadata-quorum.sh describe --status", "kafka-metadata-quorum.sh describe --replication"];
 const LIVE_ZK = "$ kafka-topics.sh --zookeeper zk:2181 --describe   (live)";
+// from 2.2 the tool asks a broker (DescribeConfigs): Configs: lists server.properties values too
+const LIVE_BOOTSTRAP = "$ kafka-topics.sh --bootstrap-server broker:9092 --describe   (live)";
 const LIVE_KRAFT = "$ kafka-topics.sh --bootstrap-server broker:9092 --describe   (live)";
 
 export function createCli(app) {
@@ -36,7 +41,7 @@ export function createCli(app) {
     print("$ " + line, "cmd");
     const s = app.store;
     const res = runShell(line, { meta: s.meta, partitions: sortedPartitions(s), znodes: s.znodes, quorum: s.quorum,
-      brokers: sortedBrokers(s) });
+      brokers: sortedBrokers(s), offline: p => isOffline(s, p), nowMs: s.clock ? s.clock.t_ms : 0 });
     if (res.clear) { out.replaceChildren(); return; }
     if (res.error) print(res.error, "err");
     else print(res.lines.join("\n") || "(no output)");
@@ -57,7 +62,10 @@ export function createCli(app) {
     if (mode !== kraft) {      // the tools of the era: zookeeper-shell or kafka-metadata-quorum.sh
       mode = kraft;
       presets.replaceChildren(...(kraft ? KRAFT_PRESETS : PRESETS).map(p => h("button.small", { type: "button", text: p, onclick: () => exec(p) })));
-      setText(liveLine, kraft ? LIVE_KRAFT : LIVE_ZK);
+    }
+    if (liveLine.__era !== store.meta.kafka_version) {
+      liveLine.__era = store.meta.kafka_version;
+      setText(liveLine, kraft ? LIVE_KRAFT : zookeeperTools(store.meta) ? LIVE_ZK : LIVE_BOOTSTRAP);
       input.placeholder = kraft ? "kafka-metadata-quorum.sh describe --status · kafka-topics.sh --describe · help"
         : "ls /brokers/ids · get /controller · kafka-topics.sh --describe --topic orders · help";
       describe.title = kraft ? "kafka-topics.sh --describe, refreshed live (from the metadata the brokers hold)"

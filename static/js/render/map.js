@@ -157,14 +157,18 @@ export function createMap(app) {
       ttl.hidden = true;
       return;
     }
+    // a broker process that is down holds no client, but ZooKeeper keeps its session (and the
+    // ephemeral /brokers/ids/<id>) until the session expires: say so, with the countdown
+    const orphaned = (zk.client_state === "none" || !zk.client_state) && store.znodes.has(`/brokers/ids/${b.id}`);
     const silentFor = zk.last_heard_by_zk_ms === null ? 0 : tNow - zk.last_heard_by_zk_ms;
-    const cutOff = silentFor > timeout / 3 + 250;
+    const cutOff = orphaned || silentFor > timeout / 3 + 250;
     ttl.hidden = false;
     setStyle(ttl.firstChild, "width", (left.fraction * 100).toFixed(1) + "%");
     setClass(ttl, "low", cutOff);
     if (cutOff) {
       if (!text.__cd) { text.replaceChildren(h("span.countdown")); text.__cd = true; text.__text = null; }
-      setText(text.firstChild, `session expires in ${shortSeconds(left.ms)}`);
+      setText(text.firstChild, orphaned ? `ZK session ${hex(zk.session_id)} still alive · expires in ${shortSeconds(left.ms)}`
+        : `session expires in ${shortSeconds(left.ms)}`);
     } else {
       if (text.__cd) { text.__cd = false; text.replaceChildren(); text.__text = null; }
       setText(text, `ZK ${zk.client_state} · ${hex(zk.session_id)}`);

@@ -12,6 +12,7 @@ import { wireAxis, wireLedger } from "./axisinput.js";
 import { minIsr, unclean } from "./topicconfig.js";
 import { elrEnabled } from "../kraft.js";
 import { epochColor } from "../palette.js";
+import { isOffline, isUnderReplicated, leaderGone } from "../health.js";
 
 export { minIsr, unclean };
 
@@ -129,7 +130,8 @@ export function createPartitions(app) {
 
   function updateCard(card, p, store, force) {
     const hl = store.ui.highlight;
-    const cls = "pcard" + (p.offline && created(p) ? " offline" : "") + (hl.partitions.has(p.key) ? " hl" : "");
+    const offline = isOffline(store, p);
+    const cls = "pcard" + (offline && created(p) ? " offline" : "") + (hl.partitions.has(p.key) ? " hl" : "");
     if (card.className !== cls) card.className = cls;
     setText(card.querySelector(".pkey"), p.key);
     const facts = card.querySelector(".facts");
@@ -155,10 +157,13 @@ export function createPartitions(app) {
     const made = created(p);
     if (!made) badges.push(["NOT CREATED YET", "info", store.quorum ? "no PartitionRecord committed yet: the controller has not created it"
       : "no state znode yet: the controller has not elected its first leader"]);
-    else if (p.offline) badges.push(["OFFLINE", "bad", "no live leader: produce and fetch fail"]);
+    else if (offline) badges.push(["OFFLINE", "bad", "no leader the controller holds live: produce and fetch fail"]);
+    else if (leaderGone(store, p)) badges.push([`LEADER ${p.leader} DOWN`, "bad", store.quorum
+      ? "the leader's broker is down; the controller moves leadership once it fences the broker (not counted offline until then)"
+      : "the leader's broker is down; the controller moves leadership once its ZooKeeper session expires (not counted offline until then)"]);
     if (p.leader_recovery_state === 1 || p.leader_recovery_state === "RECOVERING") badges.push(["RECOVERING", "warn", "KIP-704: elected uncleanly; the leader is recovering its log and the ISR cannot grow until it is done (leader_recovery_state 1)"]);
-    else if (made && p.isr.length < p.replicas.length) badges.push(["UNDER-REPLICATED", "warn", "ISR smaller than the replica list"]);
-    if (made && !p.offline && p.isr.length < min) badges.push([`ISR < min.insync.replicas=${min}`, "bad", "acks=all produce fails with NOT_ENOUGH_REPLICAS"]);
+    else if (made && isUnderReplicated(store, p)) badges.push(["UNDER-REPLICATED", "warn", "the leader's ISR is smaller than the replica list"]);
+    if (made && !offline && !leaderGone(store, p) && p.isr.length < min) badges.push([`ISR < min.insync.replicas=${min}`, "bad", "acks=all produce fails with NOT_ENOUGH_REPLICAS"]);
     const badgeText = badges.map(b => b[0]).join("|");
     const badgeEl = card.querySelector(".badges");
     if (badgeEl.__text !== badgeText) {
@@ -312,11 +317,14 @@ export function createPartitions(app) {
     skipped = 0;
     const all = sortedPartitions(store);
     const hl = store.ui.highlight;
-    const shown = all.filter(p => filter === "all" || (filter === "urp" && p.isr.length < p.replicas.length)
-      || (filter === "offline" && p.offline) || (filter === "highlighted" && hl.partitions.has(p.key)));
+    const shown = all.filter(p => filter === "all" || (filter === "urp" && isUnderReplicated(store, p))
+      || (filter === "offline" && isOffline(store, p)) || (filter === "highlighted" && hl.partitions.has(p.key)));
     const live = all.filter(created);                            // partitions the controller has created
-    const offline = live.filter(p => p.offline).length, urp = live.filter(p => p.isr.length < p.replicas.length).length;
-    setText(summary, `${all.length} partition${all.length === 1 ? "" : "s"} · ${urp} under-replicated · ${offline} offline`);
+    // Kafka's two metrics, from the same state; a crashed leader no metric counts yet is named apart
+    const offline = live.filter(p => isOffline(store, p)).length, urp = live.filter(p => isUnderReplicated(store, p)).length;
+    const gone = live.filter(p => leaderGone(store, p)).length;
+    setText(summary, `${all.length} partition${all.length === 1 ? "" : "s"} · ${urp} under-replicated · ${offline} offline`
+      + (gone ? ` · ${gone} with its leader down (not counted until the controller notices)` : ""));
     drawEpochKey(Math.max(0, ...all.map(p => p.leader_epoch || 0)));
     let widthChanged = widthKey !== lastWidthKey;
     lastWidthKey = widthKey;

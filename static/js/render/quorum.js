@@ -5,7 +5,7 @@
 // broker) and shows its fields.
 import { h, reconcile, setText, setClass, clear } from "../dom.js";
 import { epochColor } from "../palette.js";
-import { recordSummary, recordTarget } from "../kraft.js";
+import { recordSummary, recordTarget, voterHw } from "../kraft.js";
 
 const ROLE_TITLE = {
   leader: "Raft leader: the active controller, the only one that writes the metadata log",
@@ -48,7 +48,7 @@ export function createQuorum(app) {
     const role = el.querySelector(".qrole");
     setText(role, v.role);
     role.title = ROLE_TITLE[v.role] || "";
-    setText(el.querySelector(".qv3"), `epoch ${v.epoch} · LEO ${v.log_end_offset} · HW ${v.high_watermark}`);
+    setText(el.querySelector(".qv3"), `epoch ${v.epoch} · LEO ${v.log_end_offset} · HW ${voterHw(v)}`);
     // the leader is what the cluster calls the active controller; a stopped voter keeps its last state
     const voted = v.voted_for === null || v.voted_for === undefined ? "" : `voted for ${v.voted_for}`;
     const line = v.state !== "running" ? `${v.state}${voted ? " · " + voted : ""}` : active ? "active controller" : voted || "no vote cast";

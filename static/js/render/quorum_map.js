@@ -6,6 +6,7 @@
 // fenced at last heartbeat + broker.session.timeout.ms).
 import { h, reconcile, setText, setClass, setStyle } from "../dom.js";
 import { shortSeconds } from "../format.js";
+import { voterHw } from "../kraft.js";
 
 const ROLE = { leader: "leader", follower: "follower", candidate: "candidate", prospective: "prospective",
   unattached: "unattached", resigned: "resigned" };
@@ -36,10 +37,11 @@ export function createVoterLayer(app, nodesEl) {
     el.title = `controller voter ${v.id}: Raft ${v.role}, epoch ${v.epoch}` + (active ? " — the active controller" : "")
       + (v.voted_for !== null && v.voted_for !== undefined ? `; voted for ${v.voted_for}` : "") + " (click: controller actions)";
     // the narrower the node, the shorter the words; the epoch goes last (the quorum panel has it)
-    setText(el.querySelector(".vrow2"), box.tiny ? `LEO ${v.log_end_offset}\nHW ${v.high_watermark}`
-      : box.narrow ? `e${v.epoch} · LEO ${v.log_end_offset} · HW ${v.high_watermark}`
-      : `epoch ${v.epoch} · LEO ${v.log_end_offset} · HW ${v.high_watermark}`);
-    el.querySelector(".vrow2").title = `Raft epoch ${v.epoch} · log end offset ${v.log_end_offset} · high watermark ${v.high_watermark}`;
+    const hw = voterHw(v, box.tiny || box.narrow);
+    setText(el.querySelector(".vrow2"), box.tiny ? `LEO ${v.log_end_offset}\nHW ${hw}`
+      : box.narrow ? `e${v.epoch} · LEO ${v.log_end_offset} · HW ${hw}`
+      : `epoch ${v.epoch} · LEO ${v.log_end_offset} · HW ${hw}`);
+    el.querySelector(".vrow2").title = `Raft epoch ${v.epoch} · log end offset ${v.log_end_offset} · high watermark ${voterHw(v)}`;
   }
 
   /** Draw the voters that are nodes of their own (`layout.nodes["v:<id>"]`); none in ZooKeeper mode. */

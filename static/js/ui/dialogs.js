@@ -4,8 +4,8 @@ import { ACTIONS, keyLabel, inMode } from "../actions.js";
 import { errorText, kafkaNumber, kafkaDigits } from "../format.js";
 import { epochColor } from "../palette.js";
 import { searchPanel } from "./search.js";
-import { eraOption } from "../kafka.js";
 import { libraryPane, pauseWhileOpen } from "./library_picker.js";
+import { newClusterPane } from "./newcluster.js";
 
 let libraryCache = null, erasCache = null;
 
@@ -45,87 +45,6 @@ export async function openPicker(app, tab = "library") {
   pauseWhileOpen(app, dlg);
 }
 
-function newClusterPane(app, eras, dlg) {
-  const limits = eras.limits;
-  const version = h("select#nc-version", null, ...eras.versions.map(v => eraOption(v, (eras.notes || {})[v])));
-  const versionNote = h("div.dim.small.era-note#nc-version-note");
-  version.value = "2.6";
-  const name = h("input#nc-name", { type: "text", value: "my cluster", size: 30 });
-  const brokers = h("input#nc-brokers", { type: "number", min: 1, max: limits.MAX_BROKERS, value: 3 });
-  const topics = h("div.rows#nc-topics");
-  const addTopic = (n = "orders", p = 3, rf = 3) => {
-    const row = h("div.row", null, h("input.nc-tname", { type: "text", value: n, size: 16, "aria-label": "topic name" }),
-      h("label", null, "partitions", h("input.nc-tparts", { type: "number", min: 1, max: limits.MAX_PARTITIONS, value: p })),
-      h("label", null, "RF", h("input.nc-trf", { type: "number", min: 1, max: limits.MAX_BROKERS, value: rf })),
-      h("button.small.ghost", { type: "button", text: "remove", onclick: () => row.remove() }));
-    topics.append(row);
-  };
-  addTopic();
-  const minIsr = h("input#nc-minisr", { type: "number", min: 1, value: 1 });
-  const unclean = h("input#nc-unclean", { type: "checkbox" });
-  const lag = h("input#nc-lag", { type: "number", min: 1 });
-  const session = h("input#nc-session", { type: "number", min: 300 });
-  const producer = h("input#nc-producer", { type: "checkbox", checked: true });
-  const acks = h("select#nc-acks", null, ...["all", "1", "0"].map(a => h("option", { value: a, text: a })));
-  const rate = h("input#nc-rate", { type: "number", min: 0, max: limits.MAX_RATE_PER_S, value: 20 });
-  const consumer = h("input#nc-consumer", { type: "checkbox" });
-  const duration = h("input#nc-duration", { type: "number", min: 1, max: limits.MAX_DURATION_MS / 1000, value: 120 });
-  const seed = h("input#nc-seed", { type: "number", min: 0, value: 1 });
-  const errorEl = h("div.err-text#nc-error");
-  // the session that decides when a broker is dead: ZooKeeper's, or (KRaft) the controller's
-  const sessionLabel = h("label", { text: "zookeeper.session.timeout.ms" });
-  const sessionKey = () => ((eras.notes || {})[version.value] || {}).kraft ? "broker.session.timeout.ms" : "zookeeper.session.timeout.ms";
-  const defaults = () => {
-    const v = version.value, c = eras.config;
-    lag.placeholder = c["replica.lag.time.max.ms"].defaults[v];
-    const sk = sessionKey();
-    sessionLabel.textContent = sk;
-    session.placeholder = c[sk] ? c[sk].defaults[v] : "";
-    unclean.checked = c["unclean.leader.election.enable"].defaults[v];
-    const note = (eras.notes || {})[v];
-    const path = note && note.kraft ? "through the active controller (KRaft quorum, no ZooKeeper)"
-      : note && note.isr_path === "controller" ? "through the controller" : "through ZooKeeper";
-    versionNote.textContent = note ? `rules of ${note.rules_of} · ISR changes ${path}: ${note.text}` : "";
-  };
-  version.addEventListener("change", defaults);
-  defaults();
-  const build = () => {
-    const tlist = Array.from(topics.querySelectorAll(".row")).map(r => ({
-      name: r.querySelector(".nc-tname").value.trim(), partitions: Number(r.querySelector(".nc-tparts").value),
-      replication_factor: Number(r.querySelector(".nc-trf").value) }));
-    const config = { "min.insync.replicas": Number(minIsr.value), "unclean.leader.election.enable": unclean.checked };
-    if (lag.value) config["replica.lag.time.max.ms"] = Number(lag.value);
-    if (session.value) config[sessionKey()] = Number(session.value);
-    const clients = [];
-    if (producer.checked && tlist.length) clients.push({ name: "p1", type: "producer", topic: tlist[0].name, acks: acks.value, rate_per_s: Number(rate.value) });
-    if (consumer.checked && tlist.length) clients.push({ name: "c1", type: "consumer", topic: tlist[0].name, "auto.offset.reset": "earliest" });
-    return { name: name.value, description: "", seed: Number(seed.value), kafka_version: version.value, brokers: Number(brokers.value),
-             config, topics: tlist, clients, timeline: [], duration_ms: Math.round(Number(duration.value) * 1000) };
-  };
-  const create = async () => {
-    errorEl.textContent = "";
-    const reply = await app.load({ scenario: build() }, true);
-    if (reply && reply.ok) dlg.close();
-    else if (reply) errorEl.textContent = errorText(reply.error);
-  };
-  return h("div", null,
-    h("div.formgrid", null,
-      h("label", { text: "name" }), name,
-      h("label", { text: "kafka_version" }), h("div", null, version, versionNote),
-      h("label", { text: `brokers (1–${limits.MAX_BROKERS})` }), brokers,
-      h("label", { text: "topics" }), h("div", null, topics, h("button.small", { type: "button", text: "+ topic", onclick: () => addTopic("t" + (topics.children.length + 1), 1, 3) })),
-      h("label", { text: "min.insync.replicas" }), minIsr,
-      h("label", { text: "unclean.leader.election.enable" }), unclean,
-      h("label", { text: "replica.lag.time.max.ms" }), lag,
-      sessionLabel, session,
-      h("label", { text: "steady producer p1" }), h("div", null, producer, " acks ", acks, " rate/s ", rate),
-      h("label", { text: "consumer c1 (from earliest)" }), consumer,
-      h("label", { text: "duration (s)" }), duration,
-      h("label", { text: "seed" }), seed),
-    errorEl,
-    h("div.form", { style: { marginTop: "12px" } }, h("button.primary#nc-create", { type: "button", text: "Create cluster", onclick: create })));
-}
-
 function importPane(app, dlg) {
   const area = h("textarea.json#import-json", { spellcheck: false, placeholder: "Paste a scenario document (see the scenario format)" });
   const errorEl = h("div.err-text");
@@ -141,6 +60,15 @@ function importPane(app, dlg) {
 }
 
 // -- config editor ------------------------------------------------------------------------------------
+const ACKS_IN_USE_TITLE = "acks is the default of producers that set none: a producer's own acks in the scenario, or the acks a send chose, overrides it";
+
+/** What the producers of the run really send with (the acks of their records), one per producer. */
+export function acksInUse(store) {
+  const used = [];
+  for (const [name, c] of store.clients) if (c.type === "producer") used.push(`${name} acks=${c.acks}`);
+  return used.length ? `in use: ${used.join(", ")}` : "no producer";
+}
+
 export async function openConfig(app) {
   const dlg = document.getElementById("dlg-config");
   const eras = await loadEras();
@@ -149,6 +77,7 @@ export async function openConfig(app) {
   const v = s.meta.kafka_version;
   const edits = new Map();
   const rows = h("tbody");
+  const shownAcks = [];      // the acks row's "in use" line, redrawn from the frames
   for (const [key, spec] of Object.entries(eras.config)) {
     if (!spec.known.includes(v)) continue;
     const current = s.meta.config[key];
@@ -166,8 +95,12 @@ export async function openConfig(app) {
     } else {
       input = h("input", { type: "number", value: kafkaDigits(current), min: spec.min === null ? undefined : spec.min });
     }
+    // a producer's own acks (set on the client in the scenario, or per send) overrides this key:
+    // the row says what the producers really use next to the default it sets
+    const inUse = spec.kind === "acks" ? h("span.dim.small.cfg-in-use", { title: ACKS_IN_USE_TITLE }) : null;
+    if (inUse) shownAcks.push(inUse);
     const tr = h("tr", null, h("td.key", { text: key }), h("td.dim", { text: spec.scope + (spec.dynamic ? " (dynamic)" : "") }),
-      h("td.mono.dim", { text: kafkaNumber(def) }), h("td", null, input));
+      h("td.mono.dim", { text: kafkaNumber(def) }), h("td", null, input, inUse ? " " : null, inUse));
     input.addEventListener("change", () => {
       let val = input.value;
       if (spec.kind === "bool") val = val === "true";
@@ -205,6 +138,7 @@ export async function openConfig(app) {
   const last = new Map();
   const refresh = () => {
     if (!dlg.open || !s.meta) { clearInterval(timer); return; }
+    for (const el of shownAcks) el.textContent = acksInUse(s);
     for (const [name, key, input, label] of shown) {
       const now = String(topicValue(name, key));
       label.textContent = `in force: ${now}`;
@@ -220,6 +154,7 @@ export async function openConfig(app) {
     h("h3", { text: "Broker, client and simulator configs (static: the cluster restarts with them)" }),
     h("table.grid.cfg-table", null, h("thead", null, h("tr", null, ...["key", "scope", `default in ${v}`, "value"].map(t => h("th", { text: t })))), rows),
     h("div.form", { style: { marginTop: "10px" } }, applyBtn)));
+  refresh();
 }
 
 // -- help -----------------------------------------------------------------------------------------------

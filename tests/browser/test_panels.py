@@ -1,0 +1,119 @@
+"""Panels that agree with the cluster (issue 34): every number on screen is what the cluster
+holds — a crashed broker's ZooKeeper session, the partition counts, a stopped voter, the acks a
+producer uses, a topic's configs in the CLI corner."""
+from playwright.sync_api import expect
+
+from tests.browser.conftest import open_page, wait_store
+from tests.browser.test_truth import load
+
+
+def broker_card(page, broker):
+    return page.locator(f"#nodes .node.broker[data-broker='{broker}']")
+
+
+def test_crashed_broker_card_says_its_session_lives_until_it_expires(page, server):
+    _app, base = server
+    open_page(page, base)
+    load(page, "broker-failure-clean-election")
+    wait_store(page, "s.clock.t_ms > 300 && s.znodes.has('/brokers/ids/2')")
+    page.evaluate("() => window.isrlab.command({op: 'crash', broker: 2})")
+    wait_store(page, "s.brokers.get(2).state !== 'running'")
+    page.evaluate("() => window.isrlab.control('pause')")
+    wait_store(page, "!s.clock.playing")
+    page.wait_for_timeout(200)
+    # the process is gone, ZooKeeper still holds its session and the ephemeral /brokers/ids/2
+    assert page.evaluate("() => window.isrlab.store.znodes.has('/brokers/ids/2')")
+    text = broker_card(page, 2).locator(".zk").inner_text()
+    assert "ZK none" not in text
+    assert "still alive" in text and "expires in" in text, text
+    # once the session expired the znode is gone, and so is the claim
+    page.evaluate("() => window.isrlab.control('play')")
+    wait_store(page, "!s.znodes.has('/brokers/ids/2')", timeout=60000)
+    page.wait_for_timeout(300)
+    expect(broker_card(page, 2).locator(".zk")).to_contain_text("no ZooKeeper session")
+
+
+def test_offline_and_under_replicated_counts_come_from_the_same_state(page, server):
+    """Broker 1 leads orders-0 and crashes at 5 s: until its session expires the controller still
+    holds it live, so Kafka counts the partition neither offline nor under-replicated (the dead
+    leader reports nothing); the page names the leader down apart, then counts what Kafka counts."""
+    _app, base = server
+    open_page(page, base)
+    load(page, "broker-failure-clean-election")
+    wait_store(page, "s.brokers.get(1).state !== 'running'", timeout=30000)
+    page.evaluate("() => window.isrlab.control('pause')")
+    wait_store(page, "!s.clock.playing")
+    page.wait_for_timeout(300)
+    summary = page.inner_text("#partition-summary")
+    assert "0 under-replicated · 0 offline" in summary, summary
+    assert "1 with its leader down" in summary, summary
+    badges = page.locator(".pcard[data-key='orders-0'] .badges").inner_text()
+    assert "OFFLINE" not in badges and "LEADER 1 DOWN" in badges, badges
+    # the session expires, the controller elects broker 2 and shrinks the ISR: one under-replicated
+    page.evaluate("() => window.isrlab.control('play')")
+    wait_store(page, "s.partitions.get('orders-0').leader !== 1 && s.partitions.get('orders-0').leader !== -1", timeout=60000)
+    page.evaluate("() => window.isrlab.control('pause')")
+    wait_store(page, "!s.clock.playing")
+    page.wait_for_timeout(300)
+    assert page.inner_text("#partition-summary").endswith("1 under-replicated · 0 offline")
+
+
+def test_config_editor_shows_the_acks_producers_really_use(page, server):
+    """not-enough-replicas (2.6, where acks defaults to 1): 'strict' sends acks=all, 'relaxed'
+    acks=1, and a console send with acks=all; the acks row says so beside the default it sets."""
+    _app, base = server
+    open_page(page, base)
+    load(page, "not-enough-replicas")
+    page.evaluate("() => window.isrlab.command({op: 'produce', topic: 'orders', count: 2, acks: 'all', producer: 'console'})")
+    wait_store(page, "s.clients.has('console') && s.clients.get('console').acks === 'all'")
+    page.keyboard.press("c")
+    row = page.locator("#dlg-config tr", has=page.locator("td.key", has_text="acks"))
+    expect(row.locator(".cfg-in-use")).to_have_text("in use: strict acks=all, relaxed acks=1, console acks=all")
+    assert row.locator("select").input_value() == "1"          # the default it sets, shown apart
+
+
+def cli(page, line):
+    """Type `line` in the CLI corner; its output block."""
+    page.fill("#cli-input", line)
+    page.press("#cli-input", "Enter")
+    return page.locator("#cli-out > div").last.inner_text()
+
+
+def test_the_cli_corner_prints_configs_as_kafkas_tools_do(page, server):
+    """not-enough-replicas (2.6): min.insync.replicas=2 is in the brokers' server.properties.
+    kafka-topics.sh (asking a broker, 2.2+) lists it under Configs:; kafka-configs.sh names its
+    source: not a dynamic config of the topic until one is set, then the topic's value first."""
+    _app, base = server
+    open_page(page, base)
+    load(page, "not-enough-replicas")
+    page.evaluate("() => window.isrlab.control('pause')")
+    page.click(".tabs button[data-tab=cli]")
+    expect(page.locator("#panel-cli")).to_contain_text("kafka-topics.sh --bootstrap-server broker:9092 --describe")
+    expect(page.locator("#describe")).to_contain_text("ReplicationFactor: 3\tConfigs: min.insync.replicas=2")
+    assert cli(page, "kafka-configs.sh --describe --entity-type topics --entity-name orders") == "Dynamic configs for topic orders are:"
+    assert cli(page, "kafka-configs.sh --describe --entity-type brokers --entity-default") == "Default configs for brokers in the cluster are:"
+    assert cli(page, "kafka-configs.sh --describe --entity-type brokers --entity-name 0") == "Dynamic configs for broker 0 are:"
+    every = cli(page, "kafka-configs.sh --describe --entity-type brokers --entity-name 0 --all").split("\n")
+    assert every[0] == "All configs for broker 0 are:"
+    assert ("  min.insync.replicas=2 sensitive=false synonyms={STATIC_BROKER_CONFIG:min.insync.replicas=2, "
+            "DEFAULT_CONFIG:min.insync.replicas=1}") in every
+    assert cli(page, "kafka-configs.sh --describe --entity-type topics --entity-name nope") \
+        == "The topic 'nope' doesn't exist and doesn't have dynamic config."
+    page.evaluate("() => window.isrlab.command({op: 'set_config', topic: 'orders', key: 'min.insync.replicas', value: 3})")
+    page.evaluate("() => window.isrlab.control('play')")
+    wait_store(page, "s.meta.topics[0].config['min.insync.replicas'] === 3")
+    assert cli(page, "kafka-configs.sh --describe --entity-type topics --entity-name orders").split("\n") == [
+        "Dynamic configs for topic orders are:",
+        "  min.insync.replicas=3 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:min.insync.replicas=3, "
+        "STATIC_BROKER_CONFIG:min.insync.replicas=2, DEFAULT_CONFIG:min.insync.replicas=1}"]
+    expect(page.locator("#describe")).to_contain_text("Configs: min.insync.replicas=3")
+
+
+def test_zookeeper_era_tools_print_only_the_topics_overrides(page, server):
+    """0.10: kafka-topics.sh and kafka-configs.sh talk to ZooKeeper and print /config/topics."""
+    _app, base = server
+    open_page(page, base)
+    load(page, "kip101-scenario-1-v0.10")
+    page.click(".tabs button[data-tab=cli]")
+    expect(page.locator("#panel-cli")).to_contain_text("kafka-topics.sh --zookeeper zk:2181 --describe")
+    assert cli(page, "kafka-configs.sh --describe --entity-type topics --entity-name orders") == "Configs for topic 'orders' are "
