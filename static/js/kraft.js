@@ -124,11 +124,16 @@ export function recordSummary(r) {
   if (r.text) {
     // the engine's text starts with the record's name ("RegisterBrokerRecord broker 0 …"): drop it
     const first = r.text.split(" ", 1)[0];
-    return r.type.startsWith(first) ? r.text.slice(first.length).trim() : r.text;
+    return spellOut(r.type.startsWith(first) ? r.text.slice(first.length).trim() : r.text);
   }
   if (r.type === "PartitionChangeRecord") return `${r.topic}-${r.partition} leader ${r.leader} ISR [${(r.isr || []).join(",")}]`;
   if (r.broker !== undefined) return `broker ${r.broker}`;
   return "";
+}
+
+/** The engine's compact "epoch 3/5" and "lke" in words a reader needs no key for. */
+export function spellOut(text) {
+  return text.replace(/\bepoch (\d+)\/(\d+)/g, "leader epoch $1, partition epoch $2").replace(/\blke\b/g, "last known ELR");
 }
 
 /** What a metadata record changed, as the page highlights it: a partition, a broker, or nothing. */

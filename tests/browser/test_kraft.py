@@ -388,3 +388,16 @@ def test_a_kraft_timeline_speaks_kraft(page, server):
     labels = [label.lower() for label in panel.locator(".ev .type").all_inner_texts()]   # CSS upper-cases them
     assert "broker registered" not in labels, labels
     assert labels.count("registration answered") == 3 and labels.count("registerbrokerrecord") == 3, labels
+
+
+def test_the_metadata_log_needs_no_key(page, server):
+    """Issue 34, item 6: the metadata log's columns are named, and a partition record says "leader
+    epoch 0, partition epoch 0" instead of the bare "epoch 0/0"."""
+    _app, base = server
+    load(page, base, kraft_doc("4.1"))
+    run_until(page, "s.quorum.active !== null && s.partitions.get('orders-0').leader >= 0 && s.clock.t_ms > 3000")
+    page.locator(QUORUM_TAB).click()
+    expect(page.locator(".qloghead")).to_contain_text("eN = the Raft epoch that wrote it")
+    partition = page.locator(".qrec[data-type='PartitionRecord'] .qtext").first
+    expect(partition).to_contain_text(re.compile(r"leader epoch \d+, partition epoch \d+"))
+    assert not re.search(r"epoch \d+/\d+", page.locator(".qlog").inner_text())

@@ -23,7 +23,8 @@ export function createQuorum(app) {
   const root = h("div.quorum");
   const head = h("div.qhead.small");
   const votersEl = h("div.qvoters");
-  const logHead = h("div.qloghead.small", null, h("span", { text: "Metadata log" }), h("span.dim.qlogfacts"));
+  const logHead = h("div.qloghead.small", null, h("span", { text: "Metadata log" }), h("span.dim.qlogfacts"),
+    h("span.dim.qlogkey", { text: " · columns: offset · eN = the Raft epoch that wrote it · record" }));
   const logEl = h("div.qlog", { role: "list", "aria-label": "metadata log" });
   const hwMark = h("div.qhw", { role: "separator" });
   const detail = h("pre.block.qdetail", { hidden: true });
