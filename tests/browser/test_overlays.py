@@ -120,3 +120,20 @@ def test_the_scenario_picker_groups_and_searches_and_holds_the_run(page, server)
     assert page.evaluate("() => window.isrlab.store.clock.t_ms") == held_at
     page.click("dialog#dlg-picker button.close")
     wait_store(page, "s.clock.playing")                      # closed without a new story: it goes on
+
+
+def test_the_clients_tab_fits_its_panel_at_1024(browser, server):  # noqa: F811
+    """Issue 34, item 8: at 1024 px the producers table's last column (its "stop" button) and the
+    consumers table stay inside the side panel instead of being clipped."""
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    _app, base = server
+    open_page(page, base)
+    assert page.evaluate("() => window.isrlab.load({library: 'acks1-loss-on-failover'}, true)")["ok"]
+    wait_store(page, "s.clients && s.clients.size > 0", timeout=20000)
+    page.click(".tabs button[data-tab=clients]")
+    stop = page.locator("#panel-clients table.grid button", has_text="stop").first
+    expect(stop).to_be_visible()
+    panel = box(page, "#panel-clients")
+    right = stop.bounding_box()
+    page.close()
+    assert right["x"] + right["width"] <= panel["x"] + panel["width"], (right, panel)
