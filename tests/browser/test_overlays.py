@@ -130,6 +130,8 @@ def test_the_clients_tab_fits_its_panel_at_1024(browser, server):  # noqa: F811
     open_page(page, base)
     assert page.evaluate("() => window.isrlab.load({library: 'acks1-loss-on-failover'}, true)")["ok"]
     wait_store(page, "s.clients && s.clients.size > 0", timeout=20000)
+    page.evaluate("() => window.isrlab.control('pause')")     # the table stops being redrawn
+    wait_store(page, "!s.clock.playing")
     page.click(".tabs button[data-tab=clients]")
     stop = page.locator("#panel-clients table.grid button", has_text="stop").first
     expect(stop).to_be_visible()
