@@ -139,3 +139,22 @@ def test_the_clients_tab_fits_its_panel_at_1024(browser, server):  # noqa: F811
     right = stop.bounding_box()
     page.close()
     assert right["x"] + right["width"] <= panel["x"] + panel["width"], (right, panel)
+
+
+def test_the_replay_chrome_leaves_room_for_the_cluster(small_page, server):
+    """Issue 34, item 8: the replay's bar and narration tell the moment shown; the scenario's guide
+    starts folded and the violation bar (the narration's twin) is not drawn over the partitions, so
+    the cluster starts in the upper third of a 1366x768 screen (it started ~375 px down)."""
+    from engine.scenario.library import library
+    from tests.replay.test_browser import save_run
+    page = small_page
+    app, base = server
+    rid = save_run(app.test_client(), {"scenario": library()["kip101-scenario-1-v0.10"], "title": "chrome"})
+    page.goto(f"{base}/runs/{rid}")
+    page.wait_for_function("() => window.isrlab && window.isrlab.store.meta && window.isrlab.store.clock")
+    expect(page.locator("#story-toggle")).to_have_text("show")
+    expect(page.locator("#story-text")).to_be_hidden()
+    expect(page.locator("#alarms")).to_be_hidden()
+    assert box(page, "#cluster")["y"] < 768 / 3 + 20, box(page, "#cluster")
+    page.click("#story-toggle")
+    expect(page.locator("#story-text")).to_be_visible()

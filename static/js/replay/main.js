@@ -167,6 +167,12 @@ const view = createView(app, { afterRender() {
   dl.title = data.saved ? "This run as a JSON file (import it on any server)" : "The scenario this link carries (JSON)";
   setText(dl, data.saved ? "Export run" : "Scenario JSON");
 } });
+// The replay's own chrome (its bar and the narration strip) tells the story of the moment shown:
+// the scenario's guide starts folded ("show" opens it) and the live page's violation bar, which
+// would repeat the narration over the partitions, is left out (docs: issue 34, the replay chrome).
+document.body.classList.add("replay");
+const storyEl = document.getElementById("story"), storyToggle = document.getElementById("story-toggle");
+if (storyEl && storyToggle) { storyEl.classList.add("collapsed"); storyToggle.textContent = "show"; }
 const cursor = createCursor(RID, data.end_ms, view, () => bar.render());
 const R = Object.assign(cursor.R, { story: [], violations: [], versions: [], notes: {} });
 const story = createStory(R, store, cursor, view);
