@@ -242,6 +242,11 @@ def test_the_cli_corner_in_kraft(page, server):
                                 "LastCaughtUpTimestamp", "Status"]
     assert table[1].split()[0] == str(active) and table[1].split()[-1] == "Leader"
     assert [r.split()[-1] for r in table[2:7]] == ["Follower", "Follower", "Observer", "Observer", "Observer"]
+    # issue 34 item 8: every row of the table is one line on screen, not wrapped into the next
+    lines = page.evaluate("""() => { const out = document.getElementById('cli-out');
+      const last = [...out.children].at(-1); const lh = parseFloat(getComputedStyle(out).lineHeight);
+      return Math.round(last.getBoundingClientRect().height / lh); }""")
+    assert lines == len([line for line in table if line.strip()]), (lines, table)
     run("ls /brokers/ids")
     expect(out.locator(".err").last).to_contain_text("There is no ZooKeeper in KRaft mode")
     describe = page.locator("#describe").inner_text()
