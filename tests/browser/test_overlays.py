@@ -158,3 +158,17 @@ def test_the_replay_chrome_leaves_room_for_the_cluster(small_page, server):
     assert box(page, "#cluster")["y"] < 768 / 3 + 20, box(page, "#cluster")
     page.click("#story-toggle")
     expect(page.locator("#story-text")).to_be_visible()
+
+
+def test_the_new_cluster_forms_checkboxes_sit_by_their_labels(small_page, server):
+    """Issue 34, item 8: a checkbox of the new-cluster form starts its row's field column, like the
+    inputs above and below it, instead of floating in the middle of the row."""
+    page = small_page
+    _app, base = server
+    open_page(page, base)
+    page.click("#scenario-button")
+    page.click(".dlg-tabs button[data-tab=new]")
+    unclean, lag = box(page, "#nc-unclean"), box(page, "#nc-lag")
+    assert abs(unclean["x"] - lag["x"]) <= 4, (unclean, lag)
+    consumer = box(page, "#nc-consumer")
+    assert abs(consumer["x"] - lag["x"]) <= 4, (consumer, lag)
