@@ -215,6 +215,10 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
 
     def _after_backoff(self, token):
         if token == self.token and self.role == "candidate":
+            if self.shutting_down and self.sim.rules_1_3:
+                # 3.9.0 pollCandidate: with a shutdown pending the candidate only keeps asking for
+                # votes; a finished backoff starts no new candidacy
+                return
             self._start_election()
 
     def _start_election(self):
@@ -286,14 +290,38 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
         else:
             if cand_epoch > self.epoch:
                 self._transition("unattached", cand_epoch)
-            granted = (cand_epoch == self.epoch and self.role == "unattached"
+            granted = (cand_epoch == self.epoch and self._may_vote()
                        and self.voted_for in (None, body["candidate_id"]) and self._log_ok(body))
             if granted:
+                if self.role == "prospective" and self.voted_for is None:
+                    # 4.1.0 QuorumState.prospectiveAddVotedState: a new ProspectiveState with the
+                    # vote, its own pre-vote count starting again
+                    self.votes = {self.node_id}
+                    self.rejected = set()
                 self.voted_for = body["candidate_id"]
                 self._arm_election_timer()
-        leader = self.leader_id if self.role in ("follower", "leader") else None
-        self.reply(env, {"error": None, "epoch": self.epoch, "leader": leader,
+        self.reply(env, {"error": None, "epoch": self.epoch, "leader": self._vote_response_leader(),
                          "voter": self.node_id, "vote_granted": granted})
+
+    def _may_vote(self):
+        """Who can grant a (real) vote in its epoch: an unattached voter; from 4.1 also a prospective
+        one that knows no leader (``QuorumState.unattachedOrProspectiveCanGrantVote`` @ 4.1.0;
+        engine 1.3.0 rule, engine 1.2.0 refused)."""
+        if self.role == "unattached":
+            return True
+        return (self.role == "prospective" and self.leader_id is None and self.sim.rules_1_3
+                and self.era.pre_vote)
+
+    def _vote_response_leader(self):
+        """The leader a Vote response names: ``quorum.leaderIdOrSentinel()`` (``buildVoteResponse``
+        @ 3.9.0 / 4.1.0), whatever the role: a resigned voter names itself (``ResignedState``'s
+        election is its own leadership), a 4.1 prospective voter the leader it still knows.
+        Engine 1.2.0 named one only as follower or leader."""
+        if self.role == "resigned" and self.sim.rules_1_3:
+            return self.node_id
+        if self.role in ("follower", "leader") or (self.role == "prospective" and self.sim.rules_1_3):
+            return self.leader_id
+        return None
 
     def _grants_pre_vote(self):
         """4.1 canGrantVote: a follower that fetched from its leader refuses; a leader refuses."""
@@ -348,9 +376,18 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
         if not self.running:
             return
         body = env.body
-        if body["epoch"] >= self.epoch and not (self.role == "follower" and body["epoch"] == self.epoch):
+        if body["epoch"] > self.epoch or (body["epoch"] == self.epoch and self._follows_begin_epoch()):
             self._transition("follower", body["epoch"], body["leader"])
         self.reply(env, {"error": None, "epoch": self.epoch})
+
+    def _follows_begin_epoch(self):
+        """A BeginQuorumEpoch of this very epoch makes a voter follow only if it knows no leader
+        (``handleBeginQuorumEpochRequest`` -> ``maybeTransition`` @ 3.9.0 / 4.1.0: a 4.1
+        prospective voter that still knows this leader stays prospective). Engine 1.2.0: any
+        voter not yet following."""
+        if not self.sim.rules_1_3:
+            return self.role != "follower"
+        return self.leader_id is None and self.role != "resigned"
 
     # -- requests for the active controller (ControllerApis) -----------------------------------------
     def on_controller_request(self, env):

@@ -136,3 +136,109 @@ def test_an_epoch_skipped_after_a_crash_is_a_split_vote_the_history_shows(era):
             if e["reason"].startswith("epoch 2 had no winner")]
     assert told and f"refused by [{({*sim.quorum.voter_ids} - {crashed, elected['controller']}).pop()}]" \
         in told[0]["reason"]
+
+
+def test_a_shutting_down_candidate_does_not_stand_again_after_its_backoff_3_9():
+    """Second reading (KafkaRaftClient.pollCandidate @ 3.9.0): with a shutdown pending a candidate
+    only keeps asking for votes, so the end of an election backoff starts no new candidacy; the
+    voter stays candidate until the 5000 ms shutdown timeout. (Engine 1.3.0 before this fix stood
+    again in epoch + 1 after the backoff.)"""
+    sim = Simulation(quorum_doc("3.9-kraft", 20000))
+    sim.advance_to(3000)
+    cut = [v for v in sim.quorum.voter_ids if v != sim.quorum.active][0]
+    voter = sim.quorum.voters[cut]
+    sim.apply({"op": "isolate", "controller": cut})  # its candidacy gets no answer
+    t = 3000
+    while not voter.backing_off:  # its first election timeout passed: the backoff is running
+        t += 1
+        sim.advance_to(t)
+    epoch = voter.epoch
+    sim.apply({"op": "shutdown", "controller": cut})
+    sim.advance_to(t + 1)
+    assert voter.backing_off and voter.shutting_down  # the shutdown began within the backoff
+    result = sim.run()
+    assert not raft_events(result, "raft_candidate", after_ms=t, controller=cut)
+    stopped = raft_events(result, "controller_stopped", after_ms=t, controller=cut)
+    assert stopped and stopped[0]["t_ms"] == t + 1 + 5000 and voter.epoch == epoch
+
+
+class _Request:
+    """The envelope fields a voter's request handlers read."""
+    def __init__(self, body):
+        self.body = body
+
+
+def _answer(voter, handler, body):
+    """What ``voter`` answers a request, handled at once (its reply is caught, not sent)."""
+    answers = []
+    voter.reply = lambda env, reply: answers.append(reply)
+    getattr(voter, handler)(_Request(body))
+    del voter.reply
+    return answers[0]
+
+
+def _pre_vote_answer(voter, epoch):
+    """What ``voter`` answers an up-to-date pre-vote from another voter in ``epoch``."""
+    other = [v for v in voter.voters if v != voter.node_id][0]
+    return _answer(voter, "on_vote", {"candidate_id": other, "candidate_epoch": epoch + 1,
+                                      "pre_vote": True, "last_offset": len(voter.log),
+                                      "last_offset_epoch": voter.log[-1]["epoch"]})
+
+
+@pytest.mark.parametrize("engine_version", [None, "1.2.0"])
+def test_a_vote_response_names_the_leader_the_voter_knows_4_1(engine_version):
+    """Second reading (KafkaRaftClient.buildVoteResponse: quorum.leaderIdOrSentinel() @ 4.1.0;
+    KafkaRaftClientPreVoteTest.testHandlePreVoteRequestAsResigned asserts the resigned voter's
+    grant names itself): a resigned voter names itself, a prospective voter the leader it still
+    knows. Engine 1.2.0 named a leader only as follower or leader."""
+    sim = Simulation(quorum_doc("4.1", 20000), engine_version=engine_version)
+    sim.advance_to(4000)
+    leader = sim.quorum.active
+    pro = sim.quorum.voters[min(v for v in sim.quorum.voter_ids if v != leader)]
+    pro._become_prospective()  # as on a fetch timeout: it still knows its leader
+    answer = _pre_vote_answer(pro, pro.epoch)
+    assert answer["vote_granted"] and pro.leader_id == leader
+    assert answer["leader"] == (None if engine_version else leader)
+    sim.apply({"op": "isolate", "controller": leader, "from": "controllers"})
+    sim.advance_to(4000 + 3000 + 5)  # check-quorum: it resigns
+    old = sim.quorum.voters[leader]
+    assert old.role == "resigned"
+    answer = _pre_vote_answer(old, old.epoch)
+    assert answer["vote_granted"]
+    assert answer["leader"] == (None if engine_version else leader)
+
+
+@pytest.mark.parametrize("engine_version", [None, "1.2.0"])
+def test_a_prospective_voter_that_knows_the_leader_ignores_its_begin_quorum_epoch_4_1(engine_version):
+    """Second reading (KafkaRaftClient.handleBeginQuorumEpochRequest -> maybeTransition @ 4.1.0):
+    a BeginQuorumEpoch of the voter's own epoch makes it follow only if it knows no leader; a
+    prospective voter still knows its leader, so it stays prospective (engine 1.2.0 followed)."""
+    sim = Simulation(quorum_doc("4.1", 20000), engine_version=engine_version)
+    sim.advance_to(4000)
+    leader = sim.quorum.active
+    pro = sim.quorum.voters[min(v for v in sim.quorum.voter_ids if v != leader)]
+    pro._become_prospective()  # as on a fetch timeout
+    _answer(pro, "on_begin_quorum_epoch", {"leader": leader, "epoch": pro.epoch})
+    assert pro.role == ("follower" if engine_version else "prospective") and pro.leader_id == leader
+
+
+@pytest.mark.parametrize("engine_version", [None, "1.2.0"])
+def test_a_prospective_voter_with_no_leader_grants_a_vote_4_1(engine_version):
+    """Second reading (KafkaRaftClient.handleVoteRequest, QuorumState.unattachedOrProspectiveCanGrantVote
+    and prospectiveAddVotedState @ 4.1.0): a prospective voter that knows no leader and has not
+    voted in its epoch grants a candidate of that epoch whose log is up to date, and stays
+    prospective with a new election timeout (engine 1.2.0 refused)."""
+    sim = Simulation(quorum_doc("4.1", 20000), engine_version=engine_version)
+    sim.advance_to(4000)
+    leader = sim.quorum.active
+    pro_id, cand_id = sorted(v for v in sim.quorum.voter_ids if v != leader)
+    pro = sim.quorum.voters[pro_id]
+    pro._transition("unattached", pro.epoch + 1)  # as a pre-vote from a higher epoch does
+    pro._become_prospective()
+    assert pro.leader_id is None and pro.voted_for is None
+    answer = _answer(pro, "on_vote", {"candidate_id": cand_id, "candidate_epoch": pro.epoch,
+                                      "pre_vote": False, "last_offset": len(pro.log),
+                                      "last_offset_epoch": pro.log[-1]["epoch"]})
+    assert answer["vote_granted"] == (engine_version is None)
+    assert pro.role == "prospective"
+    assert pro.voted_for == (None if engine_version else cand_id)

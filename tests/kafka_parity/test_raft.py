@@ -261,7 +261,8 @@ def test_resigned_voter_grants_pre_vote():
 
 
 def test_unattached_to_unattached_keeps_the_election_timer():
-    """Kafka: QuorumStateTest.testUnattachedToUnattached at 4.1.0 — moving to unattached in a higher
+    """Kafka: QuorumStateTest.testUnattachedToUnattached at 3.9.0 (the same check at 4.1.0) — run
+    here in era 3.9-kraft: moving to unattached in a higher
     epoch does not reset the election timer: the voter stands when the first timer expires."""
     sim = cluster("3.9-kraft", 5000)
     sim.advance_to(1)
