@@ -23,6 +23,7 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
     rejected = frozenset()
     backing_off = False
     election_deadline_ms = 0
+    stored_leader = None       # the quorum-state file's leader (engine 1.3.0)
 
     def __init__(self, sim, node_id, voters, quorum):
         Node.__init__(self, node_id, sim)
@@ -79,10 +80,40 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
             self.network.machine_booted(self.node_id)
         self.state = "running"
         self.net_state = "up"
+        role = self._initial_role()
+        how = {"follower": f"as follower of {self.stored_leader}",
+               "candidate": "as candidate"}.get(role, role)
         self.sim.emit("controller_started", controller=self.node_id, epoch=self.epoch,
-                      reason=f"controller {self.node_id} starts unattached in epoch {self.epoch} "
+                      reason=f"controller {self.node_id} starts {how} in epoch {self.epoch} "
                              f"with {len(self.log)} metadata records on disk")
-        self._arm_election_timer()
+        if role == "resigned":
+            self.resign(f"controller {self.node_id} was leader of epoch {self.epoch} before it "
+                        f"stopped: it starts resigned")
+        elif role == "candidate":
+            self._transition("candidate", self.epoch)
+            self.votes = {self.node_id}
+            self.sim.emit("raft_candidate", controller=self.node_id, epoch=self.epoch,
+                          reason=f"controller {self.node_id} had voted for itself in epoch "
+                                 f"{self.epoch} before it stopped: it asks the other voters again")
+            self._send_votes(self.epoch, False)
+            self._maybe_won()
+        elif role == "follower":
+            self._transition("follower", self.epoch, self.stored_leader)
+        else:
+            self._arm_election_timer()
+
+    def _initial_role(self):
+        """``QuorumState.initialize`` @ 3.9.0 / 4.1.0: the role a (re)started voter takes from its
+        quorum-state file: resigned if it was the leader of its epoch, candidate if it voted for
+        itself (3.9: and knew no leader), follower if it knew a leader, else unattached. A single
+        voter and engine 1.2.0 start unattached."""
+        if not self.sim.rules_1_3 or len(self.voters) == 1:
+            return "unattached"
+        if self.stored_leader == self.node_id:
+            return "resigned"
+        if self.voted_for == self.node_id and (self.era.pre_vote or self.stored_leader is None):
+            return "candidate"
+        return "follower" if self.stored_leader is not None else "unattached"
 
     def crash(self, mode):
         if mode == "power":
@@ -104,6 +135,8 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
         keep_timer = role == "unattached" and self._keeps_election_timer()
         if epoch > self.epoch:
             self.voted_for = None
+        if role != "resigned":  # Resigned is a memory-only state (QuorumState.transitionToResigned)
+            self.stored_leader = leader if role in ("follower", "leader") else None
         self.epoch = epoch
         self.role = role
         self.leader_id = leader

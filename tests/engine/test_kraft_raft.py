@@ -242,3 +242,76 @@ def test_a_prospective_voter_with_no_leader_grants_a_vote_4_1(engine_version):
     assert answer["vote_granted"] == (engine_version is None)
     assert pro.role == "prospective"
     assert pro.voted_for == (None if engine_version else cand_id)
+
+
+def _restart(era, who, engine_version=None, down_ms=1000):
+    """Crash a controller of a settled quorum at 4000 ms and restart it ``down_ms`` later."""
+    sim = Simulation(quorum_doc(era, 12000), engine_version=engine_version)
+    sim.advance_to(4000)
+    leader = sim.quorum.active
+    epoch = sim.quorum.voters[leader].epoch
+    target = leader if who == "leader" else min(v for v in sim.quorum.voter_ids if v != leader)
+    sim.apply({"op": "crash", "controller": target})
+    sim.advance_to(4000 + down_ms)
+    sim.apply({"op": "restart", "controller": target})
+    return sim, leader, epoch, target
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_a_restarted_follower_follows_its_leader_at_once(era):
+    """Second reading (QuorumState.initialize @ 3.9.0 / 4.1.0: a quorum-state file naming a leader
+    gives a FollowerState): a follower back after 1 s fetches from its leader again and nothing
+    else happens. Engine 1.2.0 restarted it unattached: in 3.9 it stood as candidate after its
+    election timeout and deposed the healthy active controller."""
+    sim, leader, epoch, target = _restart(era, "follower")
+    result = sim.run()
+    started = raft_events(result, "controller_started", after_ms=4000, controller=target)[0]
+    assert f"as follower of {leader}" in started["reason"]
+    assert sim.quorum.active == leader and sim.quorum.voters[target].epoch == epoch
+    assert not raft_events(result, "controller_deactivated", after_ms=4001)
+    sim, _, _, target = _restart(era, "follower", "1.2.0")
+    old = sim.run()
+    assert "starts unattached" in raft_events(old, "controller_started", after_ms=4000)[0]["reason"]
+    if era == "3.9-kraft":
+        assert raft_events(old, "controller_deactivated", after_ms=4001, controller=leader)
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_a_restarted_leader_starts_resigned_and_its_followers_stand_at_once(era):
+    """Second reading (QuorumState.initialize @ 3.9.0 / 4.1.0: a voter that was leader of its
+    epoch starts Resigned, with no preferred successors; pollResigned sends EndQuorumEpoch, and
+    endEpochElectionBackoff of an empty list is strictExponentialElectionBackoffMs(0, 0) = 0): the
+    followers stand as soon as it is back, instead of waiting for their fetch timeout."""
+    sim, leader, epoch, _ = _restart(era, "leader", down_ms=500)
+    result = sim.run()
+    assert raft_events(result, "raft_leader_resigned", after_ms=4500, controller=leader)
+    elected = raft_events(result, "raft_leader_elected", after_ms=4000)[0]
+    assert elected["epoch"] == epoch + 1 and 4501 <= elected["t_ms"] <= 4501 + 10
+    sim, _, _, _ = _restart(era, "leader", "1.2.0", down_ms=500)
+    old = sim.run()
+    assert raft_events(old, "raft_leader_elected", after_ms=4000)[0]["t_ms"] > 4000 + 1000
+
+
+def test_a_restarted_candidate_asks_again_in_its_epoch_3_9():
+    """Second reading (QuorumState.initialize @ 3.9.0: a voter that voted for itself starts
+    Candidate in the stored epoch, retries 1): cut off, it stood in epoch + 1; restarted, it asks
+    again in that epoch instead of starting unattached (engine 1.2.0)."""
+    for engine_version, expected in ((None, "as candidate"), ("1.2.0", "unattached")):
+        sim = Simulation(quorum_doc("3.9-kraft", 12000), engine_version=engine_version)
+        sim.advance_to(4000)
+        cut = min(v for v in sim.quorum.voter_ids if v != sim.quorum.active)
+        voter = sim.quorum.voters[cut]
+        sim.apply({"op": "isolate", "controller": cut})
+        while voter.role != "candidate":
+            sim.advance_to(sim.scheduler.now_ms + 1)
+        epoch = voter.epoch
+        sim.apply({"op": "crash", "controller": cut})
+        sim.advance_to(sim.scheduler.now_ms + 10)
+        sim.apply({"op": "restart", "controller": cut})
+        sim.advance_to(sim.scheduler.now_ms + 5)
+        result = sim.run()
+        started = raft_events(result, "controller_started", after_ms=4000, controller=cut)[0]
+        assert f"starts {expected} in epoch {epoch}" in started["reason"]
+        if engine_version is None:
+            again = raft_events(result, "raft_candidate", after_ms=started["t_ms"] - 1, controller=cut)
+            assert (again[0]["t_ms"], again[0]["epoch"]) == (started["t_ms"], epoch)
