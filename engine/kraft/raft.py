@@ -14,7 +14,7 @@ from engine.core.messages import (ALTER_PARTITION, BEGIN_QUORUM_EPOCH, BROKER_HE
                         END_QUORUM_EPOCH, METADATA_FETCH, VOTE)
 from engine.core.network import Node
 from engine.kraft.combined import wake_listener
-from engine.kraft.raft_replication import RaftReplication
+from engine.kraft.raft_replication import RETRY_BACKOFF_MS, RaftReplication
 from engine.kraft.raft_resign import RaftResign
 
 
@@ -24,6 +24,7 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
     backing_off = False
     election_deadline_ms = 0
     stored_leader = None       # the quorum-state file's leader (engine 1.3.0)
+    vote_round = 0             # which round of Vote requests is current (engine 1.3.0 resends)
 
     def __init__(self, sim, node_id, voters, quorum):
         Node.__init__(self, node_id, sim)
@@ -303,10 +304,29 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
         last_epoch = self.log[-1]["epoch"] if self.log else 0
         body = {"candidate_id": self.node_id, "candidate_epoch": epoch, "pre_vote": pre_vote,
                 "last_offset_epoch": last_epoch, "last_offset": len(self.log)}
+        self.vote_round += 1
         for voter in self.voters:
             if voter != self.node_id:
-                self.request(voter, VOTE, body, self.config["controller.quorum.request.timeout.ms"],
-                             self._on_vote_response, (epoch, pre_vote))
+                self._send_vote(voter, body)
+
+    def _send_vote(self, voter, body):
+        self.request(voter, VOTE, body, self.config["controller.quorum.request.timeout.ms"],
+                     self._on_vote_response,
+                     (body["candidate_epoch"], body["pre_vote"], voter, self.vote_round, body))
+
+    def _still_asking(self, voter, round_, pre_vote):
+        """``maybeSendVoteRequests`` @ 3.9.0 / 4.1.0: while its election is open (its vote not
+        rejected, a 3.9 candidate not backing off) a nominee asks every voter it has no answer
+        from again, ``controller.quorum.retry.backoff.ms`` after a failed request."""
+        return (self.running and round_ == self.vote_round
+                and self.role == ("prospective" if pre_vote else "candidate")
+                and voter not in self.votes and voter not in self.rejected
+                and not self._vote_rejected() and not self.backing_off)
+
+    def _resend_vote(self, ctx):
+        voter, round_, body = ctx
+        if self._still_asking(voter, round_, body["pre_vote"]):
+            self._send_vote(voter, body)
 
     # -- Vote (KafkaRaftClient.handleVoteRequest) ---------------------------------------------------
     def on_vote(self, env):
@@ -367,8 +387,10 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
         return (body["last_offset_epoch"], body["last_offset"]) >= mine
 
     def _on_vote_response(self, ctx, body, error):
-        epoch, pre_vote = ctx
+        epoch, pre_vote = ctx[0], ctx[1]  # (engine 1.2.0's in-flight requests carry only these)
         if error or body is None or not self.running:
+            if len(ctx) == 5 and self.sim.rules_1_3 and self._still_asking(ctx[2], ctx[3], pre_vote):
+                self.set_timer(RETRY_BACKOFF_MS, self._resend_vote, ctx[2:])
             return
         if self.observe_epoch(body["epoch"], body.get("leader")):
             return
