@@ -100,6 +100,11 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
             self._maybe_won()
         elif role == "follower":
             self._transition("follower", self.epoch, self.stored_leader)
+        elif len(self.voters) == 1 and self.sim.rules_1_3:
+            # KafkaRaftClient.initialize @ 3.9.0 ("When there is only a single voter, become
+            # candidate immediately") / 4.1.0 (transitionToProspective, which goes on to candidate
+            # and leader at once): no election timeout to wait for
+            self._start_election()
         else:
             self._arm_election_timer()
 
@@ -107,7 +112,7 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
         """``QuorumState.initialize`` @ 3.9.0 / 4.1.0: the role a (re)started voter takes from its
         quorum-state file: resigned if it was the leader of its epoch, candidate if it voted for
         itself (3.9: and knew no leader), follower if it knew a leader, else unattached. A single
-        voter and engine 1.2.0 start unattached."""
+        voter (which then stands at once) and engine 1.2.0 start unattached."""
         if not self.sim.rules_1_3 or len(self.voters) == 1:
             return "unattached"
         if self.stored_leader == self.node_id:

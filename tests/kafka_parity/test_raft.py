@@ -333,3 +333,22 @@ def test_high_watermark_waits_for_the_new_leaders_first_record():
     activated = history(sim, "controller_activated", after_ms=4000)[0]
     assert activated["t_ms"] >= elected["t_ms"] + 2  # a follower's Fetch round trip at least
     assert sim.quorum.committed_log[start]["type"] == "LeaderChangeMessage"
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_single_voter_becomes_leader_at_once(era):
+    """Kafka: KafkaRaftClientTest.testInitializeSingleMemberQuorum at 3.9.0 / 4.1.0
+    (KafkaRaftClient.initialize: the only voter becomes candidate at once, 4.1 through
+    prospective, and so leader) — at start and after a restart, in the next epoch, with no
+    election timeout. Engine 1.2.0 waited one, [1000, 2000) ms."""
+    sim = cluster(era, 10000, controllers=[3000])
+    sim.advance_to(1)
+    assert voter(sim, 3000).role == "leader" and voter(sim, 3000).epoch == 1
+    sim.apply({"op": "crash", "controller": 3000})
+    sim.advance_to(100)
+    sim.apply({"op": "restart", "controller": 3000})
+    sim.advance_to(102)
+    assert voter(sim, 3000).role == "leader" and voter(sim, 3000).epoch == 2
+    old = cluster(era, 10000, controllers=[3000], engine_version="1.2.0")
+    old.advance_to(999)
+    assert voter(old, 3000).role == "unattached"
