@@ -14,7 +14,7 @@ from engine.core.messages import (ALTER_PARTITION, BEGIN_QUORUM_EPOCH, BROKER_HE
                         END_QUORUM_EPOCH, METADATA_FETCH, VOTE)
 from engine.core.network import Node
 from engine.kraft.combined import wake_listener
-from engine.kraft.raft_replication import RaftReplication
+from engine.kraft.raft_replication import RETRY_BACKOFF_MS, RaftReplication
 from engine.kraft.raft_resign import RaftResign
 
 
@@ -23,6 +23,8 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
     rejected = frozenset()
     backing_off = False
     election_deadline_ms = 0
+    stored_leader = None       # the quorum-state file's leader (engine 1.3.0)
+    vote_round = 0             # which round of Vote requests is current (engine 1.3.0 resends)
 
     def __init__(self, sim, node_id, voters, quorum):
         Node.__init__(self, node_id, sim)
@@ -79,10 +81,45 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
             self.network.machine_booted(self.node_id)
         self.state = "running"
         self.net_state = "up"
+        role = self._initial_role()
+        how = {"follower": f"as follower of {self.stored_leader}",
+               "candidate": "as candidate"}.get(role, role)
         self.sim.emit("controller_started", controller=self.node_id, epoch=self.epoch,
-                      reason=f"controller {self.node_id} starts unattached in epoch {self.epoch} "
+                      reason=f"controller {self.node_id} starts {how} in epoch {self.epoch} "
                              f"with {len(self.log)} metadata records on disk")
-        self._arm_election_timer()
+        if role == "resigned":
+            self.resign(f"controller {self.node_id} was leader of epoch {self.epoch} before it "
+                        f"stopped: it starts resigned")
+        elif role == "candidate":
+            self._transition("candidate", self.epoch)
+            self.votes = {self.node_id}
+            self.sim.emit("raft_candidate", controller=self.node_id, epoch=self.epoch,
+                          reason=f"controller {self.node_id} had voted for itself in epoch "
+                                 f"{self.epoch} before it stopped: it asks the other voters again")
+            self._send_votes(self.epoch, False)
+            self._maybe_won()
+        elif role == "follower":
+            self._transition("follower", self.epoch, self.stored_leader)
+        elif len(self.voters) == 1 and self.sim.rules_1_3:
+            # KafkaRaftClient.initialize @ 3.9.0 ("When there is only a single voter, become
+            # candidate immediately") / 4.1.0 (transitionToProspective, which goes on to candidate
+            # and leader at once): no election timeout to wait for
+            self._start_election()
+        else:
+            self._arm_election_timer()
+
+    def _initial_role(self):
+        """``QuorumState.initialize`` @ 3.9.0 / 4.1.0: the role a (re)started voter takes from its
+        quorum-state file: resigned if it was the leader of its epoch, candidate if it voted for
+        itself (3.9: and knew no leader), follower if it knew a leader, else unattached. A single
+        voter (which then stands at once) and engine 1.2.0 start unattached."""
+        if not self.sim.rules_1_3 or len(self.voters) == 1:
+            return "unattached"
+        if self.stored_leader == self.node_id:
+            return "resigned"
+        if self.voted_for == self.node_id and (self.era.pre_vote or self.stored_leader is None):
+            return "candidate"
+        return "follower" if self.stored_leader is not None else "unattached"
 
     def crash(self, mode):
         if mode == "power":
@@ -104,6 +141,8 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
         keep_timer = role == "unattached" and self._keeps_election_timer()
         if epoch > self.epoch:
             self.voted_for = None
+        if role != "resigned":  # Resigned is a memory-only state (QuorumState.transitionToResigned)
+            self.stored_leader = leader if role in ("follower", "leader") else None
         self.epoch = epoch
         self.role = role
         self.leader_id = leader
@@ -215,6 +254,10 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
 
     def _after_backoff(self, token):
         if token == self.token and self.role == "candidate":
+            if self.shutting_down and self.sim.rules_1_3:
+                # 3.9.0 pollCandidate: with a shutdown pending the candidate only keeps asking for
+                # votes; a finished backoff starts no new candidacy
+                return
             self._start_election()
 
     def _start_election(self):
@@ -266,10 +309,29 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
         last_epoch = self.log[-1]["epoch"] if self.log else 0
         body = {"candidate_id": self.node_id, "candidate_epoch": epoch, "pre_vote": pre_vote,
                 "last_offset_epoch": last_epoch, "last_offset": len(self.log)}
+        self.vote_round += 1
         for voter in self.voters:
             if voter != self.node_id:
-                self.request(voter, VOTE, body, self.config["controller.quorum.request.timeout.ms"],
-                             self._on_vote_response, (epoch, pre_vote))
+                self._send_vote(voter, body)
+
+    def _send_vote(self, voter, body):
+        self.request(voter, VOTE, body, self.config["controller.quorum.request.timeout.ms"],
+                     self._on_vote_response,
+                     (body["candidate_epoch"], body["pre_vote"], voter, self.vote_round, body))
+
+    def _still_asking(self, voter, round_, pre_vote):
+        """``maybeSendVoteRequests`` @ 3.9.0 / 4.1.0: while its election is open (its vote not
+        rejected, a 3.9 candidate not backing off) a nominee asks every voter it has no answer
+        from again, ``controller.quorum.retry.backoff.ms`` after a failed request."""
+        return (self.running and round_ == self.vote_round
+                and self.role == ("prospective" if pre_vote else "candidate")
+                and voter not in self.votes and voter not in self.rejected
+                and not self._vote_rejected() and not self.backing_off)
+
+    def _resend_vote(self, ctx):
+        voter, round_, body = ctx
+        if self._still_asking(voter, round_, body["pre_vote"]):
+            self._send_vote(voter, body)
 
     # -- Vote (KafkaRaftClient.handleVoteRequest) ---------------------------------------------------
     def on_vote(self, env):
@@ -286,14 +348,38 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
         else:
             if cand_epoch > self.epoch:
                 self._transition("unattached", cand_epoch)
-            granted = (cand_epoch == self.epoch and self.role == "unattached"
+            granted = (cand_epoch == self.epoch and self._may_vote()
                        and self.voted_for in (None, body["candidate_id"]) and self._log_ok(body))
             if granted:
+                if self.role == "prospective" and self.voted_for is None:
+                    # 4.1.0 QuorumState.prospectiveAddVotedState: a new ProspectiveState with the
+                    # vote, its own pre-vote count starting again
+                    self.votes = {self.node_id}
+                    self.rejected = set()
                 self.voted_for = body["candidate_id"]
                 self._arm_election_timer()
-        leader = self.leader_id if self.role in ("follower", "leader") else None
-        self.reply(env, {"error": None, "epoch": self.epoch, "leader": leader,
+        self.reply(env, {"error": None, "epoch": self.epoch, "leader": self._vote_response_leader(),
                          "voter": self.node_id, "vote_granted": granted})
+
+    def _may_vote(self):
+        """Who can grant a (real) vote in its epoch: an unattached voter; from 4.1 also a prospective
+        one that knows no leader (``QuorumState.unattachedOrProspectiveCanGrantVote`` @ 4.1.0;
+        engine 1.3.0 rule, engine 1.2.0 refused)."""
+        if self.role == "unattached":
+            return True
+        return (self.role == "prospective" and self.leader_id is None and self.sim.rules_1_3
+                and self.era.pre_vote)
+
+    def _vote_response_leader(self):
+        """The leader a Vote response names: ``quorum.leaderIdOrSentinel()`` (``buildVoteResponse``
+        @ 3.9.0 / 4.1.0), whatever the role: a resigned voter names itself (``ResignedState``'s
+        election is its own leadership), a 4.1 prospective voter the leader it still knows.
+        Engine 1.2.0 named one only as follower or leader."""
+        if self.role == "resigned" and self.sim.rules_1_3:
+            return self.node_id
+        if self.role in ("follower", "leader") or (self.role == "prospective" and self.sim.rules_1_3):
+            return self.leader_id
+        return None
 
     def _grants_pre_vote(self):
         """4.1 canGrantVote: a follower that fetched from its leader refuses; a leader refuses."""
@@ -306,8 +392,10 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
         return (body["last_offset_epoch"], body["last_offset"]) >= mine
 
     def _on_vote_response(self, ctx, body, error):
-        epoch, pre_vote = ctx
+        epoch, pre_vote = ctx[0], ctx[1]  # (engine 1.2.0's in-flight requests carry only these)
         if error or body is None or not self.running:
+            if len(ctx) == 5 and self.sim.rules_1_3 and self._still_asking(ctx[2], ctx[3], pre_vote):
+                self.set_timer(RETRY_BACKOFF_MS, self._resend_vote, ctx[2:])
             return
         if self.observe_epoch(body["epoch"], body.get("leader")):
             return
@@ -348,9 +436,18 @@ class QuorumVoter(RaftReplication, RaftResign, Node):
         if not self.running:
             return
         body = env.body
-        if body["epoch"] >= self.epoch and not (self.role == "follower" and body["epoch"] == self.epoch):
+        if body["epoch"] > self.epoch or (body["epoch"] == self.epoch and self._follows_begin_epoch()):
             self._transition("follower", body["epoch"], body["leader"])
         self.reply(env, {"error": None, "epoch": self.epoch})
+
+    def _follows_begin_epoch(self):
+        """A BeginQuorumEpoch of this very epoch makes a voter follow only if it knows no leader
+        (``handleBeginQuorumEpochRequest`` -> ``maybeTransition`` @ 3.9.0 / 4.1.0: a 4.1
+        prospective voter that still knows this leader stays prospective). Engine 1.2.0: any
+        voter not yet following."""
+        if not self.sim.rules_1_3:
+            return self.role != "follower"
+        return self.leader_id is None and self.role != "resigned"
 
     # -- requests for the active controller (ControllerApis) -----------------------------------------
     def on_controller_request(self, env):

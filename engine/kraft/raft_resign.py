@@ -86,17 +86,20 @@ class RaftResign:
             backoff = strict_exponential_backoff_ms(
                 position, len(successors), self.config["controller.quorum.election.backoff.max.ms"])
             self.token += 1  # FollowerState.overrideFetchTimeout
-            self.set_timer(backoff, self._after_end_epoch_backoff, (self.token, position, backoff))
+            self.set_timer(backoff, self._after_end_epoch_backoff,
+                           (self.token, position if successors else None, backoff))
         self.reply(env, {"error": None, "epoch": self.epoch, "leader": self.leader_id})
 
     def _after_end_epoch_backoff(self, ctx):
         token, position, backoff = ctx
         if token != self.token or self.role != "follower":
             return
+        rank = (f"preferred successor #{position + 1}" if position is not None else
+                "no preferred successors named (it restarted resigned)")
         self.sim.emit("raft_fetch_timeout", controller=self.node_id, epoch=self.epoch,
                       leader=self.leader_id,
-                      reason=f"leader {self.leader_id} resigned (EndQuorumEpoch): preferred successor "
-                             f"#{position + 1}, election after {backoff} ms")
+                      reason=f"leader {self.leader_id} resigned (EndQuorumEpoch): {rank}, election "
+                             f"after {backoff} ms")
         self._start_election()
 
     # -- graceful shutdown (KafkaRaftClient.shutdown, maybeCompleteShutdown) ---------------------------

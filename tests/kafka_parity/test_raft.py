@@ -12,13 +12,13 @@ CHECK_QUORUM_MS = FETCH_TIMEOUT_MS * 3 // 2
 SHUTDOWN_TIMEOUT_MS = 5000
 
 
-def cluster(era, duration_ms=20000, controllers=None):
+def cluster(era, duration_ms=20000, controllers=None, engine_version=None):
     doc = {"name": "raft-parity", "kafka_version": era, "brokers": 3, "duration_ms": duration_ms,
            "config": {}, "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
            "clients": [], "timeline": []}
     if controllers is not None:
         doc["controllers"] = controllers
-    return Simulation(doc)
+    return Simulation(doc, engine_version=engine_version)
 
 
 def started(era, at_ms=4000, **kw):
@@ -204,9 +204,12 @@ def test_leader_graceful_shutdown_timeout():
 
 # -- elections ---------------------------------------------------------------------------------------------
 def test_retry_election_3_9():
-    """Kafka: KafkaRaftClientTest.testRetryElection at 3.9.0 — a candidate with no answers waits its
-    election timeout [1000, 2000), then backs off 100 ms x U{0 .. 2^retries - 1} (at most 1000), and
-    stands again in the next epoch."""
+    """Kafka: KafkaRaftClientTest.testRetryElection at 3.9.0 checks the rejected path (refused by the
+    other voter, the candidate backs off at once, then stands in epoch + 1; that path is
+    test_retry_election_after_rejection_3_9 below); here no answer comes, pollCandidate's timeout
+    path @ 3.9.0:
+    a candidate waits its election timeout [1000, 2000), then backs off
+    100 ms x U{0 .. 2^retries - 1} (at most 1000), and stands again in the next epoch."""
     sim, leader, epoch, (f, _) = started("3.9-kraft", 3000)
     sim.apply({"op": "isolate", "controller": f})
     sim.advance_to(15000)
@@ -215,6 +218,30 @@ def test_retry_election_3_9():
     assert [e["epoch"] for e in cands] == list(range(epoch + 1, epoch + 1 + len(cands)))
     for retries, (a, b) in enumerate(zip(cands, cands[1:]), start=1):
         assert 1000 <= b["t_ms"] - a["t_ms"] < 2000 + min(1000, 100 * ((2 << (retries - 1)) - 1)) + 1
+
+
+@pytest.mark.parametrize("engine_version", [None, "1.2.0"])
+def test_retry_election_after_rejection_3_9(engine_version):
+    """Kafka: KafkaRaftClientTest.testRetryElection at 3.9.0 — refused by a majority, a candidate
+    backs off at once ("Even though our candidacy was rejected, we will backoff for jitter period
+    before we bump the epoch"; handleVoteResponse, isVoteRejected), not after its election
+    timeout. Here the candidate was cut off while the leader wrote on, so both others refuse its
+    stale log. Engine 1.2.0 did not record refusals and waited for its election timeout."""
+    sim = cluster("3.9-kraft", engine_version=engine_version)
+    sim.advance_to(4000)
+    cut = min(v for v in sim.quorum.voter_ids if v != sim.quorum.active)
+    sim.apply({"op": "isolate", "controller": cut})
+    sim.advance_to(9000)  # the leader appends NoOps the cut-off voter never gets
+    sim.apply({"op": "heal"})
+    t = sim.scheduler.now_ms
+    while not history(sim, "raft_candidate", after_ms=t, controller=cut):
+        sim.advance_to(sim.scheduler.now_ms + 1)
+    t1 = history(sim, "raft_candidate", after_ms=t, controller=cut)[0]["t_ms"]
+    sim.advance_to(t1 + 3)  # the two refusals are back (1 ms links)
+    v = voter(sim, cut)
+    assert v.role == "candidate" and v.backing_off == (engine_version is None)
+    if engine_version is None:
+        assert sorted(v.rejected) == sorted(x for x in sim.quorum.voter_ids if x != cut)
 
 
 def test_follower_grants_pre_vote_if_it_has_not_fetched_yet():
@@ -261,7 +288,8 @@ def test_resigned_voter_grants_pre_vote():
 
 
 def test_unattached_to_unattached_keeps_the_election_timer():
-    """Kafka: QuorumStateTest.testUnattachedToUnattached at 4.1.0 — moving to unattached in a higher
+    """Kafka: QuorumStateTest.testUnattachedToUnattached at 3.9.0 (the same check at 4.1.0) — run
+    here in era 3.9-kraft: moving to unattached in a higher
     epoch does not reset the election timer: the voter stands when the first timer expires."""
     sim = cluster("3.9-kraft", 5000)
     sim.advance_to(1)
@@ -305,3 +333,22 @@ def test_high_watermark_waits_for_the_new_leaders_first_record():
     activated = history(sim, "controller_activated", after_ms=4000)[0]
     assert activated["t_ms"] >= elected["t_ms"] + 2  # a follower's Fetch round trip at least
     assert sim.quorum.committed_log[start]["type"] == "LeaderChangeMessage"
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_single_voter_becomes_leader_at_once(era):
+    """Kafka: KafkaRaftClientTest.testInitializeSingleMemberQuorum at 3.9.0 / 4.1.0
+    (KafkaRaftClient.initialize: the only voter becomes candidate at once, 4.1 through
+    prospective, and so leader) — at start and after a restart, in the next epoch, with no
+    election timeout. Engine 1.2.0 waited one, [1000, 2000) ms."""
+    sim = cluster(era, 10000, controllers=[3000])
+    sim.advance_to(1)
+    assert voter(sim, 3000).role == "leader" and voter(sim, 3000).epoch == 1
+    sim.apply({"op": "crash", "controller": 3000})
+    sim.advance_to(100)
+    sim.apply({"op": "restart", "controller": 3000})
+    sim.advance_to(102)
+    assert voter(sim, 3000).role == "leader" and voter(sim, 3000).epoch == 2
+    old = cluster(era, 10000, controllers=[3000], engine_version="1.2.0")
+    old.advance_to(999)
+    assert voter(old, 3000).role == "unattached"
