@@ -55,6 +55,11 @@ class Era:
     #: Client defaults that changed across eras (§12 client table).
     producer_retries: int
     delivery_timeout: bool
+    #: KAFKA-7482 (1.1.0 - 2.0.x): a controlled-shutdown election's LeaderAndIsr goes to the live
+    #: replicas *not* shutting down (PartitionStateMachine.leaderForControlledShutdown @ 1.1.1 /
+    #: 2.0.1: isReplicaOnline without includeShuttingDownBrokers), so the old leader is not told;
+    #: 0.10 and 2.1+ tell it too (docs/model.md §9.8; engine 1.3.0).
+    shutdown_election_skips_shutting_down: bool = False
     # -- ZooKeeper-mode AlterIsr / AlterPartition eras (docs/model.md §17) ----------------------
     #: KIP-497 (2.7): the leader asks the controller (AlterIsr) instead of writing ZooKeeper;
     #: pending ISR states, maximal ISR; no /isr_change_notification.
@@ -130,7 +135,8 @@ _OLD = dict(truncation="hw", epoch_cache=False, epoch_entry_on_become_leader=Fal
             not_leader_error_name="NOT_LEADER_FOR_PARTITION", idempotence=False,
             producer_retries=0, delivery_timeout=False)
 _KIP101 = {**_OLD, "truncation": "kip101", "epoch_cache": True,
-           "controller_keeps_last_isr_member": True, "idempotence": True}
+           "controller_keeps_last_isr_member": True, "idempotence": True,
+           "shutdown_election_skips_shutting_down": True}
 _KIP279 = {**_KIP101, "truncation": "kip279"}  # 2.0.0 exactly
 # 2.0.1: three 2.1 fixes backported to the 2.0 branch (KAFKA-7128, KAFKA-7164, KAFKA-7415)
 _KIP279_FIXED = {**_KIP279, "expand_needs_epoch_start_offset": True, "refetch_on_epoch_bump": True,
@@ -140,7 +146,8 @@ _KIP320 = {**_KIP279, "epoch_entry_on_become_leader": True, "kip320_fencing": Tr
            "refetch_on_epoch_bump": True, "halt_on_unclean_truncation": False,
            "controller_writes_fenced": True, "broker_epoch": True,
            "consumer_truncation_detection": True, "producer_retries": INT_MAX,
-           "delivery_timeout": True, "client_rejects_stale_metadata": True}
+           "delivery_timeout": True, "client_rejects_stale_metadata": True,
+           "shutdown_election_skips_shutting_down": False}  # KAFKA-7482 fixed in 2.1.0
 _KIP537 = {**_KIP320, "isr_double_checked_locking": True,
            "not_leader_error_name": "NOT_LEADER_OR_FOLLOWER"}
 

@@ -88,12 +88,17 @@ class PartitionStateMachine:
         (``partitionReplicaAssignment.filterNot(_ == replicaId)``, 0.10 - 3.9): the removed one, if
         still alive (a controlled shutdown), got StopReplica. An offline election tells its live
         replicas (``Election.leaderForOffline``: ``isReplicaOnline``, shutting-down brokers
-        excluded). Controlled-shutdown and preferred elections tell every live replica."""
+        excluded). Preferred elections tell every live replica, controlled-shutdown elections too
+        (``liveOrShuttingDownReplicas``, 0.10 and 2.1+) except in 1.1 - 2.0.x, whose
+        ``leaderForControlledShutdown`` leaves the shutting-down old leader out (KAFKA-7482)."""
         if not self.sim.rules_1_3:
             return None  # engine 1.2.0: every live replica
         if op["decide"] == self._decide_remove_replica:
             return [b for b in self.live if b != op["extra"]]
         if op["decide"] == self._decide_offline:
+            return self._electable()
+        if (op["decide"] == self._decide_controlled_shutdown
+                and self.era.shutdown_election_skips_shutting_down):
             return self._electable()
         return None
 

@@ -60,3 +60,33 @@ def test_a_broker_in_controlled_shutdown_is_not_told_of_an_offline_election():
                 if e["t_ms"] >= elected["t_ms"]]
         assert bool(late) is rejoins
         assert bool(events(r, "isr_expand", topic="t")) is rejoins
+
+
+def leader_shutdown(version, engine_version=None):
+    """Partition [1, 0, 2] led by 1 (broker 0 is the controller); leader 1 shuts down at 1 s."""
+    doc = {"seed": 1, "kafka_version": version, "brokers": 3,
+           "config": {"auto.leader.rebalance.enable": False},
+           "topics": [{"name": "t", "partitions": 1, "replication_factor": 3,
+                       "assignment": {"0": [1, 0, 2]}}],
+           "clients": [], "duration_ms": 4000,
+           "timeline": [{"at_ms": 1000, "op": "shutdown", "broker": 1}]}
+    return Simulation(doc, engine_version=engine_version).run()
+
+
+def test_kafka_7482_the_shutting_down_leader_is_not_told_in_1_1_to_2_0():
+    """Fails under engine 1.2.0's rule. PartitionStateMachine.leaderForControlledShutdown @ 1.1.1
+    and 2.0.1 returns ``assignment.filter(isReplicaOnline(_, partition))`` as the recipients —
+    shutting-down brokers excluded — so the old leader gets no LeaderAndIsr and is never made a
+    follower before it stops (KAFKA-7482, fixed in 2.1.0: ``includeShuttingDownBrokers = true``,
+    as ``Election.leaderForControlledShutdown`` @ 2.4.1 - 3.7.0; 0.10.2.2's
+    ControlledShutdownLeaderSelector returns the live-or-shutting-down replicas too)."""
+    for version, told in (("0.10", True), ("1.1", False), ("2.0", False), ("2.0.1", False),
+                          ("2.4", True), ("2.7", True), ("3.7", True)):
+        r = leader_shutdown(version)
+        [elected] = events(r, "leader_elected", kind="controlled_shutdown")
+        assert (elected["leader"], elected["isr"]) == (0, [0, 2]), version
+        moved = [e for e in events(r, "become_follower", broker=1) if e["t_ms"] >= 1000]
+        assert bool(moved) is told, version
+        assert [e for e in events(r, "become_follower", broker=2) if e["t_ms"] >= 1000], version
+    old = leader_shutdown("2.0.1", engine_version="1.2.0")
+    assert [e for e in events(old, "become_follower", broker=1) if e["t_ms"] >= 1000]

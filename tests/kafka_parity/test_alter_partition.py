@@ -122,10 +122,11 @@ def test_an_unexpected_error_is_retried_at_once_and_then_commits(error):
     assert r["partitions"]["t-0"]["isr_state"]["pending"] is None
 
 
-def test_kafka_14010_before_3_1_an_unexpected_error_leaves_the_partition_pending():
+def test_kafka_14010_before_3_2_1_an_unexpected_error_leaves_the_partition_pending():
     """Kafka: PartitionTest.testAlterIsrUnexpectedError at 2.7.0 — its mock manager accepts the
     re-queue; the real AlterIsrManager of 2.7 - 3.0 still holds the item while the callback runs
-    and refuses it (KAFKA-14010), so the run shows the real outcome: stuck pending, one request."""
+    and refuses it (KAFKA-14010, fixed in 3.2.1 / 3.3.0), so the run shows the real outcome:
+    stuck pending, one request."""
     for version in ("2.7", "3.0"):
         _sim, r = run_expansion_failing(version, "UNKNOWN_SERVER_ERROR")
         assert len(alter(r, "sent")) == 1

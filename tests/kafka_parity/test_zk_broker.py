@@ -198,9 +198,12 @@ def test_isr_not_expanded_if_replica_is_not_alive_zk(version):
 
 def test_high_watermark_increases_with_dead_follower_zk():
     """Kafka: PartitionTest.testHighWatermarkIncreasesWithFencedOrShutdownFollower at 3.7.0
-    (KAFKA-15021), in ZooKeeper mode — a caught-up follower outside the ISR that is not alive in
-    the metadata cache does not hold the HW: in 3.7 the acks=all record is acknowledged once
-    follower 1 has it; in 3.3 (before KAFKA-15021) broker 2 holds the HW and it times out."""
+    (KAFKA-15021) — a ZooKeeper-mode analogue: Kafka's test is KRaft only (a mocked
+    KRaftMetadataCache, broker fenced / shutting down / unfenced); this one exercises the same rule
+    through the ZooKeeper branch of isReplicaIsrEligible (ZkMetadataCache.hasAliveBroker). A
+    caught-up follower outside the ISR that is not alive in the metadata cache does not hold the
+    HW: in 3.7 the acks=all record is acknowledged once follower 1 has it; in 3.3 (before
+    KAFKA-15021) broker 2 holds the HW and it times out (the role of Kafka's "unfenced" case)."""
     new = Simulation(zombie("3.7")).run()
     acked = record(new, "r-0")
     assert acked["status"] == "acked" and acked["acked_ms"] - 27500 < 20
@@ -215,7 +218,9 @@ def test_high_watermark_increases_with_fenced_follower_kraft(fault):
     its session expired); caught up but out of the ISR, it does not hold the HW. The fence and
     the ISR shrink are one batch of the metadata log, so the leader sees both at once: the
     records parked on the HW are acknowledged as the shrink lands, later ones within a fetch
-    round trip (engine 1.2.0: after replica.lag.time.max.ms, or REQUEST_TIMED_OUT)."""
+    round trip (engine 1.2.0: after replica.lag.time.max.ms, or REQUEST_TIMED_OUT). Kafka's
+    "shutdown" case (in controlled shutdown, not fenced) is not separated: here the shut-down
+    broker is fenced too; its "unfenced" case (HW held) is not ported."""
     timeline = [{"at_ms": 5000, "op": fault, "broker": 2}]
     result = Simulation(cluster("4.1", timeline, clients=[producer(acks="all", stop_ms=20000)],
                                 duration_ms=25000)).run()
