@@ -390,6 +390,7 @@ def test_a_kraft_timeline_speaks_kraft(page, server):
     text = answered.inner_text()
     assert "znode" not in text and "zkVersion" not in text and "UpdateMetadata" not in text, text
     panel.locator(".tl-search").fill("")
+    page.wait_for_function("() => document.querySelectorAll('#panel-timeline .ev').length > 3")   # redrawn unfiltered
     labels = [label.lower() for label in panel.locator(".ev .type").all_inner_texts()]   # CSS upper-cases them
     assert "broker registered" not in labels, labels
     assert labels.count("registration answered") == 3 and labels.count("registerbrokerrecord") == 3, labels
