@@ -25,7 +25,7 @@ class BrokerControl:
         broker = body["broker"]
         reg = self.image.brokers.get(broker)
         if reg is not None and reg.get("incarnation") != body["incarnation"] \
-                and not reg["fenced"] and self._session_valid(broker):
+                and (not reg["fenced"] or self.tracked_sessions()) and self._session_valid(broker):
             self.sim.emit("registration_rejected", broker=broker, error="DUPLICATE_BROKER_REGISTRATION",
                           reason=f"broker {broker} registers a new incarnation while the previous "
                                  f"one still has a valid session (it expires "
@@ -44,9 +44,20 @@ class BrokerControl:
         self.write(REGISTER_BROKER, {"broker": broker, "broker_epoch": epoch, "fenced": True,
                                      "in_controlled_shutdown": False, "clean": clean,
                                      "incarnation": body["incarnation"]})
-        self.contact[broker] = self.now_ms
+        if self.tracked_sessions():
+            self.contact.pop(broker, None)  # the new epoch has no session until its first heartbeat
+        else:
+            self.contact[broker] = self.now_ms
         self.reschedule_fence_check()
         self.reply_after_commit(env, {"error": None, "broker_epoch": epoch})
+
+    def tracked_sessions(self):
+        """4.1 (KAFKA-17793): a session is the ``BrokerHeartbeatTracker`` entry of (id, epoch), its
+        last heartbeat, fenced or not; the activation tracks only unfenced brokers, a registration
+        nobody (``ClusterControlManager.activate`` / ``trackBrokerHeartbeat`` @ 4.1.0). 3.9's
+        ``BrokerHeartbeatManager.hasValidSession`` is false for a fenced broker. Engine 1.2.0
+        used 3.9's rule in both eras."""
+        return bool(self.era.fence_check_period_divisor) and self.sim.rules_1_3
 
     def _session_valid(self, broker):
         last = self.contact.get(broker)

@@ -97,6 +97,11 @@ class MetadataFetcher:
             self.make_follower(part, st)
         else:
             part.zk_version = st["zk_version"]  # an ISR-only change: the fetcher is not touched
+        if self.state == "shutting_down" and self.sim.rules_1_3 and st["leader"] != self.node_id \
+                and (st["leader"] == -1 or self.node_id not in st["isr"]):
+            # applyLocalFollowersDelta: in controlled shutdown such a follower is stopped
+            # (stopPartitions, the log kept); engine 1.2.0 kept fetching
+            self.remove_fetcher_partition(key)
         if not self.hw_checkpoint_started:
             self.hw_checkpoint_started = True
             self.set_timer(self.config["replica.high.watermark.checkpoint.interval.ms"],

@@ -38,6 +38,8 @@ class QuorumController(BrokerControl, LeaderBalance):
 
     def _activate(self):
         for broker, reg in self.image.brokers.items():
+            if reg["fenced"] and self.tracked_sessions():
+                continue  # CCM.activate @ 4.1.0: the tracker starts with the unfenced brokers only
             self.contact[broker] = self.now_ms  # CCM.activate: a fresh session for everyone
         self.voter.set_timer(self.config["metadata.max.idle.interval.ms"], self._no_op_tick)
         self.start_fence_checks()

@@ -167,3 +167,28 @@ def test_a_batch_larger_than_one_fetch_is_still_sent_whole(monkeypatch):
     assert len(offsets) == 251
     for broker in (1, 2):
         assert len({t for t, b, off, *_ in applied if b == broker and off in offsets}) == 1
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_a_broker_in_controlled_shutdown_stops_fetching_what_left_its_isr(era):
+    """ReplicaManager.applyLocalFollowersDelta @ 3.9.0 / 4.1.0: once in controlled shutdown
+    (``beginControlledShutdown``), a follower partition whose record has no leader or an ISR
+    without this broker is stopped (``stopPartitions``, the log kept): its fetcher is removed
+    instead of following on. Engine 1.2.0 kept fetching until the process stopped."""
+    doc = {"name": "cs", "kafka_version": era, "brokers": 3, "duration_ms": 9000, "config": {},
+           "topics": [{"name": "foo", "partitions": 3, "replication_factor": 3}], "clients": [],
+           "timeline": [{"op": "shutdown", "broker": 2, "at_ms": 6000}]}
+    sim = Simulation(doc)
+    broker = None
+    seen_out = 0
+    for t in range(5990, 9000):
+        sim.advance_to(t)
+        broker = sim.brokers[2]
+        if broker.state != "shutting_down":
+            continue
+        fetched = {key for f in broker.fetchers.values() for key in f.partitions}
+        for key, st in broker.metadata.items():
+            if 2 in st["replicas"] and st["leader"] != 2 and 2 not in st["isr"]:
+                seen_out += 1
+                assert key not in fetched, (t, key, st)
+    assert seen_out > 0

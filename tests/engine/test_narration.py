@@ -291,12 +291,17 @@ STORIES = {
         at("controlled_shutdown_started", 10000, broker=0),
         step("controlled_shutdown_granted", 10000, 10000 + 2000 + LATENCY_SLACK_MS, broker=0),
         at("fault", 15000, op="restart", broker=0),
-        step("broker_unfenced", 15000, 15000 + 600, broker=0),
+        # 4.1 (KAFKA-17793, KAFKA-19130): the session of the last heartbeat (at most 2 s after 10 s,
+        # at the grant) is still valid for 9 s, fenced or not: the new incarnation is refused and
+        # retries every broker.heartbeat.interval.ms until it expires
+        step("registration_rejected", 15000, 15000 + 300, broker=0, error="DUPLICATE_BROKER_REGISTRATION"),
+        step("broker_unfenced", 10000 + 9000, 10000 + 2000 + 9000 + 2000 + 600, broker=0),
         at("fault", 30000, op="shutdown", broker=1),
         step("controlled_shutdown_granted", 30000, 30000 + 2000 + LATENCY_SLACK_MS, broker=1),
         at("fault", 50000, op="shutdown", broker=2),
         step("controlled_shutdown_granted", 50000, 50000 + 2000 + LATENCY_SLACK_MS, broker=2),
-        step("isr_expand", 55000, 56000, isr=[0, 1, 2]),
+        # restarted at 55 s, broker 2 too waits for its old session (4.1) before it can rejoin
+        step("isr_expand", 50000 + 9000, 50000 + 2000 + 9000 + 2000 + 1000, isr=[0, 1, 2]),
     ],
 }
 

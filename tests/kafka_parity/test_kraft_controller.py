@@ -398,3 +398,28 @@ def test_re_registration_with_clean_shutdown_detection(stop, clean):
     assert again["clean"] is clean and again["broker_epoch"] == again["offset"]
     reg = committed_image_through(result, again["offset"]).brokers[0]
     assert reg["in_controlled_shutdown"] is False and reg["broker_epoch"] == again["offset"]
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_duplicate_registration_after_controlled_shutdown(era):
+    """Kafka: ClusterControlManager.registerBroker at 3.9.0 and 4.1.0 (and
+    ClusterControlManagerTest.testDuplicateBrokerRegistrationWithActiveOldBroker at 4.1.0, whose
+    broker session lives in ``BrokerHeartbeatTracker``, KAFKA-17793). 3.9 asks
+    ``BrokerHeartbeatManager.hasValidSession(id)``, false for a fenced broker, so a broker fenced
+    by its granted controlled shutdown re-registers at once. 4.1 asks
+    ``hasValidSession(id, epoch)`` of the tracker, which holds the last heartbeat of that epoch
+    whether the broker is fenced or not: a restart within broker.session.timeout.ms (9000) of the
+    last heartbeat is refused with DUPLICATE_BROKER_REGISTRATION until that session expires."""
+    timeline = [{"op": "shutdown", "broker": 0, "at_ms": 5000},
+                {"op": "restart", "broker": 0, "at_ms": 7000}]
+    result = Simulation(cluster(3, 3, era, timeline, 25000)).run()
+    granted = events(result, "controlled_shutdown_granted", broker=0)[0]["t_ms"]
+    rejected = events(result, "registration_rejected", broker=0)
+    started = events(result, "broker_started", broker=0)
+    assert len(started) == 2
+    if era == "3.9-kraft":
+        assert not rejected and started[1]["t_ms"] < 7000 + 1000
+    else:
+        assert rejected and {e["error"] for e in rejected} == {"DUPLICATE_BROKER_REGISTRATION"}
+        assert all(e["t_ms"] <= granted + 9000 for e in rejected)
+        assert granted + 9000 - 100 <= started[1]["t_ms"] <= granted + 9000 + 2100
