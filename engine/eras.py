@@ -114,6 +114,11 @@ class Era:
     #: KAFKA-14317 (3.5.0): requests failed by the client's own request timeout complete as
     #: REQUEST_TIMED_OUT (ClientResponse.wasTimedOut); up to 3.4 as disconnected (NETWORK_EXCEPTION).
     client_timeout_is_timed_out: bool = False
+    #: 2.4.x brokers answer a partition without a live leader (LEADER_NOT_AVAILABLE) with no leader
+    #: epoch (MetadataCache.getPartitionMetadata @ 2.4.1: Optional.empty(); from 2.6 the epoch is
+    #: set), so the client forgets its last seen epoch and takes the leaderless partition
+    #: (Metadata.updatePartitionInfo @ 2.4.1, its "no epoch" branch).
+    leaderless_metadata_without_epoch: bool = False
 
     @property
     def isr_expiration_divisor(self):
@@ -163,7 +168,7 @@ ERAS = {
     "1.1": Era("1.1", **_KIP101),
     "2.0": Era("2.0", **_KIP279),  # 2.0.0: none of the 2.0.1 fixes below
     "2.0.1": Era("2.0.1", **_KIP279_FIXED),
-    "2.4": Era("2.4", **_KIP320),
+    "2.4": Era("2.4", **_KIP320, leaderless_metadata_without_epoch=True),
     "2.6": Era("2.6", **_KIP537),  # KIP-537 defaults live in CONFIG below
     "2.7": Era("2.7", **_ALTER_ISR_27),        # rules of 2.7.2 (docs/model.md §17)
     "3.0": Era("3.0", **_ALTER_ISR_30),        # rules of 3.0.2

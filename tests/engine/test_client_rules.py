@@ -136,3 +136,46 @@ def test_under_engine_1_2_0_the_client_timed_out_at_exactly_the_timeout():
         [(31000, ["p-0"], "REQUEST_TIMED_OUT"), (31000, ["p-1"], "NETWORK_EXCEPTION")]
     assert timeout_run("3.7", FOLLOWERS_CUT, engine_version="1.2.0") == \
         [(31000, ["p-0"], "REQUEST_TIMED_OUT")]
+
+
+def _fed_producer(version, engine_version=None):
+    """A running producer of t-0 whose metadata answers the test writes itself."""
+    doc = {"seed": 1, "kafka_version": version, "brokers": 3,
+           "topics": [{"name": "t", "partitions": 1, "replication_factor": 3}],
+           "clients": [{"name": "p", "type": "producer", "topic": "t"}], "duration_ms": 5000}
+    sim = Simulation(doc, engine_version=engine_version)
+    sim.advance_to(1000)
+    producer = sim.clients["p"]
+
+    def answer(leader, epoch):
+        producer._on_metadata(0, {"error": None, "partitions": {
+            "t-0": {"leader": leader, "leader_epoch": epoch, "isr": [], "replicas": [0, 1, 2]}}}, None)
+        return producer.leaders["t-0"][0]
+    return answer
+
+
+def test_a_leaderless_answer_forgets_the_last_seen_epoch_in_2_4():
+    """Defect 4 at 2.4.x: a 2.4 broker answers a partition without a live leader with
+    LEADER_NOT_AVAILABLE and no leader epoch (MetadataCache.getPartitionMetadata @ 2.4.1), and the
+    client's Metadata.updatePartitionInfo (2.4.1) takes such a partition as it is and forgets the
+    last seen epoch (lastSeenLeaderEpochs.remove), so an older epoch is taken next. Fails before
+    the fix (the leaderless answer was compared by its epoch and ignored)."""
+    answer = _fed_producer("2.4")
+    assert answer(1, 5) == 1
+    assert answer(-1, 4) == -1    # no epoch on the wire: taken
+    assert answer(2, 3) == 2      # nothing to compare with: taken
+
+
+def test_from_2_6_a_leaderless_answer_carries_its_epoch():
+    """From 2.6 the broker sets the leader epoch on a LEADER_NOT_AVAILABLE partition
+    (MetadataCache / ZkMetadataCache / KRaftMetadataCache getPartitionMetadata @ 2.6.3, 3.7.0,
+    3.9.0), so the client compares it as any other (updateLatestMetadata @ 3.7.0:
+    newEpoch >= currentEpoch); engine 1.2.0 takes every answer."""
+    for version in ("2.6", "3.7", "4.1"):
+        answer = _fed_producer(version)
+        assert answer(1, 5) == 1
+        assert answer(-1, 4) == 1, version    # older epoch: the cached leader stays
+        assert answer(-1, 6) == -1, version
+        assert answer(2, 5) == -1, version
+    answer = _fed_producer("2.4", engine_version="1.2.0")
+    assert answer(1, 5) == 1 and answer(-1, 4) == -1 and answer(2, 3) == 2
