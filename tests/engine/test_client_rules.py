@@ -179,3 +179,35 @@ def test_from_2_6_a_leaderless_answer_carries_its_epoch():
         assert answer(2, 5) == -1, version
     answer = _fed_producer("2.4", engine_version="1.2.0")
     assert answer(1, 5) == 1 and answer(-1, 4) == -1 and answer(2, 3) == 2
+
+
+def _metadata_asks_after_broker_timeout(version, engine_version=None):
+    """FOLLOWERS_CUT with retries: the leader's DelayedProduce answers REQUEST_TIMED_OUT at 31002.
+    Returns p's Metadata sends and Produce sends after 30 s."""
+    doc = {"seed": 1, "kafka_version": version, "brokers": 3,
+           "config": {"replica.lag.time.max.ms": 60000},
+           "topics": [{"name": "t", "partitions": 1, "replication_factor": 3,
+                       "assignment": {"0": [0, 1, 2]}}],
+           "clients": [{"name": "p", "type": "producer", "topic": "t"}], "duration_ms": 40000,
+           "timeline": [FOLLOWERS_CUT, {"at_ms": 1000, "op": "produce", "topic": "t", "producer": "p",
+                                        "count": 1, "acks": "all"}]}
+    sim = Simulation(doc, engine_version=engine_version)
+    sent = []
+    sim.network.observer = lambda kind, env: sent.append((env.sent_at_ms, env.type)) \
+        if kind == "send" and env.source == "p" and env.sent_at_ms > 30000 else None
+    sim.run()
+    return sent
+
+
+def test_the_brokers_request_timed_out_does_not_ask_for_metadata():
+    """Sender.completeBatch (0.10.2.2, 2.7.2, 3.7.0, 4.1.0) requests a metadata update only for
+    an InvalidMetadataException; the broker's REQUEST_TIMED_OUT is a TimeoutException, so the
+    batch is retried after retry.backoff.ms to the same leader with no Metadata request. Fails
+    before the fix (a Metadata request went out at 31002); engine 1.2.0 keeps it."""
+    for version in ("2.4", "3.3", "3.7"):
+        assert _metadata_asks_after_broker_timeout(version) == [(31102, "Produce")], version
+    # KRaft: the brokers boot later, so the answer comes later; still no Metadata request
+    assert [kind for _at, kind in _metadata_asks_after_broker_timeout("4.1")] == ["Produce"]
+    # engine 1.2.0: its own timeout at exactly 31000 wins and asks for metadata (a disconnect)
+    assert _metadata_asks_after_broker_timeout("3.7", engine_version="1.2.0") == \
+        [(31000, "Metadata"), (31100, "Produce")]
