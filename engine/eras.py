@@ -119,6 +119,11 @@ class Era:
     #: set), so the client forgets its last seen epoch and takes the leaderless partition
     #: (Metadata.updatePartitionInfo @ 2.4.1, its "no epoch" branch).
     leaderless_metadata_without_epoch: bool = False
+    #: 2.3.0 Metadata.handleMetadataResponse: an InvalidMetadataException on any topic or
+    #: partition of the answer (UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE) calls
+    #: requestUpdate(), for a producer too (its topics: those it sent to); up to 2.2 only the
+    #: consumer's ConsumerCoordinator listener asks again for unavailable topics.
+    metadata_errors_request_update: bool = False
 
     @property
     def isr_expiration_divisor(self):
@@ -145,7 +150,8 @@ _KIP320 = {**_KIP279, "epoch_entry_on_become_leader": True, "kip320_fencing": Tr
            "refetch_on_epoch_bump": True, "halt_on_unclean_truncation": False,
            "controller_writes_fenced": True, "broker_epoch": True,
            "consumer_truncation_detection": True, "producer_retries": INT_MAX,
-           "delivery_timeout": True, "client_rejects_stale_metadata": True}
+           "delivery_timeout": True, "client_rejects_stale_metadata": True,
+           "metadata_errors_request_update": True}
 _KIP537 = {**_KIP320, "isr_double_checked_locking": True,
            "not_leader_error_name": "NOT_LEADER_OR_FOLLOWER"}
 

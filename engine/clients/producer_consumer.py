@@ -229,8 +229,15 @@ class Producer(Partitioner, Sender, ClientBase):
         return self.config["request.timeout.ms"]
 
     def wanted_topics(self):
-        """KafkaProducer.waitOnMetadata: send() waits (and asks) for the topics it has records for."""
-        return {record.topic: None for record, _acks in self.unassigned}
+        """KafkaProducer.waitOnMetadata: send() waits (and asks) for the topics it has records for.
+        From 2.3 (Metadata.handleMetadataResponse) also every topic the producer has sent to: an
+        unknown topic or a leaderless partition of one asks again after retry.backoff.ms."""
+        wanted = {record.topic: None for record, _acks in self.unassigned}
+        if self.sim.rules_1_3 and self.sim.era.metadata_errors_request_update:
+            split = self.sim.split_key
+            for key in self.queues:   # every partition the producer has had a batch for
+                wanted[split(key)[0]] = None
+        return wanted
 
     def on_metadata_updated(self):
         self._idle_until = None   # leaders may have moved

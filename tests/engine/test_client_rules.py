@@ -211,3 +211,37 @@ def test_the_brokers_request_timed_out_does_not_ask_for_metadata():
     # engine 1.2.0: its own timeout at exactly 31000 wins and asks for metadata (a disconnect)
     assert _metadata_asks_after_broker_timeout("3.7", engine_version="1.2.0") == \
         [(31000, "Metadata"), (31100, "Produce")]
+
+
+def _offline_partition_asks(version, engine_version=None):
+    """t-0 on broker 1 alone, t-1 on broker 2; producer p sends one record to t-1 at 1 s (so it
+    has t, and nothing queued for t-0). Broker 1 shuts down at 2 s (t-0 has no leader) and is
+    back at 10 s; metadata.max.age.ms 1000, so p learns that t-0 has no leader. Returns p's
+    Metadata request times in 3 s - 9 s."""
+    doc = {"seed": 1, "kafka_version": version, "brokers": 3, "config": {"metadata.max.age.ms": 1000},
+           "topics": [{"name": "t", "partitions": 2, "replication_factor": 1,
+                       "assignment": {"0": [1], "1": [2]}}],
+           "clients": [{"name": "p", "type": "producer", "topic": "t"}],
+           "duration_ms": 12000,
+           "timeline": [{"at_ms": 1000, "op": "produce", "topic": "t", "partition": 1, "producer": "p"},
+                        {"at_ms": 2000, "op": "shutdown", "broker": 1},
+                        {"at_ms": 10000, "op": "restart", "broker": 1}]}
+    sim = Simulation(doc, engine_version=engine_version)
+    asked = []
+    sim.network.observer = lambda kind, env: asked.append(env.sent_at_ms) \
+        if kind == "send" and env.source == "p" and env.type == "Metadata" else None
+    sim.run()
+    return [at for at in asked if 3000 <= at < 9000]
+
+
+def test_a_producer_asks_again_while_a_partition_of_its_topic_has_no_leader_from_2_3():
+    """Defect 8, producer side: Metadata.handleMetadataResponse (2.3.0 - 4.1.0) calls
+    requestUpdate() for LEADER_NOT_AVAILABLE on any partition of the answer, and a producer's
+    Metadata request names every topic it sends to (ProducerMetadata), so while t-0 has no leader
+    the producer asks every retry.backoff.ms after the answer (100 + one round trip). Up to 2.2
+    only the consumer's ConsumerCoordinator listener asked again; the producer (nothing queued
+    for t-0) waits for metadata.max.age.ms. Fails before the fix (one request a second)."""
+    for version in ("2.4", "3.7", "4.1"):
+        asked = _offline_partition_asks(version)
+        assert len(asked) > 50 and all(b - a == 102 for a, b in zip(asked, asked[1:])), version
+    assert len(_offline_partition_asks("2.0")) < 12   # about one a second (metadata.max.age.ms)
