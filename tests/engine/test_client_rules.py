@@ -245,3 +245,33 @@ def test_a_producer_asks_again_while_a_partition_of_its_topic_has_no_leader_from
         asked = _offline_partition_asks(version)
         assert len(asked) > 50 and all(b - a == 102 for a, b in zip(asked, asked[1:])), version
     assert len(_offline_partition_asks("2.0")) < 12   # about one a second (metadata.max.age.ms)
+
+
+def _wakeup_run(times, engine_version=None):
+    """Leader 0 of t-0 is silent to p from 900 ms; max.in.flight.requests.per.connection 1, so
+    while the first request is in flight the next records wait in one batch. One acks=all record
+    at each of ``times``. Returns the produce_failed events as (t_ms, records, error)."""
+    doc = {"seed": 1, "kafka_version": "3.7", "brokers": 3,
+           "config": {"retries": 0, "max.in.flight.requests.per.connection": 1,
+                      "enable.idempotence": False},
+           "topics": [{"name": "t", "partitions": 1, "replication_factor": 3,
+                       "assignment": {"0": [0, 1, 2]}}],
+           "clients": [{"name": "p", "type": "producer", "topic": "t"}],
+           "duration_ms": 100000,
+           "timeline": [LEADER_SILENT] + [{"at_ms": at, "op": "produce", "topic": "t", "producer": "p",
+                                           "acks": "all"} for at in times]}
+    r = Simulation(doc, engine_version=engine_version).run()
+    return [(e["t_ms"], e["records"], e["error"]) for e in r["history"] if e["type"] == "produce_failed"]
+
+
+def test_a_send_that_joins_a_batch_does_not_wake_the_sender():
+    """Defect 10, the poll cadence: KafkaProducer.doSend calls sender.wakeup() only when
+    RecordAccumulator.append created a batch or reports batchIsFull ("deque.size() > 1 ||
+    last.isFull()", 0.10.2.2, 2.7.2, 3.7.0). p-0 goes at 1000; p-1 (2000) opens a new batch (a
+    wakeup: the poll returns at 2000 and then blocks up to 30000 ms); p-2 (31500) joins that batch
+    and wakes nothing, so p-0 times out at the poll's return at 32000 (not 31500). Fails before the
+    fix, which took every send() as a return of the Sender's poll."""
+    failed = _wakeup_run([1000, 2000, 31500])
+    assert failed[0] == (32000, ["p-0"], "REQUEST_TIMED_OUT")
+    # a send that opens a batch does wake it: p-2 at 31500 into an empty accumulator
+    assert _wakeup_run([1000, 31500])[0] == (31500, ["p-0"], "REQUEST_TIMED_OUT")
