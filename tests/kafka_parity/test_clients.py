@@ -70,6 +70,7 @@ def _silent_leader(version, records=1, config=None):
         if kind == "send" and env.source == "p" and env.type == "Metadata" else None
     r = sim.run()
     failed = [(e["t_ms"], e["records"], e["error"]) for e in r["history"] if e["type"] == "produce_failed"]
+    assert not sim.clients["p"].pending   # nothing left in flight
     return failed, asked
 
 
