@@ -119,6 +119,16 @@ class Era:
     #: KAFKA-14317 (3.5.0): requests failed by the client's own request timeout complete as
     #: REQUEST_TIMED_OUT (ClientResponse.wasTimedOut); up to 3.4 as disconnected (NETWORK_EXCEPTION).
     client_timeout_is_timed_out: bool = False
+    #: 2.4.x brokers answer a partition without a live leader (LEADER_NOT_AVAILABLE) with no leader
+    #: epoch (MetadataCache.getPartitionMetadata @ 2.4.1: Optional.empty(); from 2.6 the epoch is
+    #: set), so the client forgets its last seen epoch and takes the leaderless partition
+    #: (Metadata.updatePartitionInfo @ 2.4.1, its "no epoch" branch).
+    leaderless_metadata_without_epoch: bool = False
+    #: 2.3.0 Metadata.handleMetadataResponse: an InvalidMetadataException on any topic or
+    #: partition of the answer (UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE) calls
+    #: requestUpdate(), for a producer too (its topics: those it sent to); up to 2.2 only the
+    #: consumer's ConsumerCoordinator listener asks again for unavailable topics.
+    metadata_errors_request_update: bool = False
 
     @property
     def isr_expiration_divisor(self):
@@ -147,6 +157,7 @@ _KIP320 = {**_KIP279, "epoch_entry_on_become_leader": True, "kip320_fencing": Tr
            "controller_writes_fenced": True, "broker_epoch": True,
            "consumer_truncation_detection": True, "producer_retries": INT_MAX,
            "delivery_timeout": True, "client_rejects_stale_metadata": True,
+           "metadata_errors_request_update": True,
            "shutdown_election_skips_shutting_down": False}  # KAFKA-7482 fixed in 2.1.0
 _KIP537 = {**_KIP320, "isr_double_checked_locking": True,
            "not_leader_error_name": "NOT_LEADER_OR_FOLLOWER"}
@@ -170,7 +181,7 @@ ERAS = {
     "1.1": Era("1.1", **_KIP101),
     "2.0": Era("2.0", **_KIP279),  # 2.0.0: none of the 2.0.1 fixes below
     "2.0.1": Era("2.0.1", **_KIP279_FIXED),
-    "2.4": Era("2.4", **_KIP320),
+    "2.4": Era("2.4", **_KIP320, leaderless_metadata_without_epoch=True),
     "2.6": Era("2.6", **_KIP537),  # KIP-537 defaults live in CONFIG below
     "2.7": Era("2.7", **_ALTER_ISR_27),        # rules of 2.7.2 (docs/model.md §17)
     "3.0": Era("3.0", **_ALTER_ISR_30),        # rules of 3.0.2

@@ -15,8 +15,9 @@ from engine.core.messages import DISCONNECTED
 from engine.core.network import Node
 
 #: Timers of a client that are not a return of its poll: the sweep of its request deadlines, the
-#: idle poll's own timer (which decides for itself) and the end of a poll.
-_NOT_POLLS = ("_sweep_deadlines", "_idle_poll", "_end_of_poll")
+#: idle poll's own timer (which decides for itself), the end of a poll, and the application's
+#: steady sends (its own thread: send() wakes the Sender only for a new or full batch).
+_NOT_POLLS = ("_sweep_deadlines", "_idle_poll", "_end_of_poll", "_tick_steady")
 
 
 class RequestTimeouts:

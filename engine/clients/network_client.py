@@ -131,13 +131,21 @@ class ClientBase(RequestTimeouts, Node):
         leaders = self.leaders
         # KIP-320 (2.2+): never go back to an older leader epoch (docs/model.md §6, client facts)
         keep_newer = self.sim.rules_1_3 and self.sim.era.client_rejects_stale_metadata
+        no_epoch_if_leaderless = self.sim.era.leaderless_metadata_without_epoch
         for key, st in body["partitions"].items():
             topic, part = split(key)
             if part + 1 > counts.get(topic, 0):
                 counts[topic] = part + 1
             epoch = st["leader_epoch"]
-            if keep_newer and key in leaders and epoch < leaders[key][1]:
-                continue   # a stale broker's answer: the cached, newer leader stays
+            if keep_newer:
+                if no_epoch_if_leaderless and st["leader"] < 0:
+                    # 2.4.x: LEADER_NOT_AVAILABLE comes without a leader epoch; updatePartitionInfo
+                    # forgets the last seen one (lastSeenLeaderEpochs.remove) and takes the
+                    # leaderless partition, so the next answer is taken whatever its epoch
+                    leaders[key] = (-1, -1)
+                    continue
+                if key in leaders and epoch < leaders[key][1]:
+                    continue   # a stale broker's answer: the cached, newer leader stays
             # engine 1.2.0: every answer overwrote the cached leader
             leaders[key] = (st["leader"], epoch)
         self.topic_partitions.update(counts)

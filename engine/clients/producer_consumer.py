@@ -153,15 +153,17 @@ class Producer(Partitioner, Sender, ClientBase):
     # -- the application's send() ------------------------------------------------------------------
     def send_record(self, topic, partition, key, value, acks):
         """KafkaProducer.send(): create the record, partition it, hand it to the sender."""
-        self._poll_returned()   # send() wakes the Sender: its poll returns
         rid = f"{self.name}-{self.next_id}"
         self.next_id += 1
         record = Record(rid, self.name, topic, ACKS_LABELS[acks], self.scheduler.now_ms, key, value)
         record.partition = partition
         self.sim.records[rid] = record   # Simulation.register_record, inlined (once per record)
         if topic in self.topic_partitions:
-            self._append(record, acks)
+            self._append(record, acks, True)
         else:
+            # waitOnMetadata: requestUpdateForTopic and sender.wakeup() - its poll returns
+            if self.sim.rules_1_3:
+                self._poll_returned()
             self.unassigned.append((record, acks))
             self.refresh_metadata()
         return record
@@ -177,7 +179,8 @@ class Producer(Partitioner, Sender, ClientBase):
                 return last
         return None
 
-    def _append(self, record, acks):
+    def _append(self, record, acks, sent=False):
+        """``sent``: called by send() (not for a record that waited for metadata)."""
         topic = record.topic
         keys = self.sim._keys   # Simulation.key without the call, for the unkeyed hot path
         if record.partition is None and record.key is None:
@@ -215,12 +218,29 @@ class Producer(Partitioner, Sender, ClientBase):
             key = self.sim.key(topic, part)
             batch = self._open_batch(key, acks)
         record.partition = part
+        wakes = sent
         if batch is None:
             batch = Batch(key, acks, self.scheduler.now_ms)
             self.queues.setdefault(key, []).append(batch)
             self.ready_keys[key] = None
             self._idle_until = None
+        elif sent and self.sim.rules_1_3:
+            # KafkaProducer.doSend wakes the Sender only for a new batch or when batchIsFull:
+            # RecordAccumulator.append's "deque.size() > 1 || last.isFull()" (0.10.2.2 - 4.1.0;
+            # the deque holds the partition's batches not in flight); engine 1.2.0 took every
+            # send() as a return of the Sender's poll
+            wakes = len(batch.records) + 1 >= BATCH_RECORDS
+            if not wakes:
+                unsent = 0
+                for queued in self.queues[key]:
+                    if not queued.in_flight:
+                        unsent += 1
+                        if unsent > 1:
+                            wakes = True
+                            break
         batch.records.append(record)
+        if wakes:
+            self._poll_returned()   # sender.wakeup(): its poll returns
         self._send_ready()
 
     def idle_poll_ms(self):
@@ -229,8 +249,15 @@ class Producer(Partitioner, Sender, ClientBase):
         return self.config["request.timeout.ms"]
 
     def wanted_topics(self):
-        """KafkaProducer.waitOnMetadata: send() waits (and asks) for the topics it has records for."""
-        return {record.topic: None for record, _acks in self.unassigned}
+        """KafkaProducer.waitOnMetadata: send() waits (and asks) for the topics it has records for.
+        From 2.3 (Metadata.handleMetadataResponse) also every topic the producer has sent to: an
+        unknown topic or a leaderless partition of one asks again after retry.backoff.ms."""
+        wanted = {record.topic: None for record, _acks in self.unassigned}
+        if self.sim.rules_1_3 and self.sim.era.metadata_errors_request_update:
+            split = self.sim.split_key
+            for key in self.queues:   # every partition the producer has had a batch for
+                wanted[split(key)[0]] = None
+        return wanted
 
     def on_metadata_updated(self):
         self._idle_until = None   # leaders may have moved

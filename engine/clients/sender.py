@@ -193,6 +193,10 @@ class Sender:
         elif not error and node in self.node_backoff:   # node_ok has a backoff to clear
             self.node_ok(node)
         refresh = False
+        # Sender.completeBatch requests a metadata update for an InvalidMetadataException only:
+        # the broker's own REQUEST_TIMED_OUT (a TimeoutException) leaves the metadata alone; a
+        # timed-out connection asks through handleServerDisconnect (engine 1.2.0 asked for both)
+        broker_timeout = self.sim.rules_1_3
         for batch in batches:
             batch.in_flight = False
             result = None if error else body["partitions"].get(batch.key)
@@ -201,7 +205,9 @@ class Sender:
                 self._dequeue(batch)
                 self._acked(batch, result["base_offset"])
                 continue
-            refresh = refresh or err in REFRESH_METADATA
+            if err in REFRESH_METADATA and not (broker_timeout and err == "REQUEST_TIMED_OUT"
+                                                and not error):
+                refresh = True
             if self._can_retry(batch, err):
                 batch.ready_ms = self.scheduler.now_ms + self.config["retry.backoff.ms"]
                 self.ready_keys[batch.key] = None
