@@ -124,6 +124,10 @@ class Era:
     #: set), so the client forgets its last seen epoch and takes the leaderless partition
     #: (Metadata.updatePartitionInfo @ 2.4.1, its "no epoch" branch).
     leaderless_metadata_without_epoch: bool = False
+    #: unkeyed records go to a sticky partition (KIP-480): DefaultPartitioner with its
+    #: StickyPartitionCache from 2.4.0 to 3.2, the built-in partitioner of KIP-794 from 3.3.0
+    #: (sticky for batch.size bytes). Engine 1.2.0 kept it to eras "2.4" and "2.6" only.
+    sticky_partitioner: bool = False
     #: 2.3.0 Metadata.handleMetadataResponse: an InvalidMetadataException on any topic or
     #: partition of the answer (UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE) calls
     #: requestUpdate(), for a producer too (its topics: those it sent to); up to 2.2 only the
@@ -159,7 +163,7 @@ _KIP320 = {**_KIP279, "epoch_entry_on_become_leader": True, "kip320_fencing": Tr
            "delivery_timeout": True, "client_rejects_stale_metadata": True,
            "metadata_errors_request_update": True,
            "shutdown_election_skips_shutting_down": False}  # KAFKA-7482 fixed in 2.1.0
-_KIP537 = {**_KIP320, "isr_double_checked_locking": True,
+_KIP537 = {**_KIP320, "isr_double_checked_locking": True, "sticky_partitioner": True,
            "not_leader_error_name": "NOT_LEADER_OR_FOLLOWER"}
 
 _ALTER_ISR_27 = {**_KIP537, "alter_isr": True, "alter_isr_send_tick_ms": 50,
@@ -181,7 +185,7 @@ ERAS = {
     "1.1": Era("1.1", **_KIP101),
     "2.0": Era("2.0", **_KIP279),  # 2.0.0: none of the 2.0.1 fixes below
     "2.0.1": Era("2.0.1", **_KIP279_FIXED),
-    "2.4": Era("2.4", **_KIP320, leaderless_metadata_without_epoch=True),
+    "2.4": Era("2.4", **_KIP320, leaderless_metadata_without_epoch=True, sticky_partitioner=True),
     "2.6": Era("2.6", **_KIP537),  # KIP-537 defaults live in CONFIG below
     "2.7": Era("2.7", **_ALTER_ISR_27),        # rules of 2.7.2 (docs/model.md §17)
     "3.0": Era("3.0", **_ALTER_ISR_30),        # rules of 3.0.2

@@ -50,7 +50,11 @@ class Partitioner:
         return cached
 
     def _sticky(self):
-        return self.spec.get("partitioner", "default") == "default" and self.sim.era.version in ("2.4", "2.6")
+        if self.spec.get("partitioner", "default") != "default":
+            return False
+        if not self.sim.rules_1_3:      # engine 1.2.0: sticky in eras "2.4" and "2.6" only
+            return self.sim.era.version in ("2.4", "2.6")
+        return self.sim.era.sticky_partitioner
 
     def _choose_partition(self, record):
         """DefaultPartitioner: murmur2 of the key; without a key, round-robin (<= 2.3) or the
