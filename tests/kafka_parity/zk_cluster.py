@@ -9,6 +9,10 @@ error — so that the leader's reaction can be asserted on the whole simulated c
 """
 from engine.core.messages import ALTER_ISR
 from engine.simulation import Simulation
+# the same small cluster as our own AlterIsr tests: controller 0; t-0 on [1, 2, 3] led by 1;
+# replica.lag.time.max.ms 2000; an acks=1 producer writes 4 records until 2 s (KAFKA-7152)
+from tests.engine.conftest import events
+from tests.engine.test_alter_isr import alter, cluster
 
 STATE = "/brokers/topics/t/partitions/0/state"
 ISOLATE_3 = {"at_ms": 1000, "op": "isolate", "broker": 3, "from": "brokers"}
@@ -17,30 +21,6 @@ SLOW_TO_CONTROLLER = {"at_ms": 500, "op": "slow", "from": 1, "to": 0, "latency_m
 #: back at 3 s: the leader proposes it again at its first caught-up fetch (~3016 ms)
 BOUNCE_3 = [{"at_ms": 1000, "op": "shutdown", "broker": 3},
             {"at_ms": 3000, "op": "restart", "broker": 3}]
-
-
-def cluster(version, timeline, config=None, **overrides):
-    """Controller 0; t-0 on [1, 2, 3] led by 1; replica.lag.time.max.ms 2000 (isr-expiration
-    every 1000 ms); an acks=1 producer writes 4 records until 2 s (KAFKA-7152: an idle follower
-    never falls behind)."""
-    doc = {"seed": 1, "kafka_version": version, "brokers": 4,
-           "config": {"replica.lag.time.max.ms": 2000, **(config or {})},
-           "topics": [{"name": "t", "partitions": 1, "replication_factor": 3,
-                       "assignment": {"0": [1, 2, 3]}}],
-           "clients": [{"name": "p", "type": "producer", "topic": "t", "acks": "1",
-                        "rate_per_s": 2, "stop_ms": 2000}],
-           "duration_ms": 20000, "timeline": timeline}
-    doc.update(overrides)
-    return doc
-
-
-def events(result, type_, **match):
-    return [e for e in result["history"]
-            if e["type"] == type_ and all(e.get(k) == v for k, v in match.items())]
-
-
-def alter(result, phase, **match):
-    return events(result, "alter_partition", phase=phase, **match)
 
 
 def leader_partition(sim, broker=1):
