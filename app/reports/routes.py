@@ -86,10 +86,27 @@ def replay_run(run_key):
         abort(404)
     from app.replay.links import LinkError, encode_scenario
     try:
-        code = encode_scenario(run["scenario"], run["engine_version"])
+        code = encode_scenario(_titled(run), run["engine_version"])
     except LinkError as exc:
         raise UserError(exc.field, exc.message, exc.allowed, 413)
     return redirect(f"/l/{code}", code=302)
+
+
+def _titled(run):
+    """The run's scenario named after what it is (its sweep, cell and seed) instead of the sweep
+    base's "untitled", with a description of the run: the replay's title and story say it."""
+    sweep = repo.get_sweep(_ext().engine, run["sweep_id"]) or {"name": run["sweep_id"]}
+    cell = next((c for c in repo.cells_of(_ext().engine, run["sweep_id"]) if c["cell_id"] == run["cell_id"]), None)
+    label = cell["label"] if cell else f"#{run['cell_id']}"
+    name = f"Sweep {run['sweep_id']}, cell {label}, seed {run['seed']}"
+    faults = f"{run['faults']} fault(s) drawn" if run["faults"] else "no fault drawn (this run tested nothing)"
+    story = (f"Run {run['run_no']} of the sweep “{sweep['name']}” ({run['sweep_id']}): cell {label}, seed "
+             f"{run['seed']}, fault profile {cell['profile'] if cell else '?'}; {faults} between "
+             f"{run['fault_start_ms'] / 1000:g} s and {run['fault_end_ms'] / 1000:g} s, then the cluster heals. "
+             f"Outcome: {run['lost']} acknowledged record(s) lost, {run['failed']} failed, of {run['records_sent']} "
+             f"sent; {run['violations']} invariant violation(s); "
+             + ("converged after healing." if run["converged"] else "not converged after healing."))
+    return {**run["scenario"], "name": name[:200], "description": story}
 
 
 # -- JSON --------------------------------------------------------------------------------------------------

@@ -168,6 +168,9 @@ def report(engine, sweep_id):
             dists.setdefault(r["cell_id"], {}).setdefault(r["metric"], []).append([r["bucket_ms"], r["count"]])
         done_by_cell = dict(conn.execute(select(sweep_runs.c.cell_id, func.count()).where(
             sweep_runs.c.sweep_id == sweep_id).group_by(sweep_runs.c.cell_id)).all())
+        # faults drawn per cell: a cell whose seeds drew none tested nothing (its 0 % is not "safe")
+        faults_by_cell = dict(conn.execute(select(sweep_runs.c.cell_id, func.sum(sweep_runs.c.faults)).where(
+            sweep_runs.c.sweep_id == sweep_id).group_by(sweep_runs.c.cell_id)).all())
     out_cells = []
     for c in cells:
         m = metrics.get(c["cell_id"], {})
@@ -175,11 +178,13 @@ def report(engine, sweep_id):
         m.pop("cell_id", None)
         out_cells.append({"cell_id": c["cell_id"], "settings": c["settings"], "label": c["label"],
                           "profile": c["profile"], "runs_stored": done_by_cell.get(c["cell_id"], 0),
+                          "faults": int(faults_by_cell.get(c["cell_id"]) or 0),
                           "metrics": m or None, "distributions": dists.get(c["cell_id"], {}),
                           "invariants": [i for i in invariants if i["cell_id"] == c["cell_id"]]})
     doc = sweep.pop("doc")
     sweep.pop("doc_sha256", None)
     sweep["runs_done"] = sum(done_by_cell.values())     # live, also while a sweep is running
+    sweep["faults_drawn"] = int(sum(v or 0 for v in faults_by_cell.values()))
     return {"sweep": sweep, "doc": doc, "axes": doc["grid"], "seeds": doc["seeds"], "cells": out_cells,
             "analysed": bool(metrics)}
 

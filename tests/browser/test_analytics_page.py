@@ -15,7 +15,7 @@ from sqlalchemy import update
 from app import create_app, runner_of
 from app.reports.routes import WEB_LIMITS
 from app.sweeps import spec
-from app.sweeps.tables import analytics_cells
+from app.sweeps.tables import analytics_cells, sweep_runs
 from tests.reports.test_routes import stored as _stored  # noqa: F401  (the fixture, reused)
 
 
@@ -28,7 +28,16 @@ def app(tmp_path):
 
 
 @pytest.fixture
-def stored(_stored):
+def stored(_stored, app):
+    """The routes' fixture, with a stored run in every cell that drew faults: the numbers these
+    tests read are those of tested cells (a cell that drew none shows "untested": test_sweep_faults)."""
+    from sqlalchemy import insert, select
+    engine = app.extensions["isrlab_analytics"].engine
+    with engine.begin() as conn:
+        conn.execute(update(sweep_runs).values(faults=2))
+        row = dict(conn.execute(select(sweep_runs)).mappings().first())
+        conn.execute(insert(sweep_runs), [{**row, "run_key": f"{cell:020x}", "run_no": 100 + cell, "cell_id": cell}
+                                          for cell in (1, 2, 3)])
     return _stored
 
 

@@ -179,6 +179,12 @@ def test_runs_page_lists_filters_renames_and_deletes(server, browser, request):
     assert page.errors == [], page.errors
 
 
+def _era(doc, version):
+    from app.runner.limits import retarget
+    out, _dropped = retarget(json.loads(json.dumps(doc)), version)
+    return out
+
+
 def test_compare_finds_the_first_divergence(server, browser, request):
     app, base = server
     client = app.test_client()
@@ -187,7 +193,22 @@ def test_compare_finds_the_first_divergence(server, browser, request):
     page.goto(base + f"/compare?a={rid}&era=0.10")
     page.wait_for_selector("#divergence")
     text = page.inner_text("#divergence")
-    assert "First divergence at" in text
+    # KIP-101 under 0.10: the headline is the first difference of outcome, in words (issue 34)
+    # — not B's election at 10 s that A makes too, a moment later, shown as raw JSON
+    assert text.startswith("First difference that matters: at 25.") and "{" not in text
+    assert "run B shrinks the ISR of orders-0 to [2], while run A keeps broker 2 as leader of orders-0" in text
+    timing = page.inner_text("#timing-detail")
+    assert timing.startswith("Timing detail — the first difference of any kind: at 10.")
+    assert "orders-0's leader is broker 1 (leader epoch 0) in run A, broker 2 (leader epoch 1) in run B" in timing
+    # records counted as the runs count them: each run's own lost count, then what differs
+    lost = {side: sum(r["lost"] for r in Simulation(doc).run()["records"])
+            for side, doc in (("A", library()["kip101-scenario-1-v2.6"]), ("B", _era(library()["kip101-scenario-1-v2.6"], "0.10")))}
+    assert lost["B"] > 0
+    assert page.inner_text("#records-lost") == f"Acknowledged records lost (as a saved run counts them): run A {lost['A']}, run B {lost['B']}"
+    counts = page.inner_text("#record-counts")
+    assert f"lost in B only: {lost['B']}" in counts and "lost in A only: 0" in counts
+    assert "acknowledged in one, failed in the other: " in counts
+    assert "run B loses record" in page.inner_text(".compare-fates")
     page.click("#to-divergence")
     page.wait_for_function("() => window.isrlabCompare.seen && Object.values(window.isrlabCompare.seen).length === 2"
                            " && Object.values(window.isrlabCompare.seen).every(t => t === window.isrlabCompare.divergence.t_ms)")
@@ -201,7 +222,9 @@ def test_compare_shows_the_isr_change_through_zookeeper_and_through_the_controll
     page = new_page(browser, request, "compare-eras")
     page.goto(base + "/compare?a=isr-shrink-zookeeper-vs-controller&era=2.7")
     page.wait_for_selector("#divergence")
-    assert "isr in orders-0" in page.inner_text("#divergence")
+    # one ISR change at two moments is timing, not a difference of outcome (docs/model.md §17.3)
+    assert page.inner_text("#divergence").startswith("No election, ISR change or record fate differs up to")
+    assert "the ISR of orders-0 is [1, 0] in run A, [1, 0, 2] in run B" in page.inner_text("#timing-detail")
     path = page.inner_text("#isr-path")
     assert "A 2.6: the leader writes the znode itself" in path and "/isr_change_notification 5–7.5 s later" in path
     assert "B 2.7: the leader sends AlterIsr to the controller" in path

@@ -75,6 +75,9 @@ def test_the_report_json(app, stored):
     assert cells[1]["settings"] == {"kafka_version": "0.10", "acks": "all"} and cells[1]["metrics"]["p_loss"] == 0.5
     assert cells[1]["invariants"][0]["invariant"] == "replica_divergence"
     assert cells[0]["distributions"] == {"detect_ms": [[4800, 3], [9000, 3]]} and cells[0]["runs_stored"] == 1
+    with app.extensions["isrlab_analytics"].engine.connect() as conn:
+        faults = conn.execute(sweep_runs.select()).mappings().first()["faults"]
+    assert cells[0]["faults"] == faults and cells[1]["faults"] == 0 and body["sweep"]["faults_drawn"] == faults
     assert "doc_json" not in body["sweep"] and body["doc"]["id"] == "web"
     listing = app.test_client().get("/analytics/api/sweeps").get_json()
     assert [s["id"] for s in listing["sweeps"]] == ["web"] and listing["job"] is None
@@ -91,6 +94,9 @@ def test_a_cells_worst_runs_link_to_the_replay(app, stored):
     assert replay.status_code == 302 and replay.headers["Location"].startswith("/l/")
     decoded = decode_scenario(replay.headers["Location"][3:])
     assert decoded["scenario"]["timeline"] == scenario["timeline"] and decoded["scenario"]["seed"] == scenario["seed"]
+    # the replay is named after the run, not the sweep base's "untitled"
+    assert decoded["scenario"]["name"] == f"Sweep web, cell kafka_version=0.10, acks=1, seed {scenario['seed']}"
+    assert decoded["scenario"]["description"].startswith("Run 0 of the sweep “web sweep” (web)")
     assert client.get("/analytics/runs/" + "0" * 20 + "/replay").status_code == 404
     assert client.get("/analytics/runs/notakey/replay").status_code == 404
     assert client.get("/analytics/api/sweeps/web/cells/0/runs?limit=9999").status_code == 400

@@ -61,8 +61,21 @@ export function layout(cells, axes, xAxis, yAxis, filters) {
 }
 
 
+// A cell whose runs drew no fault tested nothing: its 0 % is not "safe". Cells not run yet
+// (no runs, no numbers) are neither.
+export const UNTESTED = "no fault drawn — untested, not safe";
+export function untested(cell) {
+  return !cell.faults && (cell.runs_stored > 0 || !!cell.metrics);
+}
+
+export function faultsText(n) {
+  return `${n} fault${n === 1 ? "" : "s"} drawn`;
+}
+
 function cellTitle(cell, spec, v) {
   let line = `${cell.label}: ${spec.label} ${format(v, spec.fmt)}`;
+  if (untested(cell)) return `${line} — ${UNTESTED}: its runs drew no fault, so they tested nothing`;
+  line += ` (${faultsText(cell.faults ?? 0)})`;
   const m = cell.metrics;
   if (spec.ci && m && m[spec.ci[0]] !== null && m[spec.ci[0]] !== undefined) {
     line += ` — 95% Wilson interval ${format(m[spec.ci[0]], "pct")}–${format(m[spec.ci[1]], "pct")}` +
@@ -75,10 +88,11 @@ export function renderHeatmap(svg, { xs, ys, grid }, metricKey, xAxis, yAxis, se
   svg.replaceChildren();
   const spec = METRICS[metricKey];
   const cw = Math.max(90, Math.min(150, 560 / xs.length));
-  const ch = 58;
+  const ch = 66;
   const left = 110, top = 44;
   const width = Math.max(left + cw * xs.length + 10, left + 340);
-  const height = top + ch * ys.length + (spec.ci ? 64 : 48);
+  const blanks = grid.some((row) => row.some((cell) => cell && untested(cell)));
+  const height = top + ch * ys.length + (spec.ci ? 64 : 48) + (blanks ? 16 : 0);
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.dataset.scale = scale;
   if (xAxis) text(svg, left + (cw * xs.length) / 2, 12, xAxis, "axis-title");
@@ -89,16 +103,21 @@ export function renderHeatmap(svg, { xs, ys, grid }, metricKey, xAxis, yAxis, se
     if (!cell) return;
     const v = metricValue(metricKey, cell.metrics);
     const t = position(v, spec, scale);
-    const g = el("g", { class: `cell ${ink(t)}` + (selected === cell.cell_id ? " selected" : ""), tabindex: "0",
-      "data-cell": cell.cell_id, "data-value": v ?? "", role: "button" }, svg);
+    const blank = untested(cell);
+    const g = el("g", { class: `cell ${blank ? "untested" : ink(t)}` + (selected === cell.cell_id ? " selected" : ""),
+      tabindex: "0", "data-cell": cell.cell_id, "data-value": v ?? "", "data-faults": cell.faults ?? 0, role: "button" }, svg);
     const title = el("title", {}, g);
     title.textContent = cellTitle(cell, spec, v);
-    el("rect", { x: left + i * cw, y: top + j * ch, width: cw, height: ch, rx: 4, fill: colour(t) }, g);
-    text(g, left + i * cw + cw / 2, top + j * ch + ch / 2 - 8, format(v, spec.fmt), "value");
+    el("rect", { x: left + i * cw, y: top + j * ch, width: cw, height: ch, rx: 4,
+      fill: blank ? `url(#${hatch(svg)})` : colour(t) }, g);
+    const cx = left + i * cw + cw / 2, cy = top + j * ch + ch / 2;
+    // an untested 0 is no result at all: the word, not a number a reader takes for "safe"
+    text(g, cx, cy - 12, blank && !v ? "untested" : format(v, spec.fmt), "value");
     const m = cell.metrics;
     const sub = !m ? `${cell.runs_stored} runs stored` : metricKey === "p_loss" ? `${m.runs_lost}/${m.runs} runs`
       : `${m.runs} runs`;
-    text(g, left + i * cw + cw / 2, top + j * ch + ch / 2 + 10, sub, "sub");
+    text(g, cx, cy + 4, sub, "sub");
+    text(g, cx, cy + 16, blank ? "no fault drawn" : faultsText(cell.faults ?? 0), "sub faults");
     if (spec.ci && m && m[spec.ci[0]] !== null) {
       const ci = el("g", { class: "ci" }, g);
       const x0 = left + i * cw + 8, span = cw - 16, yb = top + (j + 1) * ch - 8;
@@ -107,8 +126,28 @@ export function renderHeatmap(svg, { xs, ys, grid }, metricKey, xAxis, yAxis, se
     g.addEventListener("click", () => onPick(cell.cell_id));
     g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") onPick(cell.cell_id); });
   }));
-  legend(svg, spec, scale, left, top + ch * ys.length + 16);
+  const below = top + ch * ys.length + 16;
+  legend(svg, spec, scale, left, below);
+  if (blanks) {
+    const g = el("g", { class: "legend untested-key" }, svg);
+    const y = below + (spec.ci ? 50 : 34);
+    el("rect", { x: 8, y, width: 16, height: 10, fill: `url(#${hatch(svg)})` }, g);
+    text(g, 30, y + 5, `untested: ${UNTESTED}`, "", "start");
+  }
 }
+
+// the grey hatching of untested cells: far from every colour of the scale (white included)
+function hatch(svg) {
+  const id = `${svg.id || "map"}-untested`;
+  if (!svg.querySelector(`#${id}`)) {
+    const p = el("pattern", { id, width: 8, height: 8, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" },
+      el("defs", {}, svg));
+    el("rect", { width: 8, height: 8, fill: UNTESTED_FILL }, p);
+    el("line", { x1: 0, y1: 0, x2: 0, y2: 8, stroke: "#6b7280", "stroke-width": 3 }, p);
+  }
+  return id;
+}
+export const UNTESTED_FILL = "#3a3f4b";
 
 // the scale under the map: a white "0" swatch, the gradient with labelled ticks, the scale's kind
 function legend(svg, spec, scale, x, y) {

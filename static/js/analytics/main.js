@@ -1,6 +1,7 @@
 // The analytics pages: the sweep list (index.js) and one sweep's report (here).
 // State lives in the URL (?m1=&m2=&x=&y=&scale=&cell=&f.<axis>=), so every view can be shared by link.
-import { METRICS, format, layout, renderHeatmap, settingText } from "./heatmap.js";
+import { faultWarning, showFaultWarning } from "./faults.js";
+import { METRICS, UNTESTED, faultsText, format, layout, renderHeatmap, settingText, untested } from "./heatmap.js";
 import { renderHistogram } from "./histogram.js";
 import { index } from "./index.js";
 import { showStatus, sweepStatus } from "./status.js";
@@ -48,7 +49,9 @@ async function loadReport() {
   $("#page-title").textContent = `${body.sweep.name} — ${body.sweep.id}`;
   document.querySelectorAll(".sweep-id").forEach((n) => { n.textContent = body.sweep.id; });
   const s = body.sweep;
-  $("#report-facts").textContent = `${s.runs_total} runs · ${s.cells} cells · ${body.seeds.count} seeds each`;
+  $("#report-facts").textContent = `${s.runs_total} runs · ${s.cells} cells · ${body.seeds.count} seeds each · ` +
+    faultsText(s.faults_drawn ?? 0);
+  showFaultWarning($("#fault-warning"), faultWarning(s, body.cells));
   const shown = sweepStatus(s, body.analysed, body.job);
   showStatus($("#sweep-status"), shown);
   $("#not-analysed").hidden = shown.state !== "not-analysed";
@@ -113,6 +116,8 @@ async function showCell(cell) {
   const m = cell.metrics;
   const facts = $("#cell-facts");
   facts.replaceChildren();
+  fact(facts, untested(cell) ? "untested" : `${cell.faults}`,
+    untested(cell) ? UNTESTED : `faults drawn in ${cell.runs_stored} run(s)`);
   if (m) {
     fact(facts, `${format(m.p_loss, "pct")} (${format(m.p_loss_lo, "pct")}–${format(m.p_loss_hi, "pct")})`, `runs losing acked records: ${m.runs_lost}/${m.runs}`);
     fact(facts, format(m.lost_mean, "num"), `lost records per run (max ${m.lost_max ?? "–"})`);

@@ -66,37 +66,56 @@ function isrPath(reply) {
   return h("div#isr-path", null, h("b", { text: "ISR changes: " }), `A ${how(reply.a.kafka_version)} — B ${how(reply.b.kafka_version)}`);
 }
 
-function show(reply) {
-  C.a = reply.a; C.b = reply.b; C.end = reply.end_ms; C.divergence = reply.divergence;
-  const box = $("compare-result");
+// The headline is the first difference a reader cares about (an election, an ISR change, a lost
+// or failed record), in the server's words; the first difference of any kind — often the same
+// election a few milliseconds apart — follows as a timing detail.
+function headline(reply) {
+  const s = reply.semantic, d = reply.divergence;
+  if (!s && !d) return h("div#divergence", { text: `No divergence up to ${seconds(reply.end_ms)}: the two runs agree on every leader, ISR, log and record fate.` });
+  if (!s) return h("div#divergence", { text: `No election, ISR change or record fate differs up to ${seconds(reply.end_ms)}: the runs differ only in timing.` });
+  return h("div#divergence", { "data-kind": s.kind }, h("b", { text: "First difference that matters: " }), s.text);
+}
+
+function timingDetail(reply) {
   const d = reply.divergence;
-  const lines = [h("div", null, h("b", { text: "A: " }), describe(reply.a)), h("div", null, h("b", { text: "B: " }), describe(reply.b))];
-  if (!d) lines.push(h("div", { id: "divergence", text: `No divergence up to ${seconds(reply.end_ms)}: the two runs agree on every leader, ISR, log and record fate.` }));
-  else {
-    const where = d.partition ? ` in ${d.partition}` : "";
-    lines.push(h("div", { id: "divergence" }, "First divergence at ", h("span.mono", { text: seconds(d.t_ms) }), ": ",
-      h("span.div-kind", { text: d.kind }), where, " — A ", h("span.mono", { text: JSON.stringify(d.detail.a) }),
-      ", B ", h("span.mono", { text: JSON.stringify(d.detail.b) })));
+  if (!d) return null;
+  return h("div.small.dim#timing-detail", null, "Timing detail — the first difference of any kind: ", d.text,
+    " (the same change at another moment, or a record at another offset, is not a difference of outcome).");
+}
+
+function recordLines(records) {
+  const total = records.lost_total;
+  const counts = `lost in A only: ${records.lost_a} · lost in B only: ${records.lost_b} · acknowledged in one, failed in the other: ${records.acked_failed}`;
+  const lines = [
+    h("div#records-lost", null, h("b", { text: "Acknowledged records lost " }), "(as a saved run counts them): ",
+      `run A ${total.a}, run B ${total.b}`),
+    h("div#record-counts", null, h("b", { text: "Records that end differently: " }), counts)];
+  if (records.timing_only) lines.push(h("div.small.dim", { text: `${records.timing_only} other record(s) end the same way in both runs, at another offset or not yet settled (timing only).` }));
+  if (records.count) {
+    lines.push(h("ul.compare-fates", null, ...records.records.slice(0, 8).map(r => h("li", { text: r.text }))));
   }
+  return lines;
+}
+
+function show(reply) {
+  // the scrubber and the lanes go to the difference that matters, else to the first of any kind
+  const mark = reply.semantic || reply.divergence;
+  C.a = reply.a; C.b = reply.b; C.end = reply.end_ms; C.divergence = mark;
+  const box = $("compare-result");
+  const lines = [h("div", null, h("b", { text: "A: " }), describe(reply.a)), h("div", null, h("b", { text: "B: " }), describe(reply.b)),
+    headline(reply)];
+  const detail = timingDetail(reply);
+  if (detail) lines.push(detail);
   const path = isrPath(reply);
   if (path) lines.push(path);
-  if (reply.records.count) {
-    lines.push(h("div", { text: `${reply.records.count} record(s) end differently, e.g.:` }));
-    lines.push(h("table.compare-fates", null, h("tbody", null, ...reply.records.records.slice(0, 8).map(r =>
-      h("tr", null, h("td.mono", { text: r.id }), h("td", { text: "A " + fate(r.a) }), h("td", { text: "B " + fate(r.b) }))))));
-  }
+  lines.push(...recordLines(reply.records));
   box.replaceChildren(...lines);
   $("compare-scrub").max = String(C.end);
-  $("to-divergence").disabled = !d;
+  $("to-divergence").disabled = !mark;
   $("pane-a").src = `/replay/${encodeURIComponent(reply.a.rid)}?embed=1`;
   $("pane-b").src = `/replay/${encodeURIComponent(reply.b.rid)}?embed=1`;
   lanes();
-  setTime(d ? Math.max(0, d.t_ms) : 0);
-}
-
-function fate(f) {
-  if (!f) return "not sent";
-  return `${f.status}${f.offset !== null ? " @" + f.offset : ""}${f.lost ? " LOST" : ""}`;
+  setTime(mark ? Math.max(0, mark.t_ms) : 0);
 }
 
 // each run's marks on its own lane, on the common axis, with the first divergence on both
@@ -105,7 +124,7 @@ async function lanes() {
     const reply = await getJSON(`/api/replay/${encodeURIComponent(side.rid)}/timeline`);
     if (!reply.ok) continue;
     const marks = storyMarks(reply.story, reply.violations, C.end, { types: LANE_MARKS, limit: 300 });
-    if (C.divergence) marks.push(placeMark(h("span.mark.divergence", { title: `first divergence at ${seconds(C.divergence.t_ms)}` }), C.divergence.t_ms, C.end));
+    if (C.divergence) marks.push(placeMark(h("span.mark.divergence", { title: `first difference at ${seconds(C.divergence.t_ms)}` }), C.divergence.t_ms, C.end));
     $(lane).replaceChildren(...marks);
   }
 }

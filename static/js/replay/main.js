@@ -208,6 +208,24 @@ if (data.embed) {
   setInterval(() => window.parent.postMessage({ isrlab: "replay", run: data.run, t: R.t, seq: store.seq }, location.origin), 250);
 }
 
+// Before its first frame the server may re-simulate the whole run (seconds for a long one, a
+// sweep's run among them): the page says what it opens and that it is being prepared, with the
+// time waited so far, instead of a page that says "connecting…" with no title.
+function showPreparing() {
+  setText(document.getElementById("scenario-name"), data.title);
+  const text = document.getElementById("story-text");
+  const started = performance.now();
+  const tick = () => {
+    if (store.meta || document.body.dataset.ready) { clearInterval(timer); delete document.body.dataset.preparing; return; }
+    const waited = Math.round((performance.now() - started) / 1000);
+    setText(text, `Preparing the replay: re-simulating this run on the server… ${waited} s`);
+  };
+  document.body.dataset.preparing = "1";
+  const timer = setInterval(tick, 1000);
+  tick();
+}
+showPreparing();
+
 document.addEventListener("keydown", onKey);
 setText(document.getElementById("conn"), "replay");
 document.getElementById("conn").className = "conn ok";
