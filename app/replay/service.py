@@ -27,6 +27,7 @@ from ..store import runs as store_runs
 from ..store.models import RunEvent
 from ..workers import background_init  # the index builder's worker: niced, leaves with the server
 from . import engines
+from .lanes import BuildLanes
 from .seek import (FORMAT, Seeker, SeekIndexError, Signer, build_index, fork_copy, gc_paused,
                    history_digest_of_texts)
 
@@ -93,7 +94,7 @@ class ReplayService:
         self._cursors = {}
         self._lock = threading.RLock()
         self._building = {}                          # run_id -> threading.Event
-        self._pool = None
+        self.lanes = BuildLanes(self._new_builder)
         self._worker_processes = worker_processes
         self._scenarios = collections.OrderedDict()  # "sc:<digest>" -> scenario (not saved runs)
         self.stats = {"builds": 0, "loads": 0, "build_ms": 0}
@@ -214,12 +215,9 @@ class ReplayService:
     def _build(self, run):
         started = time.perf_counter()
         finalize = run["finished"] and run["end_ms"] >= run["duration_ms"]
-        if self._worker_processes:
-            built = self._executor().submit(_build_worker, run["scenario"], run["end_ms"], finalize,
-                                            run["replay_engine_version"]).result()
-        else:
-            built = build_index(run["scenario"], run["end_ms"], finalize=finalize,
-                                engine_version=run["replay_engine_version"])
+        # its lane: saved runs, small links and large links never wait behind one another
+        built = self.lanes.run(self.lanes.lane_of(run), _build_worker, run["scenario"], run["end_ms"],
+                               finalize, run["replay_engine_version"], in_process=not self._worker_processes)
         if not run["saved"]:
             seeker = Seeker.from_built(run["scenario"], built)
             seeker.info = {"share": built["share"], "history_matches": True, "loaded": False,
@@ -256,14 +254,13 @@ class ReplayService:
                                  .order_by(RunEvent.seq)).scalars()
             return history_digest_of_texts(texts)
 
-    def _executor(self):
-        with self._lock:
-            if self._pool is None:
-                import multiprocessing
-                from concurrent.futures import ProcessPoolExecutor
-                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=background_init, initargs=(os.getpid(),))
-            return self._pool
+    @staticmethod
+    def _new_builder():
+        """One index builder process (spawned: the server's threads stay out of it)."""
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=background_init, initargs=(os.getpid(),))
 
     def prepare(self, run_id):
         """Build or load the run's index in the background (e.g. right after saving)."""
@@ -284,10 +281,7 @@ class ReplayService:
             self._drop_cursors(run_id)
 
     def close(self):
-        with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+        self.lanes.close()
 
     # -- cursors -------------------------------------------------------------------------------------
     def _drop_cursors(self, run_id):
