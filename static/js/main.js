@@ -66,6 +66,7 @@ const app = {
 
   /** Load a library scenario or a document into this room; returns the reply when `quiet`. */
   async load(source, quiet = false) {
+    app.loads = (app.loads || 0) + 1;          // the picker resumes a held run only if nothing was loaded
     const reply = await conn.request("load", source);
     if (!reply.ok && !quiet) toast("Cannot load the scenario", errorText(reply.error), "error");
     if (reply.ok) toast("Loaded", reply.room.name);

@@ -72,10 +72,12 @@ export function libraryPane(app, lib, dlg) {
 export function pauseWhileOpen(app, dlg) {
   const clock = app.store.clock;
   if (!clock || !clock.playing || clock.finished) return;
-  const runAtOpen = app.store.run;
+  // a story loaded from the picker starts a run of its own: the held one is not resumed then (the
+  // new run's first frame may not have arrived when the picker closes, so count loads, not runs)
+  const loadsAtOpen = app.loads || 0;
   app.control("pause");
   dlg.addEventListener("close", () => {
     const now = app.store.clock;
-    if (now && !now.playing && !now.finished && app.store.run === runAtOpen) app.control("play");
+    if ((app.loads || 0) === loadsAtOpen && now && !now.playing && !now.finished) app.control("play");
   }, { once: true });
 }
