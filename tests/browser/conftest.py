@@ -116,12 +116,16 @@ def open_page(page, base, path="/"):
 
 
 def pick_library(page, scenario_id):
-    """Open the scenario picker and run a library scenario, by clicking."""
+    """Open the scenario picker and run a library scenario, by clicking; returns once the page
+    shows the new run (the same story may already be on screen: its old run, held by the open
+    picker, must not pass for the new one)."""
+    before = page.evaluate("() => window.isrlab.store.run")
     page.click("#scenario-button")
     page.click(f".pitem[data-id='{scenario_id}']")
     page.click("#run-scenario")
-    page.wait_for_function("(id) => { const c = window.isrlab.store.clock; return c && c.source && c.source.name === id && window.isrlab.store.meta; }",
-                           arg=scenario_id)
+    page.wait_for_function("([id, before]) => { const s = window.isrlab.store, c = s.clock;"
+                           " return c && c.source && c.source.name === id && s.meta && s.run !== before; }",
+                           arg=[scenario_id, before])
     page.wait_for_selector("dialog#dlg-picker:not([open])", state="attached")
 
 
