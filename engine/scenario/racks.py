@@ -86,6 +86,18 @@ def node_ref(value, field, scenario):
     return {"rack": value["rack"]}
 
 
+MAX_SPREAD_RACKS = 26
+
+
+def spread_racks(brokers, count, controllers=()):
+    """``racks`` dealing ``brokers``, then ``controllers``, round robin in id order into ``count``
+    racks named az-a, az-b, ... (a sweep's ``racks`` axis)."""
+    names = [f"az-{chr(ord('a') + i)}" for i in range(count)]
+    out = {str(b): names[i % count] for i, b in enumerate(sorted(brokers))}
+    out.update({str(c): names[i % count] for i, c in enumerate(sorted(controllers))})
+    return out
+
+
 def same_rack_partitions(scenario, topics=None):
     """Partitions with two or more replicas in one rack, as [{"topic", "partition", "rack",
     "replicas"}] in topic and partition order (one entry per crowded rack). A rack failure takes
