@@ -5,7 +5,7 @@ scheduled for live ones, so a recorded session replays byte for byte.
 """
 from engine.clients.producer_consumer import Consumer, acks_label, acks_value
 from engine.scenario.racks import rack_members
-from engine.scenario.timeline import RACK_OPS, rack_targets
+from engine.scenario.zones import RACK_OPS, rack_targets
 
 
 class TimelineOperations:

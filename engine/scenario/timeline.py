@@ -10,6 +10,7 @@ from engine.scenario.fields import (CLIENT_NAME, DYNAMIC_TOPIC_KEYS, MAX_COUNT, 
                               OPS, ScenarioError, StateError, _int, _keys, _list, _obj, _str, acks_text,
                               config_value)
 from engine.scenario.racks import node_ref, rack_members
+from engine.scenario.zones import RACK_OPS, check_rack_op
 from engine.scenario.validators import _from, _topic
 from engine import eras
 from engine.kraft.kraft_scenario import check_kraft_op, voter_ids
@@ -66,8 +67,9 @@ def _timeline(value, scenario, topics, lenient=False):
 def check_op(op, field, scenario, topics, track):
     """Validate one operation against the scenario (and the tracked states); return it normalised."""
     name = op["op"]
-    if "rack" in op and name in RACK_OPS:
-        return _rack_op(op, field, scenario, topics, track)
+    if "rack" in op and name in RACK_OPS:   # a zone fault: the operation on each node of a rack
+        return check_rack_op(op, field, scenario, OP_FIELDS[name] + ("at_ms", "op", "by"),
+                             lambda sub: check_op(sub, field, scenario, topics, track))
     if "controllers" in scenario:
         kraft = check_kraft_op(op, field, scenario, track)
         if kraft is not None:
@@ -399,60 +401,6 @@ OP_FIELDS = {
     "set_config": ("topic", "key", "value"),
     "reassign": ("topic", "partition", "replicas"),
 }
-
-
-# -- zone operations (scenario format §4.3) ------------------------------------------------------------
-#: operations that take ``"rack": name`` in place of ``"broker"``; those of CONTROLLER_RACK_OPS act
-#: on the rack's dedicated controllers too (KRaft eras)
-RACK_OPS = ("crash", "restart", "shutdown", "pause", "resume", "flush", "isolate")
-CONTROLLER_RACK_OPS = ("crash", "restart", "pause", "resume", "isolate")
-
-
-def rack_targets(scenario, name, rack, field="rack"):
-    """[(node id, "broker" | "controller")] an operation ``name`` on ``rack`` acts on, in id order."""
-    nodes = rack_members(scenario, rack, field)
-    targets = [(n, "broker") for n in nodes if n in scenario["brokers"]]
-    dedicated = scenario.get("controllers")
-    if name in CONTROLLER_RACK_OPS and isinstance(dedicated, list):
-        targets += [(n, "controller") for n in nodes if n in dedicated]
-    return sorted(targets)
-
-
-def _rack_op(op, field, scenario, topics, track):
-    """A zone fault: the operation on every node of the rack, in id order, at the same time. A
-    node whose state does not allow it (a broker already stopped, for a crash) is left out; the
-    operation is refused only when no node of the rack can take it."""
-    name = op["op"]
-    for other in ("broker", "controller"):
-        if other in op:
-            raise ScenarioError(f"{field}.{other}", f'give "rack" or "{other}", not both',
-                                f'"rack": a rack name, or "{other}": an id')
-    _keys(op, field, OP_FIELDS[name] + ("at_ms", "op", "by"))
-    rack = op["rack"]
-    targets = rack_targets(scenario, name, rack, f"{field}.rack")
-    if not targets:
-        raise ScenarioError(f"{field}.rack", f"rack {json.dumps(rack)} has no broker to {name}",
-                            "a rack with a broker")
-    checked, refused = None, []
-    for node, kind in targets:
-        sub = {k: v for k, v in op.items() if k not in ("rack", "by")}
-        sub[kind] = node
-        try:
-            result = check_op(sub, field, scenario, topics, track)
-        except StateError as exc:
-            refused.append(exc.message)
-            continue
-        checked = checked or result
-    if checked is None:
-        raise ScenarioError(f"{field}.rack", f"cannot {name} rack {rack}: " + "; ".join(refused),
-                            "a rack with a node that can take the operation at that point of the timeline")
-    out = {"at_ms": op.get("at_ms"), "op": name, "rack": rack}
-    out.update({k: v for k, v in checked.items() if k not in ("at_ms", "op", "broker", "controller")})
-    if "by" in op:
-        if op["by"] != "user":
-            raise ScenarioError(f"{field}.by", f"{json.dumps(op['by'])[:40]} is not who did it", '"user"')
-        out["by"] = "user"
-    return out
 
 
 def track_for(scenario):
