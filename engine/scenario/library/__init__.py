@@ -32,6 +32,9 @@ ORDER = (
     "broker-cut-off-from-controllers",
     "last-isr-member-elr",
     "rolling-restart",
+    "lose-one-zone",
+    "two-replicas-in-one-zone",
+    "two-replicas-in-one-zone-unclean",
 )
 
 _HERE = os.path.dirname(__file__)
