@@ -25,10 +25,13 @@ def api_library():
     out = []
     for name, doc in _runner().library.items():
         topics = doc.get("topics") or []
-        out.append({"id": name, "name": doc.get("name", name), "description": doc.get("description", ""),
-                    "kafka_version": doc.get("kafka_version", "2.6"), "brokers": doc.get("brokers", 3),
-                    "duration_ms": doc.get("duration_ms", 60000),
-                    "topics": [t.get("name") for t in topics]})
+        entry = {"id": name, "name": doc.get("name", name), "description": doc.get("description", ""),
+                 "kafka_version": doc.get("kafka_version", "2.6"), "brokers": doc.get("brokers", 3),
+                 "duration_ms": doc.get("duration_ms", 60000),
+                 "topics": [t.get("name") for t in topics]}
+        if doc.get("racks"):       # the number of zones its brokers stand in (docs/model.md §21)
+            entry["racks"] = len(set(doc["racks"].values()))
+        out.append(entry)
     return jsonify(scenarios=out)
 
 

@@ -1,9 +1,21 @@
-// Every user action, once. The toolbar, the broker, controller and partition menus, the keyboard
+// Every user action, once. The toolbar, the broker, controller, zone and partition menus, the keyboard
 // shortcuts and the help page are all built from this table. An action with `mode` exists only in
 // ZooKeeper ("zk") or KRaft ("kraft") eras: there is no session to expire in KRaft, and no
 // controller voter in ZooKeeper mode.
 
+import { cutLinks } from "./zones.js";
+
 const RUNNABLE = ["running", "starting", "shutting_down", "paused"];
+const STOPPED = ["stopped", "halted", "registration_failed"];
+
+/** "its 2 brokers" / "broker 2" / "its 2 brokers and controller 3001": the zone's nodes in `states`. */
+function zoneNodes(z, states) {
+  const brokers = z.brokers.filter(b => states.includes(b.state)).map(b => b.id);
+  const voters = z.voters.filter(v => (states === STOPPED ? v.state === "stopped" : v.state !== "stopped")).map(v => v.id);
+  const name = (ids, one) => ids.length === 1 ? `${one} ${ids[0]}` : `its ${ids.length} ${one}s`;
+  const parts = [brokers.length ? name(brokers, "broker") : "", voters.length ? name(voters, "controller") : ""].filter(Boolean);
+  return parts.join(" and ") || "nothing";
+}
 
 function broker(ctx) { return ctx.broker || (ctx.store.ui.selectedBroker !== null ? ctx.store.brokers.get(ctx.store.ui.selectedBroker) : null); }
 function playing(s) { return Boolean(s.clock && s.clock.playing); }
@@ -70,6 +82,20 @@ export const ACTIONS = [
   { id: "controller-restart", group: "controller", mode: "kraft", keys: [], label: "Start / restart",
     enabled: (s, v) => v && v.state === "stopped", command: v => ({ op: "restart", controller: v.id }) },
 
+  // -- one zone (a run with racks; docs/scenario-format.md §4.3: one command with "rack" acts on
+  // every broker of it, and in KRaft eras on its dedicated controllers too)
+  { id: "zone-crash", group: "zone", keys: [], label: z => `Fail zone ${z.rack}: crash ${zoneNodes(z, RUNNABLE)}`,
+    enabled: (s, z) => Boolean(z && (z.brokers.some(b => RUNNABLE.includes(b.state)) || z.voters.some(v => v.state !== "stopped"))),
+    command: z => ({ op: "crash", rack: z.rack, mode: "process" }) },
+  { id: "zone-isolate", group: "zone", keys: [], label: z => `Isolate zone ${z.rack} (cut its links to every node outside it)`,
+    enabled: (s, z) => Boolean(z && (z.brokers.length || z.voters.length)), command: z => ({ op: "isolate", rack: z.rack, from: "all" }) },
+  { id: "zone-restart", group: "zone", keys: [], label: z => `Restart zone ${z.rack}: start ${zoneNodes(z, STOPPED)}`,
+    enabled: (s, z) => Boolean(z && (z.brokers.some(b => STOPPED.includes(b.state)) || z.voters.some(v => v.state === "stopped"))),
+    command: z => ({ op: "restart", rack: z.rack }) },
+  { id: "zone-heal", group: "zone", keys: [], label: z => `Heal zone ${z.rack}'s links`,
+    enabled: (s, z) => Boolean(z && [...z.brokers, ...z.voters].some(n => cutLinks(n.id, s.links).length)),
+    command: z => ({ op: "heal", rack: z.rack }) },
+
   // -- the cluster
   { id: "heal-all", group: "cluster", keys: ["h"], label: "Heal every link", enabled: s => Boolean(s.links && (s.links.blocked.length || s.links.slow.length)),
     command: () => ({ op: "heal" }) },
@@ -110,7 +136,7 @@ export function voterOf(store, id) {
 }
 
 export function labelOf(action, store, b) {
-  const own = action.group === "broker" || action.group === "controller";
+  const own = action.group === "broker" || action.group === "controller" || action.group === "zone";
   return typeof action.label === "function" ? action.label(own ? b : store, b) : action.label;
 }
 
@@ -122,6 +148,12 @@ export function isEnabled(action, store, b) {
  *  ctx.voter. */
 export function runAction(action, ctx) {
   if (!inMode(action, ctx.store)) return;
+  if (action.group === "zone") {
+    const z = ctx.zone;
+    if (!z || !isEnabled(action, ctx.store, z)) return;
+    ctx.app.command(action.command(z, ctx.store), labelOf(action, ctx.store, z));
+    return;
+  }
   if (action.group === "controller") {
     const v = ctx.voter;
     if (!v || !isEnabled(action, ctx.store, v)) return;

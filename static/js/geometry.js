@@ -6,8 +6,13 @@ export const MAP = { pad: 16, zkY: 24, brokerTop: 58, brokerH: 100, rowGap: 14, 
 /** Positions of the ZooKeeper pill (or, in KRaft eras, the controller voters: `voterIds`), the
  *  broker cards and the clients in a box of `width`. The content's own height is `natural`; given
  *  a taller box (`height`, the room the page leaves the map, at most `maxStretch` times the
- *  content) the rows spread down to fill it instead of leaving an empty band under them. */
-export function clusterLayout(width, brokerIds, clientNames, height = 0, voterIds = []) {
+ *  content) the rows spread down to fill it instead of leaving an empty band under them.
+ *  `zones` (a run with racks, docs/model.md §21): [{rack, brokers, voters}] in drawing order; the
+ *  brokers, and the voters named there, are drawn inside a box per zone (`zones` of the result),
+ *  each broker in a slot `cardH` high (the tallest card the page has drawn: a zone's rows must not
+ *  overlap, nor its first card the zone's header). */
+export function clusterLayout(width, brokerIds, clientNames, height = 0, voterIds = [], zones = null, cardH = MAP.brokerH) {
+  if (zones && zones.length) return zonedLayout(width, clientNames, height, voterIds, zones, Math.max(MAP.brokerH, cardH));
   const n = Math.max(1, brokerIds.length);
   const usable = Math.max(200, width - 2 * MAP.pad);
   const fit = Math.max(1, Math.min(MAP.maxPerRow, Math.floor(usable / 128) || 1));
@@ -47,12 +52,122 @@ export function clusterLayout(width, brokerIds, clientNames, height = 0, voterId
     nodes["c:" + name] = { x: MAP.pad + (i + 0.5) * usable / Math.max(1, m), y: clientY, w: 120, h: 22 };
   });
   const natural = clientY + (m ? 24 : 4);
+  const tall = stretch(nodes, [], y0, natural, height);
+  return { nodes, brokerWidth: bw, height: tall, natural, rows, zones: [] };
+}
+
+/** The map's height in a box of `height`: the content's own (`natural`) or more, up to
+ *  `maxStretch` times it, with every node (and zone box) spread down from `y0` to fill it. */
+function stretch(nodes, zones, y0, natural, height) {
   const tall = Math.min(Math.round(natural * MAP.maxStretch), Math.max(natural, Math.floor(height || 0)));
   if (tall > natural) {
     const k = (tall - y0) / (natural - y0);
     for (const box of Object.values(nodes)) box.y = y0 + (box.y - y0) * k;
+    for (const z of zones) { const bottom = y0 + (z.y + z.h - y0) * k; z.y = y0 + (z.y - y0) * k; z.h = bottom - z.y; }
   }
-  return { nodes, brokerWidth: bw, height: tall, natural, rows };
+  return tall;
+}
+
+// -- zones ---------------------------------------------------------------------------------------
+export const ZONE = { pad: 8, head: 26, gap: 14, lineGap: 14, minSlot: 128, maxSlot: 254 };
+
+/** Columns of broker cards per zone: every zone on one line, with as few rows inside a zone as
+ *  fit (`rows` 1, 2, ...); when even one column each does not fit, as many columns as one line
+ *  holds, and the zones wrap onto further lines. */
+function zoneColumns(zones, usable) {
+  const need = cols => cols.reduce((a, c) => a + c, 0) * ZONE.minSlot + cols.length * 2 * ZONE.pad + (cols.length - 1) * ZONE.gap;
+  const most = Math.max(1, ...zones.map(z => z.brokers.length));
+  for (let rows = 1; rows <= most; rows++) {
+    const cols = zones.map(z => Math.max(1, Math.ceil(z.brokers.length / rows)));
+    if (need(cols) <= usable) return { cols, lines: [zones.map((_z, i) => i)] };
+  }
+  const cap = Math.max(1, Math.floor((usable - 2 * ZONE.pad) / ZONE.minSlot));
+  const cols = zones.map(z => Math.max(1, Math.min(cap, z.brokers.length)));
+  const lines = [];
+  let line = [];
+  zones.forEach((_z, i) => {
+    if (line.length && need([...line, i].map(j => cols[j])) > usable) { lines.push(line); line = []; }
+    line.push(i);
+  });
+  lines.push(line);
+  return { cols, lines };
+}
+
+/** Voters in a box `inner` wide: their width and the narrow / tiny forms (see clusterLayout). */
+function voterShape(count, inner) {
+  const vw = Math.min(MAP.voterW, (inner - (count - 1) * MAP.voterGap) / count);
+  const narrow = vw < MAP.voterNarrow, tiny = vw < MAP.voterTiny;
+  return { vw, narrow, tiny, vh: tiny ? MAP.voterTinyH : narrow ? MAP.voterNarrowH : MAP.voterH };
+}
+
+/** clusterLayout with the brokers grouped by zone: a labelled box per zone (`zones`: {rack, x, y,
+ *  w, h}, x and y its top left corner), its voters in a row at its top, its brokers under them;
+ *  voters in no zone keep their row above the zones. */
+function zonedLayout(width, clientNames, height, voterIds, zones, cardH) {
+  const usable = Math.max(200, width - 2 * MAP.pad);
+  const nodes = {};
+  const zoned = new Set(zones.flatMap(z => z.voters));
+  const free = voterIds.filter(id => !zoned.has(id));
+  let top = MAP.brokerTop, y0 = MAP.zkY;
+  if (free.length) {
+    const v = voterShape(free.length, usable);
+    const span = free.length * v.vw + (free.length - 1) * MAP.voterGap;
+    y0 = MAP.voterTop + v.vh / 2;
+    free.forEach((id, i) => {
+      nodes["v:" + id] = { x: width / 2 - span / 2 + v.vw / 2 + i * (v.vw + MAP.voterGap), y: y0, w: v.vw, h: v.vh, narrow: v.narrow, tiny: v.tiny };
+    });
+    top = MAP.voterTop + v.vh + MAP.voterBrokerGap;
+  } else if (!voterIds.length) {
+    nodes.zk = { x: width / 2, y: MAP.zkY, w: 190, h: 28 };
+  } else {
+    y0 = top = MAP.pad;                             // every voter stands in a zone
+  }
+  const { cols, lines } = zoneColumns(zones, usable);
+  const slot = Math.min(ZONE.maxSlot, ...lines.map(line => (usable - line.length * 2 * ZONE.pad - (line.length - 1) * ZONE.gap)
+    / line.reduce((a, i) => a + cols[i], 0)));
+  const bw = Math.max(104, Math.min(236, slot - 18));
+  const boxes = [];
+  let y = top;
+  for (const line of lines) {
+    const shapes = line.map(i => zones[i].voters.length ? voterShape(zones[i].voters.length, cols[i] * slot) : null);
+    const rows = line.map(i => Math.ceil(zones[i].brokers.length / cols[i]));
+    const inner = line.map((i, k) => (shapes[k] ? shapes[k].vh + MAP.rowGap : 0)
+      + Math.max(0, rows[k] * (cardH + MAP.rowGap) - MAP.rowGap));
+    const h = ZONE.head + Math.max(...inner) + ZONE.pad;
+    const lineW = line.reduce((a, i) => a + cols[i] * slot + 2 * ZONE.pad, 0) + (line.length - 1) * ZONE.gap;
+    let x = MAP.pad + (usable - lineW) / 2;
+    line.forEach((i, k) => {
+      const z = zones[i], w = cols[i] * slot + 2 * ZONE.pad;
+      boxes.push({ rack: z.rack, x, y, w, h });
+      let rowTop = y + ZONE.head;
+      const v = shapes[k];
+      if (v) {
+        const span = z.voters.length * v.vw + (z.voters.length - 1) * MAP.voterGap;
+        z.voters.forEach((id, j) => {
+          nodes["v:" + id] = { x: x + w / 2 - span / 2 + v.vw / 2 + j * (v.vw + MAP.voterGap), y: rowTop + v.vh / 2, w: v.vw, h: v.vh,
+            narrow: v.narrow, tiny: v.tiny };
+        });
+        rowTop += v.vh + MAP.rowGap;
+      }
+      z.brokers.forEach((id, j) => {
+        const row = Math.floor(j / cols[i]);
+        const inRow = Math.min(cols[i], z.brokers.length - row * cols[i]);
+        const left = x + ZONE.pad + (cols[i] - inRow) * slot / 2;
+        nodes["b:" + id] = { x: left + (j - row * cols[i] + 0.5) * slot, y: rowTop + cardH / 2 + row * (cardH + MAP.rowGap),
+          w: bw, h: cardH };
+      });
+      x += w + ZONE.gap;
+    });
+    y += h + ZONE.lineGap;
+  }
+  const clientY = y - ZONE.lineGap + MAP.clientGap + 8;
+  const m = clientNames.length;
+  clientNames.forEach((name, i) => {
+    nodes["c:" + name] = { x: MAP.pad + (i + 0.5) * usable / Math.max(1, m), y: clientY, w: 120, h: 22 };
+  });
+  const natural = clientY + (m ? 24 : 4);
+  const tall = stretch(nodes, boxes, y0, natural, height);
+  return { nodes, brokerWidth: bw, height: tall, natural, rows: lines.length, zones: boxes };
 }
 
 /** The point where the segment from the centre of `box` towards `to` leaves the box. */

@@ -10,6 +10,7 @@ import { createView, pageKey } from "./view.js";
 import { toast } from "./ui/toast.js";
 import { openMenu, closeMenu, menuOpen } from "./ui/menu.js";
 import { openPicker, openConfig, openHelp, openInspect } from "./ui/dialogs.js";
+import { rackOf, zoneOf, zoneState } from "./zones.js";
 
 const store = createStore();
 const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, "max"];
@@ -97,7 +98,23 @@ const app = {
     const items = ACTIONS.filter(a => a.group === "broker" && inMode(a, store)).map(a => ({ id: a.id, label: labelOf(a, store, b), key: keyLabel(a),
       enabled: isEnabled(a, store, b), run: () => runAction(a, { app, store, broker: store.brokers.get(id) }) }));
     const kraft = store.quorum ? `${b.fenced ? " · fenced" : ""}${b.broker_epoch !== undefined ? ` · broker epoch ${b.broker_epoch}` : ""}` : "";
-    openMenu(`Broker ${id} · ${b.state}${b.controller ? " · controller" : ""}${kraft}`, items, anchor);
+    const rack = rackOf(store, id);
+    openMenu(`Broker ${id} · ${b.state}${b.controller ? " · controller" : ""}${kraft}${rack === null ? "" : ` · zone ${rack}`}`, items, anchor);
+  },
+
+  /** The actions on one zone (a run with racks): each is one command with "rack". */
+  zoneMenu(rack, anchor) {
+    const z = zoneOf(store, rack);
+    if (!z.brokers.length && !z.voters.length) return;
+    const items = ACTIONS.filter(a => a.group === "zone").map(a => ({ id: a.id, label: labelOf(a, store, z),
+      enabled: isEnabled(a, store, z), run: () => runAction(a, { app, store, zone: zoneOf(store, rack) }) }));
+    openMenu(`Zone ${rack} · ${zoneState(z, store.links).text}`, items, anchor);
+  },
+
+  /** One zone action at once (the zone box's own button): the same path as the menu's item. */
+  zoneAction(rack, id) {
+    const action = ACTIONS.find(a => a.id === id);
+    if (action) runAction(action, { app, store, zone: zoneOf(store, rack) });
   },
 
   /** The actions on one controller voter (KRaft eras). */

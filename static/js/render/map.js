@@ -1,5 +1,5 @@
 // The cluster map: ZooKeeper (or, in KRaft eras, the controller voters), brokers, clients, and the
-// messages flying between them.
+// messages flying between them; with racks, the brokers grouped in a box per zone (zone_map.js).
 import { h, reconcile, setText, setClass, setStyle } from "../dom.js";
 import { shortSeconds, hex } from "../format.js";
 import { MAP, clusterLayout, messagePath, curvePoint, messageDuration, progress, sessionLeft, simNow, anchor } from "../geometry.js";
@@ -7,6 +7,8 @@ import { messageColor, messageKind, messageName, DROP_COLOR, MESSAGE_KINDS } fro
 import { sortedBrokers } from "../store.js";
 import { isKraft, dedicatedVoters } from "../kraft.js";
 import { createVoterLayer, kraftLines, updateKraftLines, updateFencingDeadline } from "./quorum_map.js";
+import { createZoneLayer } from "./zone_map.js";
+import { zoneGroups } from "../zones.js";
 
 const STATE_LABEL = { running: "running", starting: "starting", shutting_down: "shutting down", stopped: "down",
   halted: "halted", registration_failed: "reg. failed", paused: "paused (GC)" };
@@ -27,6 +29,14 @@ export function createMap(app) {
   const canvas = document.getElementById("wire");
   const ctx = canvas.getContext("2d");
   let layout = null, layoutKey = "", width = 0, dpr = 1;
+  // with zones, the height of a broker's slot: the tallest card drawn (a narrow card wraps its
+  // lines, a KRaft card has more of them), measured after a layout and whenever a card resizes
+  let cardH = MAP.brokerH;
+  // a card that grows (a chip, a wrapped line) re-measures at once, paused or not
+  const cardSizes = new ResizeObserver(entries => {
+    for (const e of entries) if (!e.target.isConnected) cardSizes.unobserve(e.target);    // a card of an old run
+    if (layout && layout.zones.length) fitCards();
+  });
   const zkEl = h("div.node.zknode", { title: "The ZooKeeper ensemble (click: the znode tree)",
     onclick: () => app.showTab("zk") }, "ZooKeeper", h("span.sub"));
   nodesEl.appendChild(zkEl);
@@ -34,6 +44,7 @@ export function createMap(app) {
   const clientLayer = h("div");
   nodesEl.append(brokerLayer, clientLayer);
   const voters = createVoterLayer(app, nodesEl);
+  const zoneLayer = createZoneLayer(app, nodesEl);
 
   const legend = document.getElementById("legend");
   // the ISR changes a leader asks the controller for (2.7+, docs/model.md §17), named while in flight
@@ -62,13 +73,15 @@ export function createMap(app) {
     const w = root.clientWidth, room = root.clientHeight;
     const vids = dedicatedVoters(store);
     voterSet = new Set(vids);
-    const key = w + "|" + room + "|" + ids.join(",") + "|" + clients.join(",") + "|" + vids.join(",") + "|" + isKraft(store);
+    const zones = zoneGroups(store, ids);
+    const key = w + "|" + room + "|" + ids.join(",") + "|" + clients.join(",") + "|" + vids.join(",") + "|" + isKraft(store)
+      + "|" + JSON.stringify(zones) + "|" + (zones.length ? cardH : "");
     if (key === layoutKey) return false;
     layoutKey = key;
     width = w;
     // the content sets the map's least and greatest height; the page's flex layout gives it the
     // room between (static/css/app.css #cluster): a short page has no empty band under its panels
-    layout = clusterLayout(w, ids, clients, room, vids);
+    layout = clusterLayout(w, ids, clients, room, vids, zones, cardH);
     setStyle(root, "minHeight", layout.natural + "px");
     setStyle(root, "maxHeight", Math.round(layout.natural * MAP.maxStretch) + "px");
     dpr = window.devicePixelRatio || 1;
@@ -88,6 +101,7 @@ export function createMap(app) {
       kraftLines(),
       h("div.leads"),
       h("div.iso"));
+    cardSizes.observe(el);
     return el;
   }
 
@@ -175,6 +189,15 @@ export function createMap(app) {
     }
   }
 
+  /** Zones: a slot as tall as the tallest card (in steps of 8 px, so a line more or less does
+   *  not move the map every frame); a change lays the map out again on the next render. */
+  function fitCards() {
+    let tallest = 0;
+    for (const el of brokerLayer.children) tallest = Math.max(tallest, el.offsetHeight);
+    const want = Math.max(MAP.brokerH, Math.ceil((tallest + 4) / 8) * 8);
+    if (want !== cardH && tallest > 0) { cardH = want; layoutKey = ""; app.requestRender(true); }
+  }
+
   function createClient(c) {
     return h("div.node.client", { onclick: () => app.showTab("clients") }, h("span.kind"), h("span.cname"));
   }
@@ -199,6 +222,8 @@ export function createMap(app) {
     const mode = store.quorum ? "k" : "z";
     reconcile(brokerLayer, brokers, b => mode + b.id, createBroker, (el, b) => updateBroker(el, b, store, relayout));
     voters.render(store, layout);
+    zoneLayer.render(store, layout);
+    if (layout.zones.length && relayout) fitCards();
     const clients = Array.from(store.clients.entries()).map(([name, c]) => ({ name, ...c }));
     reconcile(clientLayer, clients, c => c.name, createClient, (el, c) => updateClient(el, c, store));
     const zb = layout.nodes.zk;

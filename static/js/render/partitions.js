@@ -13,6 +13,7 @@ import { minIsr, unclean } from "./topicconfig.js";
 import { elrEnabled } from "../kraft.js";
 import { epochColor } from "../palette.js";
 import { isOffline, isUnderReplicated, leaderGone } from "../health.js";
+import { rackOf, sameRack, sameRackWarnings } from "../zones.js";
 
 export { minIsr, unclean };
 
@@ -164,6 +165,8 @@ export function createPartitions(app) {
     if (p.leader_recovery_state === 1 || p.leader_recovery_state === "RECOVERING") badges.push(["RECOVERING", "warn", "KIP-704: elected uncleanly; the leader is recovering its log and the ISR cannot grow until it is done (leader_recovery_state 1)"]);
     else if (made && isUnderReplicated(store, p)) badges.push(["UNDER-REPLICATED", "warn", "the leader's ISR is smaller than the replica list"]);
     if (made && !offline && !leaderGone(store, p) && p.isr.length < min) badges.push([`ISR < min.insync.replicas=${min}`, "bad", "acks=all produce fails with NOT_ENOUGH_REPLICAS"]);
+    // replicas sharing a zone (docs/model.md §21.6): one zone failure takes them all at once
+    for (const w of sameRackWarnings(store, p, min)) badges.push([`⚠ ${w.short}`, "warn.zone-warn", w.long]);
     const badgeText = badges.map(b => b[0]).join("|");
     const badgeEl = card.querySelector(".badges");
     if (badgeEl.__text !== badgeText) {
@@ -211,6 +214,9 @@ export function createPartitions(app) {
     const zkLeader = p.leader === r.broker;
     const zombie = r.is_leader && !zkLeader;
     setClass(row.label, "down", !r.running);
+    const rack = rackOf(store, r.broker);
+    const labelTitle = rack === null ? "Broker actions" : `Broker ${r.broker}, zone ${rack} (click: broker actions)`;
+    if (row.label.title !== labelTitle) row.label.title = labelTitle;
     if (row.crownShown !== zkLeader) { row.label.querySelector(".crown").hidden = !zkLeader; row.crownShown = zkLeader; }
     const isr = row.label.querySelector(".isr");
     // a pending AlterIsr (docs/model.md §17.2): still in the committed ISR but proposed out, or
@@ -323,8 +329,11 @@ export function createPartitions(app) {
     // Kafka's two metrics, from the same state; a crashed leader no metric counts yet is named apart
     const offline = live.filter(p => isOffline(store, p)).length, urp = live.filter(p => isUnderReplicated(store, p)).length;
     const gone = live.filter(p => leaderGone(store, p)).length;
+    const crowded = all.filter(p => Object.keys(sameRack(store, p)).length).length;
     setText(summary, `${all.length} partition${all.length === 1 ? "" : "s"} · ${urp} under-replicated · ${offline} offline`
-      + (gone ? ` · ${gone} with its leader down (not counted until the controller notices)` : ""));
+      + (gone ? ` · ${gone} with its leader down (not counted until the controller notices)` : "")
+      + (crowded ? ` · ⚠ ${crowded} with two replicas in one zone: one zone failure takes both` : ""));
+    setClass(summary, "zone-warn", crowded > 0);
     drawEpochKey(Math.max(0, ...all.map(p => p.leader_epoch || 0)));
     let widthChanged = widthKey !== lastWidthKey;
     lastWidthKey = widthKey;

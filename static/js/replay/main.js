@@ -138,6 +138,13 @@ const app = {
       { id: "link", label: "Copy a link to this moment with this broker selected", run: () => shareLink() },
     ], anchor);
   },
+  zoneMenu(rack, anchor) {
+    openMenu(`Zone ${rack} (replay)`, [
+      { id: "fork", label: `Fork from ${seconds(R.t)} to fail, isolate, restart or heal zone ${rack}…`, run: () => forkMenu(anchor) },
+      { id: "link", label: "Copy a link to this moment", run: () => shareLink() },
+    ], anchor);
+  },
+  zoneAction(rack) { app.zoneMenu(rack, document.querySelector(`.zone[data-rack="${CSS.escape(rack)}"] .zhead`)); },
   partitionMenu(key, anchor) {
     if (!store.partitions.has(key)) return;
     view.highlightPartition(key);

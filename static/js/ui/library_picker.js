@@ -36,6 +36,7 @@ export function libraryPane(app, lib, dlg) {
     clear(detail);
     detail.append(h("h3", { text: s.name }),
       h("div.counts", null, h("span.chip.info", { text: `kafka ${s.kafka_version}` }), h("span.chip", { text: `${Array.isArray(s.brokers) ? s.brokers.length : s.brokers} brokers` }),
+        s.racks ? h("span.chip", { text: `${s.racks} zones` }) : null,
         h("span.chip", { text: `topics: ${s.topics.join(", ")}` }), h("span.chip", { text: `${s.duration_ms / 1000} s` })),
       h("h3", { text: "What to watch" }), h("p", { text: s.description }),
       h("button.primary#run-scenario", { type: "button", text: "Run this scenario", onclick: async () => {

@@ -1,0 +1,95 @@
+// Racks and availability zones, read from the frame (docs/model.md §21): which nodes stand in which
+// zone, what state a zone is in, and which partitions keep two or more replicas in one zone (a
+// zone failure takes those replicas at once). Pure functions of the state; no DOM.
+import { dedicatedVoters } from "./kraft.js";
+
+/** The run's racks: {node id: rack name} (an empty object when the scenario has none). */
+export function racksOf(store) {
+  return (store && store.meta && store.meta.racks) || {};
+}
+
+/** Whether the run places its nodes in racks (the map groups them by zone then). */
+export function hasZones(store) {
+  return Object.keys(racksOf(store)).length > 0;
+}
+
+/** The rack of a node, or null. */
+export function rackOf(store, id) {
+  const rack = racksOf(store)[String(id)];
+  return rack === undefined ? null : rack;
+}
+
+/** The zones the map draws, in order: [{rack, brokers: [ids], voters: [ids]}], racks by name
+ *  (Kafka sorts racks by name too, model.md §21.2), then one group for the nodes in no rack (rack
+ *  null) when there are any. `brokerIds` in id order; dedicated voters come from the quorum. */
+export function zoneGroups(store, brokerIds) {
+  if (!hasZones(store)) return [];
+  const voters = dedicatedVoters(store);
+  const byRack = new Map();
+  const group = rack => {
+    if (!byRack.has(rack)) byRack.set(rack, { rack, brokers: [], voters: [] });
+    return byRack.get(rack);
+  };
+  for (const id of brokerIds) group(rackOf(store, id)).brokers.push(id);
+  for (const id of voters) group(rackOf(store, id)).voters.push(id);
+  const named = [...byRack.keys()].filter(r => r !== null).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return [...named, ...(byRack.has(null) ? [null] : [])].map(r => byRack.get(r));
+}
+
+/** One zone's nodes as the frame has them: {rack, brokers: [broker views], voters: [voter views]}. */
+export function zoneOf(store, rack) {
+  const brokers = [...store.brokers.values()].filter(b => rackOf(store, b.id) === rack).sort((a, b) => a.id - b.id);
+  const ids = new Set(dedicatedVoters(store).filter(id => rackOf(store, id) === rack));
+  const voters = store.quorum ? store.quorum.voters.filter(v => ids.has(v.id)) : [];
+  return { rack, brokers, voters };
+}
+
+const DOWN = ["stopped", "halted", "registration_failed"];
+
+/** How a zone is doing, in a few words: "all up", "2 of 2 down", "cut off", ... */
+export function zoneState(zone, links) {
+  const nodes = [...zone.brokers, ...zone.voters];
+  const down = nodes.filter(n => DOWN.includes(n.state)).length;
+  const paused = nodes.filter(n => n.state === "paused").length;
+  const cut = nodes.filter(n => cutLinks(n.id, links).length).length;
+  const parts = [];
+  if (down) parts.push(down === nodes.length ? "down" : `${down} of ${nodes.length} down`);
+  if (paused) parts.push(`${paused} paused`);
+  if (cut && down < nodes.length) parts.push("cut off");
+  return { text: parts.length ? parts.join(" · ") : "all up", down, paused, cut, size: nodes.length };
+}
+
+/** Links with an end at node `id` that are cut or slowed (the frame's `links`). */
+export function cutLinks(id, links) {
+  const out = [];
+  for (const [a, b] of [...((links && links.blocked) || []), ...((links && links.slow) || [])]) {
+    if (a === id || b === id) out.push([a, b]);
+  }
+  return out;
+}
+
+/** {rack: [replicas]} for each rack holding two or more of partition `p`'s replicas: the frame's
+ *  own `same_rack` (engine/view.py), else the meta's list (app/runner/live_view.py). */
+export function sameRack(store, p) {
+  if (p.same_rack) return p.same_rack;
+  const out = {};
+  for (const e of (store.meta && store.meta.same_rack_partitions) || []) {
+    if (e.topic === p.topic && e.partition === p.partition) out[e.rack] = e.replicas;
+  }
+  return out;
+}
+
+/** What a crowded zone means for this partition, in a learner's words: [{rack, short, long}]. */
+export function sameRackWarnings(store, p, minIsr) {
+  const rf = p.replicas.length;
+  return Object.entries(sameRack(store, p)).map(([rack, replicas]) => {
+    const left = rf - replicas.length;
+    const effect = left === 0 ? "every copy of it is gone with that zone: the partition goes offline"
+      : left < minIsr ? `${left} replica${left === 1 ? "" : "s"} would be left, fewer than min.insync.replicas=${minIsr}: acks=all writes stop (NOT_ENOUGH_REPLICAS) until the zone is back`
+        : `${left} replicas would be left, still min.insync.replicas=${minIsr} or more`;
+    return { rack, replicas, short: `${replicas.length} REPLICAS IN ${rack}`,
+      long: `Replicas ${replicas.join(", ")} of ${p.key} are all in zone ${rack}. If ${rack} fails, the partition loses `
+        + `${replicas.length} of its ${rf} replicas at once: ${effect}. Placing each replica in another zone `
+        + "(broker.rack and Kafka's rack-aware assignment) avoids it." };
+  });
+}
