@@ -42,11 +42,15 @@ export function topicConfigs(meta, topic) {
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** A broker's configs (every broker has the same server.properties here), sorted by name. */
-export function brokerConfigs(meta) {
+/** A broker's configs (every broker has the same server.properties here, but for its broker.rack:
+ *  a static, read-only config of its own when the run has racks, docs/model.md §21), by name. */
+export function brokerConfigs(meta, broker = null) {
   const statics = meta.static_config || {}, defaults = meta.config_defaults || {};
-  return Object.keys(defaults).sort().map(key => entry(key, [["STATIC_BROKER_CONFIG", key, statics[key]],
+  const out = Object.keys(defaults).map(key => entry(key, [["STATIC_BROKER_CONFIG", key, statics[key]],
     ["DEFAULT_CONFIG", key, defaults[key]]])).filter(Boolean);
+  const rack = broker !== null && meta.racks ? meta.racks[String(broker)] : undefined;
+  if (rack !== undefined) out.push(entry("broker.rack", [["STATIC_BROKER_CONFIG", "broker.rack", rack]]));
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** The Configs: field of kafka-topics.sh --describe: what is not a default (ConfigEntry.isDefault),
@@ -89,5 +93,5 @@ export function describeConfigs(words, meta) {
   // no dynamic broker configs in the simulator: a plain describe lists none, --all the static ones
   if (zk) return { lines: [`Configs for brokers '${dflt ? "<default>" : name}' are `] };
   if (dflt) return { lines: ["Default configs for brokers in the cluster are:"] };
-  return { lines: [`${all ? "All" : "Dynamic"} configs for broker ${name} are:`, ...(all ? brokerConfigs(meta).map(line) : [])] };
+  return { lines: [`${all ? "All" : "Dynamic"} configs for broker ${name} are:`, ...(all ? brokerConfigs(meta, Number(name)).map(line) : [])] };
 }

@@ -3,6 +3,7 @@
 import { configsField, describeConfigs } from "./configs.js";
 import { h } from "./dom.js";
 import { elrColumns, topicId, quorumStatus, quorumReplication } from "./kraft.js";
+import { brokerApiVersions, hasListEndpoints, listEndpoints } from "./broker_tools.js";
 
 /** `kraft`: against a KRaft broker (3.8+) the header carries the TopicId and every partition line
  *  the Elr and LastKnownElr columns (TopicCommand from 3.8, through DescribeTopicPartitions). */
@@ -77,9 +78,11 @@ export function zkStat(znodes, p, node) {
 }
 
 const CONFIGS_HELP = "kafka-configs.sh --describe --entity-type topics|brokers --entity-name N | --entity-default [--all]";
+const API_VERSIONS_HELP = "kafka-broker-api-versions.sh --bootstrap-server broker-0:9092   each broker (with its rack) and its request versions";
 export const SHELL_HELP = [
   "kafka-topics.sh --describe [--topic T] [--under-replicated-partitions] [--unavailable-partitions]",
   CONFIGS_HELP,
+  API_VERSIONS_HELP,
   "ls <path>        list a znode's children (zookeeper-shell)",
   "get <path>       a znode's data and stat",
   "stat <path>      a znode's stat",
@@ -89,6 +92,7 @@ export const SHELL_HELP = [
 export const KRAFT_HELP = [
   "kafka-topics.sh --describe [--topic T] [--under-replicated-partitions] [--unavailable-partitions]",
   CONFIGS_HELP,
+  API_VERSIONS_HELP,
   "kafka-metadata-quorum.sh describe --status        the Raft leader, epoch and high watermark",
   "kafka-metadata-quorum.sh describe --replication   every voter's and broker's metadata log end",
   "clear            clear the screen",
@@ -107,7 +111,10 @@ export function runShell(line, { meta, partitions, znodes, quorum = null, broker
   const words = line.trim().split(/\s+/).filter(Boolean);
   if (!words.length) return { lines: [] };
   let cmd = words[0];
-  if (cmd === "help") return { lines: quorum ? KRAFT_HELP : SHELL_HELP };
+  if (cmd === "help") {
+    const endpoints = hasListEndpoints(meta) ? ["kafka-cluster.sh list-endpoints --bootstrap-server broker-0:9092 [--include-fenced-brokers]"] : [];
+    return { lines: [...(quorum ? KRAFT_HELP : SHELL_HELP), ...endpoints] };
+  }
   if (cmd === "clear") return { clear: true };
   if (quorum) {
     if (cmd === "kafka-metadata-quorum.sh" || cmd === "kafka-metadata-quorum") return metadataQuorum(words, { quorum, brokers, nowMs });
@@ -124,6 +131,15 @@ export function runShell(line, { meta, partitions, znodes, quorum = null, broker
     return node ? { lines: zkStat(znodes, p, node) } : { error: `Node does not exist: ${words[1] || ""}` };
   }
   if (cmd === "kafka-configs.sh" || cmd === "kafka-configs") return describeConfigs(words, meta);
+  if (cmd === "kafka-broker-api-versions.sh" || cmd === "kafka-broker-api-versions") {
+    const at = words.indexOf("--bootstrap-server");
+    if (at < 0 || !words[at + 1]) return { error: "Missing required argument \"[bootstrap-server]\"" };
+    return brokerApiVersions(meta, brokers, { znodes, kraft: Boolean(quorum), bootstrap: words[at + 1] });
+  }
+  if ((cmd === "kafka-cluster.sh" || cmd === "kafka-cluster") && hasListEndpoints(meta)) {
+    if (words[1] !== "list-endpoints") return { error: "only list-endpoints --bootstrap-server broker-0:9092 is supported here" };
+    return listEndpoints(meta, brokers, words.includes("--include-fenced-brokers"));
+  }
   if (cmd === "kafka-topics.sh" || cmd === "kafka-topics") {
     if (!words.includes("--describe")) return { error: "only --describe is supported here" };
     const ti = words.indexOf("--topic");

@@ -1,6 +1,9 @@
 """Zones on screen (issue 32, item 6; docs/model.md §21): the brokers of a run with racks grouped in a
 labelled box per zone at 1024 and 1920 px, one click failing a whole zone through the command path
-of the broker menu, and the warning on partitions with two replicas in one zone."""
+of the broker menu, the warning on partitions with two replicas in one zone, and the racks in the
+output of Kafka's tools (kafka-broker-api-versions.sh, kafka-configs.sh --all)."""
+import json
+
 import pytest
 from playwright.sync_api import expect
 
@@ -221,6 +224,64 @@ def test_partitions_with_two_replicas_in_one_zone_carry_a_warning(page, server):
     settle(page)
     assert page.locator(".pcard .chip.zone-warn").count() == 0
     assert "one zone" not in page.inner_text("#partition-summary")
+
+
+def test_kafka_tools_print_the_racks(page, server):
+    _app, base = server
+    open_page(page, base)
+    load_doc(page, CALM)                                       # Kafka 2.6
+    settle(page, "[...s.brokers.values()].every(b => b.state === 'running') && s.znodes.has('/brokers/ids/5')")
+    page.click(".tabs button[data-tab=cli]")
+    expect(page.locator("#panel-cli .rack-note")).to_contain_text("broker.rack")
+    out = page.locator("#cli-out")
+
+    def run(line):
+        before = out.locator(":scope > div").count()
+        page.fill("#cli-input", line)
+        page.keyboard.press("Enter")
+        expect(out.locator(":scope > div")).to_have_count(before + 2)
+        return out.locator(":scope > div").last.inner_text()
+
+    text = run("kafka-broker-api-versions.sh --bootstrap-server broker-0:9092")
+    lines = text.splitlines()
+    heads = [line for line in lines if " -> " in line]
+    assert heads == [f"broker-{b}:9092 (id: {b} rack: {rack}) -> (" for rack, ids in ZONES.items() for b in ids]
+    # NodeApiVersions.toString(true) of Kafka 2.6.0: 50 request types, one per line, in id order
+    first = lines.index(heads[0])
+    body = lines[first + 1:lines.index(")", first)]
+    assert len(body) == 50 and body[0] == "\tProduce(0): 0 to 8 [usable: 8],"
+    assert "\tFetch(1): 0 to 11 [usable: 11]," in body and "\tApiVersions(18): 0 to 3 [usable: 3]," in body
+    assert body[-1] == "\tAlterClientQuotas(49): 0 [usable: 0]"
+    text = run("kafka-configs.sh --describe --entity-type brokers --entity-name 3 --all")
+    assert "  broker.rack=az-b sensitive=false synonyms={STATIC_BROKER_CONFIG:broker.rack=az-b}" in text.splitlines()
+    text = run("get /brokers/ids/4")
+    assert json.loads(text.splitlines()[0])["rack"] == "az-c"
+    # a failed zone: its brokers stay in the metadata until their sessions expire, and do not answer
+    page.click("#nodes .zone[data-rack='az-b'] .zact")
+    until(page, "s.brokers.get(2).state === 'stopped' && s.brokers.get(3).state === 'stopped'")
+    text = run("kafka-broker-api-versions.sh --bootstrap-server broker-0:9092")
+    assert "broker-2:9092 (id: 2 rack: az-b) -> ERROR: org.apache.kafka.common.errors.DisconnectException" in text.splitlines()
+    assert "broker-4:9092 (id: 4 rack: az-c) -> (" in text.splitlines()
+
+
+def test_kraft_4_1_tools_print_racks_and_fencing(page, server):
+    _app, base = server
+    open_page(page, base)
+    load_doc(page, {**CALM, "kafka_version": "4.1", "name": "zones kraft tools"})
+    settle(page, "[...s.brokers.values()].every(b => b.state === 'running' && !b.fenced && b.broker_epoch >= 0)")
+    page.click(".tabs button[data-tab=cli]")
+    out = page.locator("#cli-out")
+    page.fill("#cli-input", "kafka-broker-api-versions.sh --bootstrap-server broker-0:9092")
+    page.keyboard.press("Enter")
+    expect(out).to_contain_text("broker-5:9092 (id: 5 rack: az-c isFenced: false) -> (")
+    expect(out).to_contain_text("\tProduce(0): 3 to 13 [usable: 13],")        # KIP-896: 4.0 drops v0-2
+    page.fill("#cli-input", "kafka-cluster.sh list-endpoints --bootstrap-server broker-0:9092")
+    page.keyboard.press("Enter")
+    table = out.locator(":scope > div").last.inner_text().splitlines()
+    assert table[0].split() == ["ID", "HOST", "PORT", "RACK", "STATE", "ENDPOINT_TYPE"]
+    # ClusterTool's printf: ID and PORT 10 wide, HOST and RACK as wide as the longest, STATE 10
+    assert table[1].rstrip() == "0          broker-0 9092       az-a unfenced   broker"
+    assert [row.split()[3] for row in table[1:]] == ["az-a", "az-a", "az-b", "az-b", "az-c", "az-c"]
 
 
 def test_a_replay_draws_the_zones_and_offers_a_fork_to_act_on_one(page, server):

@@ -1,11 +1,14 @@
 // The Kafka-native corner: kafka-topics.sh --describe, live, and a zookeeper-shell to browse znodes
-// (in KRaft eras kafka-metadata-quorum.sh instead: there are no znodes).
+// (in KRaft eras kafka-metadata-quorum.sh instead: there are no znodes); with racks, the tools that
+// print them (kafka-broker-api-versions.sh, kafka-cluster.sh list-endpoints from 4.0).
 import { h, setText } from "../dom.js";
 import { describeTopics, runShell } from "../kafka.js";
 import { sortedPartitions, sortedBrokers } from "../store.js";
 import { isKraft } from "../kraft.js";
 import { isOffline } from "../health.js";
 import { zookeeperTools } from "../configs.js";
+import { hasListEndpoints } from "../broker_tools.js";
+import { hasZones } from "../zones.js";
 
 const PRESETS = ["kafka-topics.sh --describe", "kafka-topics.sh --describe --under-replicated-partitions",
   "kafka-configs.sh --describe --entity-type topics --entity-name orders", "ls /brokers/ids", "get /controller", "ls /isr_change_notification", "get /brokers/topics/orders/partitions/0/state"];
@@ -16,6 +19,18 @@ const LIVE_ZK = "$ kafka-topics.sh --zookeeper zk:2181 --describe   (live)";
 // from 2.2 the tool asks a broker (DescribeConfigs): Configs: lists server.properties values too
 const LIVE_BOOTSTRAP = "$ kafka-topics.sh --bootstrap-server broker:9092 --describe   (live)";
 const LIVE_KRAFT = "$ kafka-topics.sh --bootstrap-server broker:9092 --describe   (live)";
+// with racks (docs/model.md §21): the tools that print them, where a broker is printed as a node
+const API_VERSIONS = "kafka-broker-api-versions.sh --bootstrap-server broker-0:9092";
+const LIST_ENDPOINTS = "kafka-cluster.sh list-endpoints --bootstrap-server broker-0:9092";
+
+/** Where the racks on screen come from, and which of Kafka's tools print them in this era. */
+function rackNote(meta, kraft) {
+  const tools = ["kafka-broker-api-versions.sh", "kafka-configs.sh … --entity-type brokers --all"];
+  if (!kraft) tools.push("get /brokers/ids/N");
+  if (hasListEndpoints(meta)) tools.push("kafka-cluster.sh list-endpoints");
+  return `Zones are each broker's broker.rack (server.properties), shown by ${tools.join(", ")}; `
+    + "kafka-topics.sh --describe shows none.";
+}
 
 export function createCli(app) {
   const panel = document.getElementById("panel-cli");
@@ -27,7 +42,8 @@ export function createCli(app) {
   let hpos = 0;
   const presets = h("div.presets");
   const liveLine = h("div.small.dim", { text: LIVE_ZK });
-  panel.append(liveLine, describe, presets, out,
+  const racksLine = h("div.small.dim.rack-note", { hidden: true });
+  panel.append(liveLine, describe, racksLine, presets, out,
     h("div.cli-in", null, h("span.mono.dim", { text: "$" }), input,
       h("button", { type: "button", text: "Run", onclick: () => exec(input.value) })));
 
@@ -59,9 +75,14 @@ export function createCli(app) {
     if (!store.meta) return;
     if (store.run !== run) { if (run !== null) out.replaceChildren(); run = store.run; }
     const kraft = isKraft(store);
-    if (mode !== kraft) {      // the tools of the era: zookeeper-shell or kafka-metadata-quorum.sh
-      mode = kraft;
-      presets.replaceChildren(...(kraft ? KRAFT_PRESETS : PRESETS).map(p => h("button.small", { type: "button", text: p, onclick: () => exec(p) })));
+    const zones = hasZones(store);
+    const wanted = `${kraft}|${zones}|${store.meta.kafka_version}`;
+    if (mode !== wanted) {      // the tools of the era: zookeeper-shell or kafka-metadata-quorum.sh
+      mode = wanted;
+      const extra = zones ? [API_VERSIONS, ...(hasListEndpoints(store.meta) ? [LIST_ENDPOINTS] : [])] : [];
+      presets.replaceChildren(...[...(kraft ? KRAFT_PRESETS : PRESETS), ...extra].map(p => h("button.small", { type: "button", text: p, onclick: () => exec(p) })));
+      racksLine.hidden = !zones;
+      setText(racksLine, zones ? rackNote(store.meta, kraft) : "");
     }
     if (liveLine.__era !== store.meta.kafka_version) {
       liveLine.__era = store.meta.kafka_version;
