@@ -108,7 +108,7 @@ const app = {
     if (!z.brokers.length && !z.voters.length) return;
     const items = ACTIONS.filter(a => a.group === "zone").map(a => ({ id: a.id, label: labelOf(a, store, z),
       enabled: isEnabled(a, store, z), run: () => runAction(a, { app, store, zone: zoneOf(store, rack) }) }));
-    openMenu(`Zone ${rack} · ${zoneState(z, store.links).text}`, items, anchor);
+    openMenu(`Zone ${rack} · ${zoneState(z, store.links, z.others).text}`, items, anchor);
   },
 
   /** One zone action at once (the zone box's own button): the same path as the menu's item. */

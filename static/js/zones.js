@@ -36,26 +36,33 @@ export function zoneGroups(store, brokerIds) {
   return [...named, ...(byRack.has(null) ? [null] : [])].map(r => byRack.get(r));
 }
 
-/** One zone's nodes as the frame has them: {rack, brokers: [broker views], voters: [voter views]}. */
+/** One zone's nodes as the frame has them: {rack, brokers: [broker views], voters: [voter views],
+ *  others: [ids of the brokers outside it]}. */
 export function zoneOf(store, rack) {
-  const brokers = [...store.brokers.values()].filter(b => rackOf(store, b.id) === rack).sort((a, b) => a.id - b.id);
+  const all = [...store.brokers.values()];
+  const brokers = all.filter(b => rackOf(store, b.id) === rack).sort((a, b) => a.id - b.id);
   const ids = new Set(dedicatedVoters(store).filter(id => rackOf(store, id) === rack));
   const voters = store.quorum ? store.quorum.voters.filter(v => ids.has(v.id)) : [];
-  return { rack, brokers, voters };
+  return { rack, brokers, voters, others: all.filter(b => rackOf(store, b.id) !== rack).map(b => b.id) };
 }
 
 const DOWN = ["stopped", "halted", "registration_failed"];
 
-/** How a zone is doing, in a few words: "all up", "2 of 2 down", "cut off", ... */
-export function zoneState(zone, links) {
+/** How a zone is doing, in a few words: "all up", "2 of 2 down", "cut off", ... A node is cut
+ *  off when no link joins it to any broker outside its zone (what isolating the zone does); a
+ *  single cut link is the broker's own story, told on its card. `others`: the ids of the brokers
+ *  outside the zone. */
+export function zoneState(zone, links, others = []) {
   const nodes = [...zone.brokers, ...zone.voters];
   const down = nodes.filter(n => DOWN.includes(n.state)).length;
   const paused = nodes.filter(n => n.state === "paused").length;
-  const cut = nodes.filter(n => cutLinks(n.id, links).length).length;
+  const blocked = new Set(((links && links.blocked) || []).map(([a, b]) => `${a}>${b}`));
+  const severed = id => others.length > 0 && others.every(o => blocked.has(`${id}>${o}`) || blocked.has(`${o}>${id}`));
+  const cut = nodes.filter(n => !DOWN.includes(n.state) && severed(n.id)).length;
   const parts = [];
   if (down) parts.push(down === nodes.length ? "down" : `${down} of ${nodes.length} down`);
   if (paused) parts.push(`${paused} paused`);
-  if (cut && down < nodes.length) parts.push("cut off");
+  if (cut) parts.push(cut === nodes.length - down ? "cut off" : `${cut} cut off`);
   return { text: parts.length ? parts.join(" · ") : "all up", down, paused, cut, size: nodes.length };
 }
 

@@ -203,6 +203,13 @@ def test_the_zone_menu_isolates_and_heals_a_zone(page, server):
     expect(page.locator("#nodes .zone[data-rack='az-c'] .zact")).to_have_text("heal zone")
     page.click("#nodes .zone[data-rack='az-c'] .zact")
     until(page, "[4, 5].every(id => !(s.brokers.get(id).isolated_from || []).length)")
+    expect(page.locator("#nodes .zone[data-rack='az-c'] .zstate")).to_have_text("all up")
+    # one broker cut from the others is its own story: the zones it talks to are not cut off
+    page.evaluate("() => window.isrlab.command({op: 'isolate', broker: 0, from: 'brokers'})")
+    until(page, "(s.brokers.get(0).isolated_from || []).length > 0")
+    expect(page.locator("#nodes .zone[data-rack='az-a'] .zstate")).to_have_text("1 cut off")
+    expect(page.locator("#nodes .zone[data-rack='az-b'] .zstate")).to_have_text("all up")
+    expect(page.locator("#nodes .zone[data-rack='az-b'] .zact")).to_have_text("fail zone")
 
 
 def test_partitions_with_two_replicas_in_one_zone_carry_a_warning(page, server):

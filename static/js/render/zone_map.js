@@ -50,7 +50,7 @@ export function createZoneLayer(app, nodesEl) {
     name.disabled = false;
     act.hidden = more.hidden = false;
     const zone = zoneOf(store, box.rack);
-    const state = zoneState(zone, store.links);
+    const state = zoneState(zone, store.links, zone.others);
     const ids = [...zone.brokers.map(b => `broker ${b.id}`), ...zone.voters.map(v => `controller ${v.id}`)];
     setText(name, `zone ${box.rack}`);
     setText(stateEl, state.text);
