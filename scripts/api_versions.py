@@ -17,15 +17,16 @@ release of each era (the local git mirrors, docs/architecture.md), never typed b
   active controller of the same release (a forwardable request only where the ``controller``
   listener has it too, in the versions both have).
 
-Usage: python scripts/api_versions.py   (needs /work/.mirror/... as named below)
+Usage: python scripts/api_versions.py   (KAFKA_GIT and KAFKA_GIT_4 name the git clones to read)
 """
 import json
 import os
 import re
 import subprocess
 
-APACHE = "/work/.mirror/apache+kafka/repo"
-CONFLUENT = "/work/.mirror/confluentinc+kafka/repo"
+#: git clones of apache/kafka (release tags) and of a fork with the 3.9.0 and 4.1.0 commits
+APACHE = os.environ.get("KAFKA_GIT", "/work/.mirror/apache+kafka/repo")
+CONFLUENT = os.environ.get("KAFKA_GIT_4", "/work/.mirror/confluentinc+kafka/repo")
 #: era -> (mirror, release tag or commit, how its broker chooses what to advertise)
 ERAS = {
     "0.10": (APACHE, "0.10.2.2", "protocol"),
