@@ -303,6 +303,41 @@ STORIES = {
         # restarted at 55 s, broker 2 too waits for its old session (4.1) before it can rejoin
         step("isr_expand", 50000 + 9000, 50000 + 2000 + 9000 + 2000 + 1000, isr=[0, 1, 2]),
     ],
+    # docs/model.md §21.8: az-b (brokers 2, 3) crashes at 10 s; the controller learns it when the
+    # sessions expire and every partition keeps an ISR of two in the other zones
+    "lose-one-zone": [
+        at("fault", 10000, op="crash", rack="az-b", brokers=[2, 3]),
+        session_expiry(10000, 18000, broker=2),
+        session_expiry(10000, 18000, broker=3),
+        step("leader_elected", 10000, 28200, kind="clean", partition=2, previous_leader=2, leader=1, isr=[1, 5]),
+        step("isr_shrink", 10000, 28200, by="controller", partition=0, isr=[5, 1]),
+        step("isr_shrink", 10000, 28200, by="controller", partition=1, isr=[0, 4]),
+        at("fault", 45000, op="restart", rack="az-b"),
+        at("isr_expand", 45000, partition=0, isr=[5, 1, 2]),
+    ],
+    # the same outage with two replicas of orders-1 and orders-2 in az-b: one in-sync replica left
+    "two-replicas-in-one-zone": [
+        at("fault", 10000, op="crash", rack="az-b", brokers=[2, 3]),
+        session_expiry(10000, 18000, broker=2),
+        step("leader_elected", 10000, 28200, kind="clean", partition=2, leader=4, isr=[4]),
+        step("isr_shrink", 10000, 28200, by="controller", partition=1, isr=[1]),
+        step("produce_error", 10000, 45000, partition=1, error="NOT_ENOUGH_REPLICAS"),
+        at("fault", 45000, op="restart", rack="az-b"),
+        at("isr_expand", 45000, partition=1, isr=[1, 2]),
+    ],
+    # broker 1 away for maintenance: orders-1's ISR [2, 3] lives in az-b alone; az-b fails at 15 s
+    # and broker 1, back at 40 s, is elected uncleanly; az-b's brokers truncate when they return
+    "two-replicas-in-one-zone-unclean": [
+        at("fault", 5000, op="shutdown", broker=1),
+        at("leader_elected", 5000, kind="controlled_shutdown", partition=1, leader=2, isr=[2, 3]),
+        at("fault", 15000, op="crash", rack="az-b", brokers=[2, 3]),
+        session_expiry(15000, 18000, broker=2),
+        step("partition_offline", 15000, 33200, partition=1),
+        at("fault", 40000, op="restart", broker=1),
+        at("leader_elected", 40000, kind="unclean", partition=1, leader=1, isr=[1]),
+        at("fault", 55000, op="restart", rack="az-b"),
+        at("truncation", 55000, partition=1, broker=2),
+    ],
 }
 
 #: What the end of each story shows: which acknowledged records are lost, and by which rule.
@@ -330,6 +365,11 @@ OUTCOMES = {
                                                                      for r in lost),
     "last-isr-member-elr": lambda lost, run: not lost and not run["violations"],
     "rolling-restart": lambda lost, run: not lost and not run["violations"],
+    "lose-one-zone": lambda lost, run: not lost and not run["violations"],
+    "two-replicas-in-one-zone": lambda lost, run: not lost and not run["violations"],
+    # what orders-1 acknowledged while its ISR was [2, 3], both in az-b
+    "two-replicas-in-one-zone-unclean": lambda lost, run: lost and all(r["partition"] == 1 and 5000 < r["acked_ms"] < 15000
+                                                                       for r in lost),
 }
 
 
