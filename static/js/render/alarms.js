@@ -18,9 +18,15 @@ export function createAlarms(app) {
   function show(visible) {
     if (bar.hidden === !visible) return;
     bar.hidden = !visible;
-    const room = visible ? bar.offsetHeight + 20 : 0;
+    keepRoom();
+  }
+  // The room follows the bar's real height: measured when it first shows, before its words were
+  // set, it was one line short and "Jump to cause" left the chart's bottom under the bar.
+  function keepRoom() {
+    const room = bar.hidden ? 0 : bar.offsetHeight + 20;
     document.documentElement.style.setProperty("--alarm-space", room + "px");
   }
+  if (window.ResizeObserver) new ResizeObserver(keepRoom).observe(bar);
 
   function render(store, changes) {
     if (store.clock && pauseBox.checked !== store.clock.pause_on_violation) pauseBox.checked = store.clock.pause_on_violation;
@@ -31,10 +37,13 @@ export function createAlarms(app) {
     if (changes.flags.reset && !v.length) dismissed = 0;
     if (!v.length || v.length <= dismissed) { show(false); return; }
     const last = v[v.length - 1];
-    show(true);
-    setText(title, `${v.length} invariant violation${v.length === 1 ? "" : "s"} — ${last.invariant} in ${last.topic}-${last.partition} at ${seconds(last.t_ms)}`
-      + (store.clock && store.clock.paused_reason === "violation" ? " · run paused" : ""));
+    const words = `${v.length} invariant violation${v.length === 1 ? "" : "s"} — ${last.invariant} in ${last.topic}-${last.partition} at ${seconds(last.t_ms)}`
+      + (store.clock && store.clock.paused_reason === "violation" ? " · run paused" : "");
+    setText(title, words);
     setText(detail, last.detail);
+    detail.title = last.detail;   // clamped to two lines; the whole of it on hover
+    show(true);
+    keepRoom();
   }
   return { render };
 }
