@@ -45,7 +45,7 @@ def build_result(sim, logs=True):
         **_result_head(sim),
         "controller": {"broker": controller.data["brokerid"] if controller else None,
                        "epoch": epoch.data if epoch else 0},
-        "brokers": {str(b): broker_result(sim, broker) for b, broker in sim.brokers.items()},
+        "brokers": _with_racks(sim, {str(b): broker_result(sim, broker) for b, broker in sim.brokers.items()}),
         "partitions": {key: partition_result(sim, key, with_logs=logs) for key in partition_keys(sim)},
         "zk": zk_dump(sim),
         **_result_tail(sim),
@@ -75,7 +75,8 @@ def _kraft_result(sim, logs):
     return {
         **_result_head(sim),
         "controller": kraft_view.controller_result(sim),
-        "brokers": {str(b): _kraft_broker_result(sim, broker) for b, broker in sim.brokers.items()},
+        "brokers": _with_racks(sim, {str(b): _kraft_broker_result(sim, broker)
+                                     for b, broker in sim.brokers.items()}),
         "partitions": {key: partition_result(sim, key, with_logs=logs) for key in partition_keys(sim)},
         "metadata_log": kraft_view.metadata_log_result(sim),
         **_result_tail(sim),
@@ -87,6 +88,16 @@ def _kraft_broker_result(sim, broker):
     return {"state": "paused" if broker.paused else broker.state,
             **{k: fields[k] for k in ("broker_epoch", "fenced", "in_controlled_shutdown",
                                       "metadata_offset")}}
+
+
+def _with_racks(sim, brokers):
+    """docs/scenario-format.md §4.3: each broker's ``rack`` (a name or null), only when the
+    scenario has ``racks`` — the results of every other scenario stay byte for byte as they were."""
+    racks = sim.scenario.get("racks")
+    if racks is not None:
+        for bid, entry in brokers.items():
+            entry["rack"] = racks.get(bid)
+    return brokers
 
 
 def engine_version():

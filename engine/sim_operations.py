@@ -4,6 +4,8 @@ operations and live commands (``Simulation.apply``) both run here, one milliseco
 scheduled for live ones, so a recorded session replays byte for byte.
 """
 from engine.clients.producer_consumer import Consumer, acks_label, acks_value
+from engine.scenario.racks import rack_members
+from engine.scenario.zones import RACK_OPS, rack_targets
 
 
 class TimelineOperations:
@@ -15,9 +17,57 @@ class TimelineOperations:
         if "controller" in op:  # KRaft eras: a controller of the quorum (docs/model.md §20.8)
             from engine.kraft.kraft_operations import controller_op
             note = controller_op(self, op)
+        elif "rack" in op and op["op"] in RACK_OPS:   # a zone fault (docs/model.md §21.5)
+            note, nodes = self._rack_op(op)
+            fields.update(nodes)
         else:
             note = getattr(self, "_op_" + op["op"])(op)
         self.emit("fault", **fields, reason=note or describe_op(op))
+
+    def _rack_op(self, op):
+        """The operation on every node of the rack, in id order, at this same instant; a node it
+        does not apply to says so in the reason, as a single operation's would. Returns the
+        reason and the nodes ({"brokers": [...], "controllers": [...]}) for the fault entry."""
+        from engine.kraft.kraft_operations import controller_op
+        targets = rack_targets(self.scenario, op["op"], op["rack"])
+        if op["op"] == "isolate":
+            self._isolate_rack(op, [node for node, _ in targets])
+            notes = []
+        else:
+            notes = []
+            for node, kind in targets:
+                sub = {k: v for k, v in op.items() if k != "rack"}
+                sub[kind] = node
+                note = controller_op(self, sub) if kind == "controller" else getattr(self, "_op_" + op["op"])(sub)
+                if note:
+                    notes.append(note)
+        nodes = {"brokers": [n for n, kind in targets if kind == "broker"]}
+        controllers = [n for n, kind in targets if kind == "controller"]
+        if controllers:
+            nodes["controllers"] = controllers
+        reason = describe_op(op) + ": " + _members_text(nodes) + "".join(f"; {n}" for n in notes)
+        return reason, nodes
+
+    def _isolate_rack(self, op, members):
+        """A zone cut off: every node of the rack loses its links to the nodes ``from`` names
+        outside the rack ("all", "brokers", "controllers" count only those); the links inside
+        the rack stay."""
+        target = op.get("from", "all")
+        inside = set(members)
+        if target == "all":
+            others = [n for n in self.network.nodes if n not in inside]
+        elif target == "zk":
+            others = ["zk"]
+        elif target == "brokers":
+            others = [b for b in self.broker_ids if b not in inside]
+        elif target == "clients":
+            others = list(self.clients)
+        elif target == "controllers":
+            others = [v for v in self.quorum.voter_ids if v not in inside]
+        else:
+            others = self.nodes_of(target)
+        for node in members:
+            self.network.isolate(node, [n for n in others if n != node])
 
     def _broker_for(self, op, states):
         broker = self.brokers[op["broker"]]
@@ -117,7 +167,10 @@ class TimelineOperations:
         names = target if isinstance(target, list) else [target]
         out = []
         for name in names:
-            out.extend(self.quorum.voter_ids if name == "controllers" and self.quorum else [name])
+            if isinstance(name, dict):   # {"rack": name}: every node of the rack (§21.5)
+                out.extend(rack_members(self.scenario, name["rack"], "rack"))
+            else:
+                out.extend(self.quorum.voter_ids if name == "controllers" and self.quorum else [name])
         return out
 
     def _op_cut(self, op):
@@ -129,6 +182,9 @@ class TimelineOperations:
         self.network.partition([self.nodes_of(g) for g in op["groups"]])
 
     def _op_heal(self, op):
+        if "rack" in op:   # every link of the rack's nodes, and no other (§21.5)
+            self.network.heal_nodes(rack_members(self.scenario, op["rack"], "rack"))
+            return None
         if op.get("from") is None:
             self.network.heal()
             return
@@ -219,13 +275,34 @@ class TimelineOperations:
 
 def describe_op(op):
     name = op["op"]
-    if "broker" in op:
-        extra = f" ({op['mode']})" if name == "crash" else ""
-        return f"{name} broker {op['broker']}{extra}"
+    if "broker" in op or ("rack" in op and name != "heal"):
+        extra = f" ({op.get('mode', 'process')})" if name == "crash" else ""
+        target = f"broker {op['broker']}" if "broker" in op else f"rack {op['rack']}"
+        return f"{name} {target}{extra}"
     if name in ("cut", "slow"):
-        return f"{name} {op['from']} -> {op['to']}"
+        return f"{name} {_label(op['from'])} -> {_label(op['to'])}"
     if name == "partition":
-        return "partition into " + " | ".join(str(g) for g in op["groups"])
+        return "partition into " + " | ".join(_label(g) for g in op["groups"])
     if name == "heal":
-        return f"heal {op['from']} <-> {op['to']}" if "from" in op else "heal every link"
+        if "rack" in op:
+            return f"heal every link of rack {op['rack']}"
+        return f"heal {_label(op['from'])} <-> {_label(op['to'])}" if "from" in op else "heal every link"
     return name
+
+
+def _label(node):
+    """A node, or a list of nodes, as the story prints it; {"rack": "az-b"} as "rack az-b"."""
+    if isinstance(node, dict):
+        return f"rack {node['rack']}"
+    if isinstance(node, list) and any(isinstance(n, dict) for n in node):
+        return "[" + ", ".join(_label(n) if isinstance(n, dict) else repr(n) for n in node) + "]"
+    return str(node)
+
+
+def _members_text(nodes):
+    parts = [_plural(kind[:-1], ids) for kind, ids in nodes.items() if ids]
+    return ", ".join(parts) or "no broker"
+
+
+def _plural(kind, ids):
+    return f"{kind}{'s' if len(ids) > 1 else ''} " + ", ".join(map(str, ids))

@@ -18,6 +18,7 @@ from engine.invariants import Invariants
 from engine.core.network import Network
 from engine.core.rng import Streams
 from engine.scenario.document import ScenarioError, _Track, check_op, load
+from engine.scenario.racks import rack_of
 from engine.core.scheduler import new_scheduler
 from engine.sim_operations import TimelineOperations, describe_op  # noqa: F401
 from engine.version import ENGINE_VERSION, V1_1_0, V1_2_0, has_1_3_rules, supported  # noqa: F401
@@ -77,6 +78,8 @@ class Simulation(TimelineOperations):
                                sc["network"]["latency_ms"], sc["network"]["jitter_ms"])
         if self.engine_version == V1_1_0:
             self.network.compat_1_1_0 = True  # engine 1.1.0 compatibility: docs/model.md §19
+        if sc.get("inter_rack_latency_ms"):   # links across racks take longer (docs/model.md §21.4)
+            self.network.set_racks(rack_of(sc), sc["inter_rack_latency_ms"])
         self.config = {**eras.defaults(sc["kafka_version"]), **sc["config"]}
         self.trace = trace
         self.compact_history = compact_history and trace is None

@@ -9,6 +9,7 @@ It never changes the simulation; the same simulation state always gives the same
 from engine.kraft import kraft_view
 from engine.server.partition import NEVER_MS
 from engine.result import isr_state_of
+from engine.scenario.racks import same_rack_of
 
 LOG_TAIL = 40
 
@@ -86,10 +87,18 @@ def broker_view(sim, broker):
     isolated = [n for n in sim.network.nodes
                 if n != broker.node_id and sim.network.is_blocked(broker.node_id, n)
                 and sim.network.is_blocked(n, broker.node_id)]
-    return {"id": broker.node_id, "state": state, "net_state": broker.net_state,
-            "controller": broker.controller.active, "controller_epoch": broker.controller.epoch,
-            "broker_epoch": broker.broker_epoch, "zk": zk, "isolated_from": isolated,
-            "leads": sorted(k for k, p in broker.partitions.items() if p.is_leader)}
+    out = {"id": broker.node_id, "state": state, "net_state": broker.net_state,
+           "controller": broker.controller.active, "controller_epoch": broker.controller.epoch,
+           "broker_epoch": broker.broker_epoch, "zk": zk, "isolated_from": isolated,
+           "leads": sorted(k for k, p in broker.partitions.items() if p.is_leader)}
+    return _with_rack(sim, broker, out)
+
+
+def _with_rack(sim, broker, out):
+    """docs/scenario-format.md §4.3: ``rack`` (a name or null), only when the scenario has racks."""
+    if "racks" in sim.scenario:
+        out["rack"] = broker.rack
+    return out
 
 
 def _kraft_broker_view(sim, broker):
@@ -102,7 +111,7 @@ def _kraft_broker_view(sim, broker):
            "zk": None, "isolated_from": isolated,
            "leads": sorted(k for k, p in broker.partitions.items() if p.is_leader)}
     out.update(kraft_view.broker_fields(sim, broker))
-    return out
+    return _with_rack(sim, broker, out)
 
 
 def partition_view(sim, key, log_tail):
@@ -146,6 +155,8 @@ def partition_view(sim, key, log_tail):
             "zk_version": node.version if node else -1,
             "offline": state["leader"] == -1 or leader_part is None,
             "replica_state": out}
+    if "racks" in sim.scenario:   # replicas that share a rack (docs/model.md §21.6)
+        view["same_rack"] = same_rack_of(sim.scenario, replicas)
     if sim.quorum is not None:  # KRaft eras: partition epoch instead of zkVersion (§20.9)
         del view["zk_version"]
         view.update(kraft_view.partition_fields(state))

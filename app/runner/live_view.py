@@ -21,6 +21,7 @@ from .partition_state import active_controller
 from .refresh import PartitionRefresh
 from engine import eras
 from engine.kraft import kraft_view
+from engine.scenario.racks import same_rack_partitions
 from engine.view import broker_view, links_view, partition_view, zk_view
 
 LOG_TAIL = 12            # record ids per replica sent each frame (the detail view asks for more)
@@ -199,7 +200,7 @@ class LiveView:
     def meta(self):
         sim = self.sim
         sc = sim.scenario
-        return {"name": sc["name"], "description": sc["description"], "seed": sc["seed"],
+        meta = {"name": sc["name"], "description": sc["description"], "seed": sc["seed"],
                 "kafka_version": sc["kafka_version"], "duration_ms": sc["duration_ms"],
                 # docs/model.md §17: who writes ISR changes, and the name of the request
                 "isr_path": "controller" if sim.era.alter_isr else "zookeeper",
@@ -216,6 +217,11 @@ class LiveView:
                 "static_config": dict(sc.get("config") or {}),
                 "config_defaults": eras.defaults(sc["kafka_version"], ("topic", "broker")),
                 "commands": len(sim.commands)}
+        if "racks" in sc:   # docs/model.md §21.6: the racks and the partitions crowding one
+            meta["racks"] = dict(sc["racks"])
+            meta["inter_rack_latency_ms"] = sc.get("inter_rack_latency_ms", 0)
+            meta["same_rack_partitions"] = same_rack_partitions(sc, sim.topics)
+        return meta
 
     def new_history(self):
         """History events since the last call, as (index, event) pairs."""

@@ -2,7 +2,7 @@
 docstring describes the document). Kinds and defaults come from ``engine.tools.faults``."""
 import re
 
-from engine.tools.faults import DEFAULT_PROFILE, KINDS, KRAFT_ONLY_KINDS, normalise_profile
+from engine.tools.faults import DEFAULT_PROFILE, KINDS, KRAFT_ONLY_KINDS, RACK_ONLY_KINDS, normalise_profile
 
 from .fields import SweepError, _int, _short
 
@@ -14,7 +14,7 @@ BUILTIN_PROFILES = {"default": dict(DEFAULT_PROFILE),
                     "none": {k: (0.0, lo, hi) for k, (_r, lo, hi) in DEFAULT_PROFILE.items()}}
 
 
-def _profile(value, field, kraft=True):
+def _profile(value, field, kraft=True, racks=True):
     if not isinstance(value, dict):
         raise SweepError(field, f"{_short(value)} is not a fault profile",
                          '{"from": "default"|"none", kind: [rate per minute, min ms, max ms]}')
@@ -30,6 +30,9 @@ def _profile(value, field, kraft=True):
         if kind in KRAFT_ONLY_KINDS and not kraft:
             raise SweepError(f"{field}.{kind}", "acts on KRaft controller voters and no era of this "
                                                 "sweep is a KRaft era", '"3.9-kraft" or "4.1" in the grid')
+        if kind in RACK_ONLY_KINDS and not racks:
+            raise SweepError(f"{field}.{kind}", "fails a whole rack and no scenario of this sweep has "
+                                                "racks", 'racks in the base, or a "racks" grid axis')
         if isinstance(spec, dict):
             if set(spec) - {"rate_per_min", "min_ms", "max_ms"}:
                 raise SweepError(f"{field}.{kind}", "unknown field", "rate_per_min, min_ms, max_ms")
@@ -49,31 +52,34 @@ def _profile(value, field, kraft=True):
         full = normalise_profile({**BUILTIN_PROFILES[start], **out})
     except ValueError as exc:
         raise SweepError(field, str(exc), None) from None
-    return {k: list(full[k]) for k in kinds_of(kraft)}
+    return {k: list(full[k]) for k in kinds_of(kraft, racks)}
 
 
-def kinds_of(kraft):
-    """The kinds a sweep spells out: a sweep without a KRaft era leaves the controller kind out
-    (it is never drawn there), so a ZooKeeper-era document keeps the id it had before KRaft."""
-    return KINDS if kraft else tuple(k for k in KINDS if k not in KRAFT_ONLY_KINDS)
+def kinds_of(kraft, racks=False):
+    """The kinds a sweep spells out: a sweep without a KRaft era leaves the controller kind out,
+    one without racks the zone kind (they are never drawn there), so a document keeps the id it
+    had before KRaft and racks existed."""
+    left_out = (() if kraft else KRAFT_ONLY_KINDS) + (() if racks else RACK_ONLY_KINDS)
+    return tuple(k for k in KINDS if k not in left_out)
 
 
-def _profiles(doc, grid, kraft=True):
+def _profiles(doc, grid, kraft=True, racks=False):
     defined = doc.get("fault_profiles", {})
     if not isinstance(defined, dict):
         raise SweepError("fault_profiles", f"{_short(defined)} is not an object", "name -> fault profile")
-    profiles = {name: {k: list(prof[k]) for k in kinds_of(kraft)} for name, prof in BUILTIN_PROFILES.items()}
+    profiles = {name: {k: list(prof[k]) for k in kinds_of(kraft, racks)}
+                for name, prof in BUILTIN_PROFILES.items()}
     for name, value in defined.items():
         if not PROFILE_NAME.match(name) or name in BUILTIN_PROFILES:
             raise SweepError(f"fault_profiles.{name}", "is not a usable profile name",
                              "1-40 characters A-Z a-z 0-9 _ . -, not default or none")
-        profiles[name] = _profile(value, f"fault_profiles.{name}", kraft)
+        profiles[name] = _profile(value, f"fault_profiles.{name}", kraft, racks)
     axis = dict(grid).get(FAULTS_AXIS)
     given = doc.get("faults")
     if axis is not None and given is not None:
         raise SweepError("faults", "the profile is given both here and as a grid axis", "one of the two")
     if isinstance(given, dict):
-        profiles["sweep"] = _profile(given, "faults", kraft)
+        profiles["sweep"] = _profile(given, "faults", kraft, racks)
         given = "sweep"
     default_name = "default" if given is None else given
     used = list(axis) if axis is not None else [default_name]

@@ -17,19 +17,24 @@ A sweep document (JSON)::
 Grid axes (each a non-empty list of values; cells are their cartesian product, in the
 document's order): ``kafka_version``, ``brokers``, ``duration_ms``, ``replication_factor`` and
 ``partitions`` (every topic), ``rate_per_s`` (every producer), ``latency_ms`` and ``jitter_ms``
-(the network), ``faults`` (profile names), and any Kafka config key the engine knows: topic keys
+(the network), ``racks`` (a number of racks, 0 to 26: the brokers, and a KRaft cell's dedicated
+controllers, dealt round robin in id order into racks ``az-a``, ``az-b``, ...; 0 for none; or a
+``racks`` object, docs/scenario-format.md §4.3) and ``inter_rack_latency_ms``, ``faults`` (profile
+names), and any Kafka config key the engine knows: topic keys
 (``min.insync.replicas``, ``unclean.leader.election.enable``) go into every topic's config,
 producer keys (``acks``, ``retries``, ``enable.idempotence`` ...) onto every producer, consumer
 keys onto every consumer, broker and simulator keys into the scenario's config.
 
 A fault profile gives, per kind (``engine.tools.faults.KINDS``: crash_process, crash_power, pause,
-partition, cut, isolate_zk, expire_session, slow, controller), ``[rate per simulated minute, min duration
+partition, cut, isolate_zk, expire_session, slow, controller, zone), ``[rate per simulated minute, min duration
 ms, max duration ms]`` (or ``{"rate_per_min", "min_ms", "max_ms"}``); kinds not given come from
 ``"from"``: ``"default"`` (``engine.tools.faults.DEFAULT_PROFILE``, the default) or ``"none"`` (rate 0).
 Built-in profile names: ``default`` and ``none``. In KRaft cells (docs/model.md §20)
 ``isolate_zk`` cuts a broker from the controller quorum, ``expire_session`` is never drawn and
 ``controller`` crashes, pauses or isolates one controller voter; ``controller`` is spelled out (and
-allowed) only in a sweep with a KRaft era.
+allowed) only in a sweep with a KRaft era. ``zone`` crashes or isolates a whole rack (docs/model.md
+§21.5); it is spelled out (and allowed) only in a sweep whose base has ``racks`` or whose grid
+has a ``racks`` axis.
 
 Every run of cell C with seed s is C's scenario with ``seed = s`` and a timeline = the base's
 timeline + ``engine.tools.faults.fault_timeline(scenario, profile, s, start_ms, end_ms, session)``: a
@@ -48,7 +53,9 @@ import re
 
 from engine import eras
 from engine.scenario.document import ScenarioError, load
+from engine.kraft.kraft_scenario import DEFAULT_CONTROLLERS
 from engine.scenario.library import library
+from engine.scenario.racks import MAX_SPREAD_RACKS, spread_racks
 from engine.tools.sweep_run import loadable, run_scenario  # noqa: F401  (run_scenario: one definition, also run by workers)
 
 from .fields import SweepError, _int, _short  # noqa: F401  (SweepError: the sweep error, imported from here)
@@ -59,7 +66,7 @@ SWEEP_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 TOP_LEVEL = ("id", "name", "description", "base", "grid", "seeds", "faults", "fault_profiles",
              "fault_phase")
 SCENARIO_AXES = ("kafka_version", "brokers", "duration_ms", "replication_factor", "partitions",
-                 "rate_per_s", "latency_ms", "jitter_ms")
+                 "rate_per_s", "latency_ms", "jitter_ms", "racks", "inter_rack_latency_ms")
 DEFAULT_BASE = {
     "name": "sweep base: 3 brokers, 3 partitions at RF 3, 100 records/s",
     "brokers": 3,
@@ -96,7 +103,8 @@ def validate(doc, limits=None):
     grid = _grid(doc.get("grid", {}), limits)
     out["seeds"] = _seeds(doc.get("seeds", 10), limits)
     versions = dict(grid).get("kafka_version") or [load(base)["kafka_version"]]
-    profiles, default_name = _profiles(doc, grid, any(v in eras.KRAFT_VERSIONS for v in versions))
+    racks = "racks" in base or any(axis == "racks" for axis, _values in grid)
+    profiles, default_name = _profiles(doc, grid, any(v in eras.KRAFT_VERSIONS for v in versions), racks)
     out["base"] = base
     out["grid"] = grid
     out["faults"] = default_name
@@ -200,6 +208,12 @@ def _axis_value(axis, value, field):
         return _int(value, field, 1, 1000)
     if kind in ("duration_ms", "rate_per_s", "latency_ms", "jitter_ms"):
         return _int(value, field, 1 if kind == "duration_ms" else 0, 10 ** 9)
+    if kind == "inter_rack_latency_ms":
+        return _int(value, field, 0, 60000)
+    if kind == "racks":
+        if isinstance(value, dict):
+            return value        # checked with the cell's scenario
+        return _int(value, field, 0, MAX_SPREAD_RACKS)
     version = next(v for v in reversed(eras.VERSIONS) if axis in eras.known_keys(v))
     try:
         return eras_value(version, axis, value, field)
@@ -278,9 +292,9 @@ def apply_settings(base, settings):
     """The base scenario (raw document) with one cell's settings applied."""
     doc = copy.deepcopy(base)
     for axis, value in settings.items():
-        if axis == FAULTS_AXIS:
+        if axis in (FAULTS_AXIS, "racks"):
             continue
-        if axis in ("kafka_version", "brokers", "duration_ms"):
+        if axis in ("kafka_version", "brokers", "duration_ms", "inter_rack_latency_ms"):
             doc[axis] = value
         elif axis in ("latency_ms", "jitter_ms"):
             doc.setdefault("network", {})[axis] = value
@@ -304,7 +318,23 @@ def apply_settings(base, settings):
                 _each_client(doc, kinds, axis, value, axis)
             else:
                 doc.setdefault("config", {})[axis] = value
+    if "racks" in settings:   # last: a count deals out the cell's brokers and controllers
+        _apply_racks(doc, settings["racks"])
     return doc
+
+
+def _apply_racks(doc, value):
+    if isinstance(value, dict):
+        doc["racks"] = value
+        return
+    doc.pop("racks", None)
+    if value:
+        brokers = doc.get("brokers", 3)
+        brokers = sorted(brokers) if isinstance(brokers, list) else list(range(brokers))
+        controllers = ()
+        if doc.get("kafka_version", "2.6") in eras.KRAFT_VERSIONS and doc.get("controllers") != "combined":
+            controllers = doc.get("controllers") or DEFAULT_CONTROLLERS
+        doc["racks"] = spread_racks(brokers, value, controllers)
 
 
 def _each_client(doc, kinds, key, value, axis):

@@ -15,6 +15,10 @@ a reset; anything else is discarded). A sender that gives up on a request at its
 the connection (Kafka's NetworkClient): the kernel still retransmits what it held, as an orphan,
 for tcp_orphan_retries; a request that gets through is processed, as in Kafka, and its late
 answer is ignored.
+Racks (docs/model.md §21.4): a link between two nodes of different racks takes
+``inter_rack_ms`` more, on top of its latency (or its ``slow`` override) and jitter; a node in no
+rack (ZooKeeper, every client) never pays it. The extra is fixed per link, so it keeps every link
+FIFO; such links take the general path of ``send``, which enforces FIFO anyway.
 A request to a node whose *process* is down (machine up) is answered with a synthesised
 ``NETWORK_EXCEPTION`` (connection refused), one round trip later; a powered-off or cut node
 simply never answers and the sender's request timeout fires — unless the powered-off machine
@@ -34,6 +38,11 @@ _new = object.__new__
 
 
 class Network(TcpHolds):
+    #: node id -> rack name, and the extra one-way latency between two racks (docs/model.md §21.4);
+    #: class defaults, so that networks pickled before racks existed still load
+    rack_of = None
+    inter_rack_ms = 0
+
     def __init__(self, scheduler, rng, latency_ms=1, jitter_ms=0):
         self.scheduler = scheduler
         self.rng = rng
@@ -53,6 +62,23 @@ class Network(TcpHolds):
 
     def add_node(self, node_id, node):
         self.nodes[node_id] = node
+
+    def set_racks(self, rack_of, inter_rack_ms):
+        """Place nodes in racks: ``rack_of`` {node id: rack name}; links across racks take
+        ``inter_rack_ms`` more."""
+        self.rack_of = dict(rack_of)
+        self.inter_rack_ms = inter_rack_ms if rack_of else 0
+
+    def link_delay(self, source, target):
+        """The one-way latency of a link before jitter: its own (``slow``) or the network's, plus
+        the inter-rack latency when its ends are in two different racks."""
+        latency = self.link_latency.get((source, target), self.latency_ms)
+        return latency + self.rack_extra(source, target) if self.inter_rack_ms else latency
+
+    def rack_extra(self, source, target):
+        """``inter_rack_ms`` when the link joins two different racks, else 0."""
+        a, b = self.rack_of.get(source), self.rack_of.get(target)
+        return self.inter_rack_ms if a is not None and b is not None and a != b else 0
 
     # -- faults -----------------------------------------------------------------------------
     def is_blocked(self, source, target):
@@ -80,6 +106,17 @@ class Network(TcpHolds):
                 if a != b and group_of.get(a, rest) != group_of.get(b, rest):
                     self.blocked.add((a, b))
 
+    def heal_nodes(self, nodes):
+        """Restore every link with an end in ``nodes`` (a rack's heal), and no other; what those
+        links held gets through as after any heal."""
+        members = set(nodes)
+        self.blocked = {pair for pair in self.blocked
+                        if pair[0] not in members and pair[1] not in members}
+        for pair in [p for p in self.link_latency if p[0] in members or p[1] in members]:
+            del self.link_latency[pair]
+        for pair in [p for p in self.held if p[0] in members or p[1] in members]:
+            self._release(pair)   # in the order the links first held something: deterministic
+
     def heal(self, source=None, target=None):
         if source is None:
             self.blocked.clear()
@@ -105,13 +142,17 @@ class Network(TcpHolds):
         self.sent += 1
         if source == target:
             deliver = now
-        elif not self.jitter_ms and not self.link_latency and not self._last_delivery and not self.behind:
+        elif not self.jitter_ms and not self.link_latency and not self._last_delivery \
+                and not self.behind and not self.inter_rack_ms:
             deliver = now + self.latency_ms  # constant latency keeps every link FIFO by itself
-        elif not self.jitter_ms and not self.link_latency and not self._last_delivery:
+        elif not self.jitter_ms and not self.link_latency and not self._last_delivery \
+                and not self.inter_rack_ms:
             deliver = self.queued_behind((source, target), type_, correlation_id, is_request,
                                          now + self.latency_ms)
         else:
             latency = self.link_latency.get((source, target), self.latency_ms)
+            if self.inter_rack_ms:
+                latency += self.rack_extra(source, target)
             if self.jitter_ms:
                 latency += self.rng.randint(0, self.jitter_ms)
             deliver = now + latency

@@ -111,8 +111,8 @@ class TcpHolds:
 
     def _release(self, pair):
         now = self.scheduler.now_ms
-        latency = self.link_latency.get(pair, self.latency_ms)
-        fifo = self.jitter_ms or self.link_latency
+        latency = self.link_delay(*pair)
+        fifo = self.jitter_ms or self.link_latency or self.inter_rack_ms
         if self.compat_1_1_0:
             return self._release_at_heal(pair, now + latency, fifo)
         for key, group, retries in self._connections(self.held.pop(pair)):

@@ -41,9 +41,11 @@ class BrokerControl:
                                           f"{'n unclean' if not clean else ' clean'} shutdown",
                                   unclean_shutdown=unclean)
         epoch = len(self.voter.log)
-        self.write(REGISTER_BROKER, {"broker": broker, "broker_epoch": epoch, "fenced": True,
-                                     "in_controlled_shutdown": False, "clean": clean,
-                                     "incarnation": body["incarnation"]})
+        record = {"broker": broker, "broker_epoch": epoch, "fenced": True,
+                  "in_controlled_shutdown": False, "clean": clean, "incarnation": body["incarnation"]}
+        if body.get("rack") is not None:   # RegisterBrokerRecord.Rack (docs/model.md §21.1)
+            record["rack"] = body["rack"]
+        self.write(REGISTER_BROKER, record)
         if self.tracked_sessions():
             self.contact.pop(broker, None)  # the new epoch has no session until its first heartbeat
         else:

@@ -72,6 +72,8 @@ class KraftBroker(MetadataFetcher, Broker):
             return
         body = {"broker": self.node_id, "incarnation": f"{self.node_id}.{self.incarnation}",
                 "previous_broker_epoch": previous}
+        if self.rack is not None:   # BrokerRegistrationRequest.Rack (§21.1)
+            body["rack"] = self.rack
         self.request(self.controller_id, BROKER_REGISTRATION, body,
                      self.config["controller.quorum.request.timeout.ms"], self._on_registered_kraft,
                      previous)

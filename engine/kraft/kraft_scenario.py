@@ -8,7 +8,8 @@ network operations. ZooKeeper operations are errors in these eras, with a messag
 """
 import json
 
-from engine.scenario.fields import MAX_DURATION_MS, ScenarioError, _int, _keys, _list
+from engine.scenario.fields import MAX_DURATION_MS, ScenarioError, StateError, _int, _keys, _list
+from engine.scenario.racks import node_ref
 
 DEFAULT_CONTROLLERS = [3000, 3001, 3002]
 COMBINED = "combined"
@@ -100,7 +101,7 @@ def check_kraft_op(op, field, scenario, track):
         out["for_ms"] = _int(op["for_ms"], f"{field}.for_ms", 1, MAX_DURATION_MS)
         track.controllers[cid] = "running"
     elif name == "isolate":
-        out["from"] = _isolate_target(op.get("from", "all"), field, track)
+        out["from"] = _isolate_target(op.get("from", "all"), f"{field}.from", track)
     if "by" in op:
         out["by"] = "user"
     return out
@@ -111,9 +112,9 @@ def _track_controller(track, name, cid, field):
     need = {"crash": ("running", "paused"), "restart": ("stopped",), "shutdown": ("running",),
             "pause": ("running",), "resume": ("paused",)}.get(name)
     if need and states[cid] not in need and not track.lenient:
-        raise ScenarioError(f"{field}.controller", f"cannot {name} controller {cid}: it is "
-                                                   f"{states[cid]} at that point of the timeline",
-                            f"a controller that is {' or '.join(need)}")
+        raise StateError(f"{field}.controller", f"cannot {name} controller {cid}: it is "
+                                                f"{states[cid]} at that point of the timeline",
+                         f"a controller that is {' or '.join(need)}")
     after = {"crash": "stopped", "shutdown": "stopped", "restart": "running", "pause": "paused",
              "resume": "running"}.get(name)
     if after:
@@ -124,13 +125,17 @@ def _track_controller(track, name, cid, field):
 
 def _isolate_target(target, field, track):
     if isinstance(target, list):
+        out = []
         for n in target:
-            if n not in track.nodes:
-                raise ScenarioError(f"{field}.from", f"{json.dumps(n)} is not a node of this cluster",
-                                    "a broker id, a controller id, \"controllers\" or a client name")
-        return list(target)
+            rack = node_ref(n, field, track.scenario)   # {"rack": name} (scenario format §4.3)
+            if rack is None and (isinstance(n, list) or n not in track.nodes):
+                raise ScenarioError(field, f"{json.dumps(n)} is not a node of this cluster",
+                                    "a broker id, a controller id, \"controllers\", a client name "
+                                    "or {\"rack\": name}")
+            out.append(rack or n)
+        return out
     if target not in ("all", "brokers", "clients", "controllers"):
-        raise ScenarioError(f"{field}.from", f"{json.dumps(target)} is not a target",
+        raise ScenarioError(field, f"{json.dumps(target)} is not a target",
                             '"all", "brokers", "clients", "controllers" or a list of nodes')
     return target
 

@@ -19,6 +19,7 @@ from engine.scenario.fields import (CLIENT_NAME, DYNAMIC_TOPIC_KEYS, MAX_BROKERS
                               _str, _config, acks_text, config_value)
 from engine.scenario.validators import (CONSUMER_KEYS, PRODUCER_KEYS, _assignment, _client,  # noqa: F401
                                   _clients, _from, _topic, _topics, kafka_assignment)
+from engine.scenario.racks import load_inter_rack_latency, load_racks
 from engine.scenario.timeline import OP_FIELDS, _Track, _timeline, check_op, track_for  # noqa: F401
 
 
@@ -45,11 +46,17 @@ def load(document):
     controllers = load_controllers(doc, version in eras.KRAFT_VERSIONS, out["brokers"])
     if controllers is not None:
         out["controllers"] = controllers  # KRaft eras only (docs/scenario-format.md §4.2)
+    racks = load_racks(doc, out["brokers"], controllers if isinstance(controllers, list) else None)
+    if racks is not None:   # docs/scenario-format.md §4.3: absent keys keep old documents as they were
+        out["racks"] = racks
+    latency = load_inter_rack_latency(doc)
+    if latency is not None or racks is not None:
+        out["inter_rack_latency_ms"] = latency or 0
     out["config"] = _config(version, doc.get("config", {}), "config",
                             {"broker", "topic", "producer", "consumer", "sim"})
     out["network"] = _network(doc.get("network", {}))
     out["duration_ms"] = _int(doc.get("duration_ms", 60000), "duration_ms", 1, MAX_DURATION_MS)
-    out["topics"] = _topics(doc.get("topics"), out["brokers"], version)
+    out["topics"] = _topics(doc.get("topics"), out)
     topics = {t["name"]: t for t in out["topics"]}
     out["clients"] = _clients(doc.get("clients", []), topics, version, out["duration_ms"])
     recorded = doc.get("recorded", False)

@@ -21,7 +21,8 @@ TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 CLIENT_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9._-]{0,63}$")
 
 TOP_LEVEL = ("name", "description", "seed", "kafka_version", "brokers", "config", "network", "recorded",
-             "topics", "clients", "timeline", "duration_ms", "controllers")
+             "topics", "clients", "timeline", "duration_ms", "controllers", "racks",
+             "inter_rack_latency_ms")
 OPS = ("produce", "crash", "restart", "shutdown", "pause", "resume", "flush", "isolate", "cut",
        "partition", "heal", "slow", "expire_session", "elect_preferred", "consume", "stop_client",
        "create_topic", "set_config", "reassign")
@@ -40,6 +41,12 @@ class ScenarioError(ValueError):
 
     def to_dict(self):
         return {"field": self.field, "message": self.message, "allowed": self.allowed}
+
+
+class StateError(ScenarioError):
+    """An operation on a node whose state at that point of the timeline does not allow it
+    (restarting a running broker): a zone operation (docs/scenario-format.md §4.3) leaves such
+    a node out instead of refusing."""
 
 
 # -- small typed readers -------------------------------------------------------------------------

@@ -7,8 +7,10 @@ import copy
 import json
 
 from engine.scenario.fields import (CLIENT_NAME, DYNAMIC_TOPIC_KEYS, MAX_COUNT, MAX_DURATION_MS, MAX_TIMELINE,
-                              OPS, ScenarioError, _int, _keys, _list, _obj, _str, acks_text,
+                              OPS, ScenarioError, StateError, _int, _keys, _list, _obj, _str, acks_text,
                               config_value)
+from engine.scenario.racks import node_ref, rack_members
+from engine.scenario.zones import RACK_OPS, check_rack_op
 from engine.scenario.validators import _from, _topic
 from engine import eras
 from engine.kraft.kraft_scenario import check_kraft_op, voter_ids
@@ -65,6 +67,9 @@ def _timeline(value, scenario, topics, lenient=False):
 def check_op(op, field, scenario, topics, track):
     """Validate one operation against the scenario (and the tracked states); return it normalised."""
     name = op["op"]
+    if "rack" in op and name in RACK_OPS:   # a zone fault: the operation on each node of a rack
+        return check_rack_op(op, field, scenario, OP_FIELDS[name] + ("at_ms", "op", "by"),
+                             lambda sub: check_op(sub, field, scenario, topics, track))
     if "controllers" in scenario:
         kraft = check_kraft_op(op, field, scenario, track)
         if kraft is not None:
@@ -118,9 +123,9 @@ def _session_may_live(track, broker, at):
 def _expect(track, broker, states, field, what):
     state = track.brokers[broker]
     if state not in states and not track.lenient:
-        raise ScenarioError(f"{field}.broker", f"cannot {what} broker {broker}: it is {state} "
-                                               f"at that point of the timeline",
-                            f"a broker that is {' or '.join(states)}")
+        raise StateError(f"{field}.broker", f"cannot {what} broker {broker}: it is {state} "
+                                            f"at that point of the timeline",
+                         f"a broker that is {' or '.join(states)}")
 
 
 def _op_produce(op, field, scenario, topics, track):
@@ -213,10 +218,23 @@ def _op_flush(op, field, scenario, topics, track):
 
 
 def _node(value, field, track):
+    rack = node_ref(value, field, track.scenario)
+    if rack is not None:    # {"rack": name}: every node of that rack (scenario format §4.3)
+        return rack
+    if isinstance(value, (list, dict)):
+        raise ScenarioError(field, f"{json.dumps(value)[:60]} is not a node of this cluster",
+                            "a broker id, \"zk\", a client name or {\"rack\": name}")
     if value in track.nodes or (isinstance(value, str) and value in track.clients):
         return value
     raise ScenarioError(field, f"{json.dumps(value)} is not a node of this cluster",
-                        "a broker id, \"zk\" or a client name")
+                        "a broker id, \"zk\", a client name or {\"rack\": name}")
+
+
+def _node_ids(node, scenario):
+    """The node ids a checked node reference stands for (a rack reference: its members)."""
+    if isinstance(node, dict):
+        return rack_members(scenario, node["rack"], "rack")
+    return [node]
 
 
 def _op_isolate(op, field, scenario, topics, track):
@@ -249,10 +267,11 @@ def _op_partition(op, field, scenario, topics, track):
         norm = []
         for node in group:
             node = _node(node, f"{field}.groups[{gi}]", track)
-            if node in seen:
-                raise ScenarioError(f"{field}.groups[{gi}]", f"{json.dumps(node)} is in two groups",
-                                    "each node in at most one group")
-            seen.add(node)
+            for member in _node_ids(node, scenario):
+                if member in seen:
+                    raise ScenarioError(f"{field}.groups[{gi}]", f"{json.dumps(member)} is in two groups",
+                                        "each node in at most one group")
+                seen.add(member)
             norm.append(node)
         out.append(norm)
     if not out:
@@ -262,6 +281,12 @@ def _op_partition(op, field, scenario, topics, track):
 
 
 def _op_heal(op, field, scenario, topics, track):
+    if "rack" in op:    # every link of the rack's nodes, and no other (scenario format §4.3)
+        if "from" in op or "to" in op:
+            raise ScenarioError(f"{field}.rack", "give rack, or from and to, not both",
+                                "rack, from + to, or nothing")
+        rack_members(scenario, op["rack"], f"{field}.rack")
+        return {"rack": op["rack"]}
     if ("from" in op) != ("to" in op):
         raise ScenarioError(f"{field}", "give both from and to, or neither", "from + to, or nothing")
     if "from" in op:
@@ -339,7 +364,7 @@ def _op_stop_client(op, field, scenario, topics, track):
 
 def _op_create_topic(op, field, scenario, topics, track):
     spec = {k: v for k, v in op.items() if k not in ("at_ms", "op", "by")}
-    topic = _topic(spec, field, scenario["brokers"], scenario["kafka_version"])
+    topic = _topic(spec, field, scenario)
     if topic["name"] in topics:
         raise ScenarioError(f"{field}.name", f"topic {topic['name']!r} already exists", "a new name")
     topics[topic["name"]] = topic
@@ -365,10 +390,10 @@ def _op_reassign(op, field, scenario, topics, track):
 
 OP_FIELDS = {
     "produce": ("topic", "partition", "count", "acks", "producer", "key", "value"),
-    "crash": ("broker", "mode"), "restart": ("broker",), "shutdown": ("broker",),
-    "pause": ("broker", "for_ms"), "resume": ("broker",), "flush": ("broker",),
-    "isolate": ("broker", "from"), "cut": ("from", "to"), "partition": ("groups",),
-    "heal": ("from", "to"), "slow": ("from", "to", "latency_ms"), "expire_session": ("broker",),
+    "crash": ("broker", "mode", "rack"), "restart": ("broker", "rack"), "shutdown": ("broker", "rack"),
+    "pause": ("broker", "for_ms", "rack"), "resume": ("broker", "rack"), "flush": ("broker", "rack"),
+    "isolate": ("broker", "from", "rack"), "cut": ("from", "to"), "partition": ("groups",),
+    "heal": ("from", "to", "rack"), "slow": ("from", "to", "latency_ms"), "expire_session": ("broker",),
     "elect_preferred": ("topic", "partition"),
     "consume": ("consumer", "topic", "partition", "group", "isolation.level", "from"),
     "stop_client": ("client",),

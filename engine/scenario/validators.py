@@ -1,37 +1,27 @@
 """Validators for a scenario's topics and clients sections (docs/scenario-format.md §1-§3):
-replica assignment as Kafka computes it, topic configs, producers and consumers.
+topics (replica assignments as given, or placed as Kafka does: ``engine.scenario.placement``),
+topic configs, producers and consumers.
 """
 import json
 
+from engine import eras
 from engine.scenario.fields import (CLIENT_NAME, MAX_BROKERS, MAX_CLIENTS, MAX_DURATION_MS, MAX_PARTITIONS,
                               MAX_RATE, TOPIC_NAME, ScenarioError, _config, _int, _keys, _list, _obj,
                               _str, config_value)
+from engine.scenario.placement import kafka_assignment, place_topic  # noqa: F401  (kafka_assignment: document)
 
 
-def kafka_assignment(brokers, partitions, replication_factor):
-    """AdminUtils.assignReplicasToBrokersRackUnaware with a fixed start index of 0."""
-    n = len(brokers)
-    shift = 0
-    out = {}
-    for p in range(partitions):
-        if p > 0 and p % n == 0:
-            shift += 1
-        first = p % n
-        replicas = [brokers[first]]
-        for j in range(replication_factor - 1):
-            replicas.append(brokers[(first + 1 + (shift + j) % (n - 1)) % n])
-        out[str(p)] = replicas
-    return out
-
-
-def _topics(value, brokers, version):
+def _topics(value, scenario):
+    """``scenario``: the document loaded so far (brokers, era, seed, racks): what placing a
+    topic without an assignment needs."""
+    brokers = scenario["brokers"]
     if value is None:
         value = [{"name": "t", "partitions": 1, "replication_factor": min(3, len(brokers))}]
     _list(value, "topics", 100)
     out, names = [], set()
     total = 0
     for i, raw in enumerate(value):
-        out.append(_topic(raw, f"topics[{i}]", brokers, version))
+        out.append(_topic(raw, f"topics[{i}]", scenario))
         if out[-1]["name"] in names:
             raise ScenarioError(f"topics[{i}].name", f"duplicate topic {out[-1]['name']!r}",
                                 "distinct names")
@@ -42,7 +32,8 @@ def _topics(value, brokers, version):
     return out
 
 
-def _topic(raw, field, brokers, version):
+def _topic(raw, field, scenario):
+    brokers, version = scenario["brokers"], scenario["kafka_version"]
     t = _obj(raw, field)
     _keys(t, field, ("name", "partitions", "replication_factor", "assignment", "config"))
     name = _str(t.get("name"), f"{field}.name", 249) if "name" in t else None
@@ -57,7 +48,7 @@ def _topic(raw, field, brokers, version):
         assignment = _assignment(t["assignment"], f"{field}.assignment", partitions, brokers)
         rf = len(assignment["0"])
     else:
-        assignment = kafka_assignment(brokers, partitions, rf)
+        assignment = place_topic(scenario, name, partitions, rf, field, version in eras.KRAFT_VERSIONS)
     return {"name": name, "partitions": partitions, "replication_factor": rf,
             "assignment": assignment, "config": config}
 

@@ -107,11 +107,18 @@ class Broker(ControlRequests, ReplicaManagerTasks, ReplicaLeader, ReplicaFollowe
         """A new ZooKeeper session is up: register (again) in /brokers/ids."""
         self.register()
 
+    @property
+    def rack(self):
+        """broker.rack: the rack the scenario's ``racks`` puts this broker in, or None (§21.1)."""
+        return (self.sim.scenario.get("racks") or {}).get(str(self.node_id))
+
     def register(self):
         path = f"/brokers/ids/{self.node_id}"
         value = {"version": 4, "host": f"broker-{self.node_id}", "port": 9092,
                  "endpoints": [f"PLAINTEXT://broker-{self.node_id}:9092"], "jmx_port": -1,
                  "timestamp": str(self.scheduler.now_ms)}
+        if self.rack is not None:   # BrokerIdZNode v4 carries "rack" when broker.rack is set
+            value["rack"] = self.rack
         if self.era.broker_epoch:
             # Kafka 2.2+ (KIP-380) KafkaZkClient.CheckedEphemeral: one multi, create(path, null,
             # EPHEMERAL) + setData(path, data, 0): version 1, epoch = the txn's zxid (§9.10c)

@@ -15,8 +15,15 @@ of a ``partition`` is the quorum's, and ``controller`` faults crash, pause or is
 a time — a minority, so the quorum keeps a majority and the faults test how the cluster rides out
 a controller failover, not a lost quorum (a scenario's own timeline can still lose it).
 ZooKeeper-era schedules are unchanged: the controller kind is not even drawn there.
+
+Racks (docs/model.md §21.5): ``zone`` fails a whole rack at once — it crashes every broker of the
+rack (and, in KRaft eras, its dedicated controllers), or cuts the rack off from every node outside
+it until a heal of that rack. It is drawn only when some broker has a rack (so every other schedule
+is unchanged), only when every node of the rack is free, and in KRaft eras only when the faulted
+voters stay a minority.
 """
 from engine.core.rng import Streams
+from engine.scenario.racks import rack_of
 
 #: kind -> (events per simulated minute, min duration ms, max duration ms)
 DEFAULT_PROFILE = {
@@ -29,11 +36,14 @@ DEFAULT_PROFILE = {
     "expire_session": (0.2, 0, 0),
     "slow": (0.3, 2000, 20000),
     "controller": (0.3, 2000, 30000),
+    "zone": (0.2, 5000, 30000),
 }
 KINDS = tuple(DEFAULT_PROFILE)
 #: Kinds drawn only where they exist: ZooKeeper sessions, KRaft controller voters.
 ZK_ONLY_KINDS = ("expire_session",)
 KRAFT_ONLY_KINDS = ("controller",)
+#: Kinds drawn only when some broker has a rack (docs/model.md §21.5).
+RACK_ONLY_KINDS = ("zone",)
 CONTROLLER_FAULTS = ("crash", "pause", "isolate")
 SLOW_LATENCY_MS = (50, 2000)
 
@@ -91,6 +101,9 @@ def fault_timeline(scenario, profile=None, seed=0, start_ms=1000, fault_end_ms=N
         state.metadata_node = "controllers"
     nodes = nodes or (brokers + [state.metadata_node])
     skipped = ZK_ONLY_KINDS if kraft else KRAFT_ONLY_KINDS
+    racks = broker_racks(scenario)
+    if not racks:
+        skipped += RACK_ONLY_KINDS
     ops = []
     # Draw each kind's event times as a Poisson process over the fault phase.
     draws = []
@@ -105,10 +118,54 @@ def fault_timeline(scenario, profile=None, seed=0, start_ms=1000, fault_end_ms=N
             draws.append((at, kind, rng.randint(lo, hi) if hi else 0, rng.random()))
     draws.sort()
     for at, kind, length, pick in draws:
+        if kind == "zone":
+            _place_zone(ops, state, at, min(at + length, fault_end_ms), pick, fault_end_ms, racks)
+            continue
         _place(ops, state, kind, at, length, pick, brokers, nodes, fault_end_ms, rng)
     ops.extend(_healing(state, brokers, fault_end_ms, session))
     ops.sort(key=lambda op: op["at_ms"])
     return [op for op in ops if op["at_ms"] <= duration]
+
+
+def broker_racks(scenario):
+    """{node id: rack} of a loaded scenario's nodes, when at least one broker has a rack; else {}."""
+    racks = rack_of(scenario)
+    return racks if any(b in racks for b in scenario["brokers"]) else {}
+
+
+def _place_zone(ops, state, at, end, pick, fault_end_ms, racks):
+    """A zone outage: one rack's brokers (and controllers) crash, or the rack is isolated until
+    ``end``; skipped unless every node of the rack is free and the faulted voters stay a minority."""
+    names = sorted({rack for node, rack in racks.items() if node in state.busy_until})
+    scaled = pick * len(names)
+    rack = names[int(scaled)]
+    isolate = scaled - int(scaled) >= 0.5
+    members = sorted(node for node, name in racks.items() if name == rack)
+    brokers = [n for n in members if n in state.busy_until]
+    voters = [n for n in members if n in state.voter_busy_until]
+    if any(state.busy_until[b] > at or b in state.stopped for b in brokers):
+        return
+    busy = [v for v in state.voters if state.voter_busy_until[v] > at or v in state.voters_stopped]
+    if voters and (set(voters) & set(busy) or len(busy) + len(voters) > (len(state.voters) - 1) // 2):
+        return
+    if not isolate:
+        ops.append({"at_ms": at, "op": "crash", "rack": rack, "mode": "process"})
+        for b in brokers:
+            state.stopped[b] = None
+            state.busy_until[b] = fault_end_ms
+        state.voters_stopped.update(voters)
+        for v in voters:
+            state.voter_busy_until[v] = fault_end_ms
+        return
+    if state.links_busy_until > at:
+        return
+    ops.append({"at_ms": at, "op": "isolate", "rack": rack, "from": "all"})
+    ops.append({"at_ms": end, "op": "heal", "rack": rack})
+    state.links_busy_until = end + 1
+    for node in brokers:
+        state.busy_until[node] = end + 1
+    for v in voters:
+        state.voter_busy_until[v] = end + 1
 
 
 def _poisson(rng, mean):

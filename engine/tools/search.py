@@ -246,6 +246,7 @@ class Shrinker:
                 if any(op.get("broker") == drop or drop in _nodes_of(op) for op in s["timeline"]):
                     raise ValueError("used")
                 s["brokers"] = [b for b in s["brokers"] if b != drop]
+                (s.get("racks") or {}).pop(str(drop), None)   # its rack, if it had one
                 for t in s["topics"]:
                     if any(drop in r for r in t["assignment"].values()):
                         raise ValueError("assigned")

@@ -108,3 +108,24 @@ def test_sampling_keeps_rare_messages_first():
     assert skipped == len(msgs) - 10
     assert kept[0][3] == "LeaderAndIsr" or any(m[3] == "LeaderAndIsr" for m in kept)
     assert [m[0] for m in kept] == sorted(m[0] for m in kept), "sending order is kept"
+
+
+def test_racks_reach_the_live_view_only_when_the_scenario_has_them():
+    """docs/model.md §21.6: the meta names the racks and the partitions with two replicas in one
+    rack; each broker entity carries its rack; a scenario without racks gets none of it."""
+    doc = {"brokers": 3, "duration_ms": 3000, "racks": {"0": "az-a", "1": "az-a", "2": "az-b"},
+           "inter_rack_latency_ms": 2,
+           "topics": [{"name": "t", "partitions": 2, "replication_factor": 2,
+                       "assignment": {"0": [0, 1], "1": [1, 2]}}]}
+    sim = Simulation(doc)
+    sim.advance_to(1500)
+    view = LiveView(sim)
+    meta = view.meta()
+    assert meta["racks"] == doc["racks"] and meta["inter_rack_latency_ms"] == 2
+    assert meta["same_rack_partitions"] == [{"topic": "t", "partition": 0, "rack": "az-a", "replicas": [0, 1]}]
+    entities = view.entities()
+    assert [entities[f"b:{b}"]["rack"] for b in range(3)] == ["az-a", "az-a", "az-b"]
+    assert entities["p:t-0"]["same_rack"] == {"az-a": [0, 1]} and entities["p:t-1"]["same_rack"] == {}
+    plain = LiveView(Simulation({"brokers": 3, "duration_ms": 3000}))
+    assert "racks" not in plain.meta()
+    assert all("rack" not in e for k, e in plain.entities().items() if k.startswith("b:"))

@@ -12,8 +12,10 @@ def test_defaults_are_spelled_out():
     assert sweep["id"].startswith("sw-") and len(sweep["id"]) == 15
     assert sweep["seeds"] == {"first": 0, "count": 3}
     assert sweep["faults"] == "default"
-    # every kind a ZooKeeper era can draw (the KRaft controller kind only in sweeps with a KRaft era)
-    assert sweep["fault_profiles"]["default"] == {k: list(v) for k, v in DEFAULT_PROFILE.items() if k != "controller"}
+    # every kind a ZooKeeper era can draw (the KRaft controller kind only in sweeps with a KRaft
+    # era, the zone kind only in sweeps with racks)
+    assert sweep["fault_profiles"]["default"] == {k: list(v) for k, v in DEFAULT_PROFILE.items()
+                                                  if k not in ("controller", "zone")}
     assert sweep["fault_phase"] == {"start_ms": 1000, "end_ms": None, "end_fraction": 0.6}
     # the same document always gets the same id (a resumed sweep finds itself)
     assert spec.validate({"grid": {"acks": ["1", "all"]}, "seeds": 3})["id"] == sweep["id"]
