@@ -33,6 +33,7 @@ TOPIC_LINE = "Topic: NAME  PartitionCount: N  ReplicationFactor: N  Configs: key
 PARTITION_LINE = "Topic: NAME  Partition: N  Leader: ID  Replicas: ID,ID  Isr: ID,ID"
 _TOPIC_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")
 _CONFIG = re.compile(r"^([a-z0-9][a-z0-9._-]*)=(.*)$")
+_OTHER_KEY = re.compile(r"(?:^|\s)([A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)?):")
 WHOLE_OUTPUT = ("the whole output of kafka-topics.sh --describe (without --under-replicated-partitions, "
                 "--unavailable-partitions or --topics-with-overrides)")
 
@@ -115,6 +116,10 @@ def _columns(text, number):
         if key in out:
             raise ImportRefused(field, f"the column {key} appears twice", "each column once")
         out[key] = text[match.end():end].strip()
+        other = _OTHER_KEY.search(out[key])
+        if other:
+            raise ImportRefused(field, f"{other.group(1)} is not a column of kafka-topics.sh --describe",
+                                ", ".join(PARTITION_KEYS + TOPIC_KEYS[1:5]))
     return out
 
 
