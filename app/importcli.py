@@ -1,5 +1,5 @@
 """``isrlab import-cluster``: a scenario of a real cluster from the output of Kafka's own tools
-(engine/scenario/import_cluster.py; docs/scenario-format.md §8).
+(engine/scenario/import_cluster.py; docs/scenario-format.md §7).
 
     isrlab import-cluster DESCRIBE.txt [--brokers API_VERSIONS.txt] [--quorum QUORUM.txt]
                           --kafka-version 3.7 [--out scenario.json] [--topic NAME ...]

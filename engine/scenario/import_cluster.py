@@ -1,4 +1,4 @@
-"""A scenario of a real cluster from Kafka's own tool output (docs/scenario-format.md §8).
+"""A scenario of a real cluster from Kafka's own tool output (docs/scenario-format.md §7).
 
 ``import_cluster(describe, kafka_version, api_versions=None, quorum=None)`` is a pure function of
 the pasted texts and the era the user picks: it returns the scenario (validated by
@@ -9,7 +9,7 @@ anything it cannot read or that is over the simulator's limits; nothing half-bui
 What is kept: every broker id seen (Replicas, the api-versions brokers, the quorum's observers),
 each topic with its partitions and its ``assignment`` exactly as the Replicas column (the first
 replica is the preferred leader), the topic configs the simulator models, racks, and the KRaft
-voters as ``controllers``. A scenario starts healthy (§1: leader = the first replica, ISR = every
+voters as ``controllers``. A scenario starts healthy (§1.2: leader = the first replica, ISR = every
 replica), so leaders, ISRs, ELRs and offline replicas of the pasted cluster are notes, not state.
 """
 from engine import eras
@@ -87,7 +87,7 @@ def _chosen(described, names):
 
 
 def _brokers(described, nodes, voters, notes):
-    """Every broker id seen, sorted (brokers start in id order, scenario format §1)."""
+    """Every broker id seen, sorted (brokers start in id order, scenario format §1.2)."""
     holding = {r for t in described for p in t.partitions.values() for r in p.replicas}
     ids = set(holding)
     if nodes is not None:
@@ -146,7 +146,7 @@ def _free_ids(wanted, brokers):
 
 
 def _racks(nodes, brokers, notes):
-    """``{"<id>": rack}`` of the brokers with a rack (§4.3), or None when no rack is known."""
+    """``{"<id>": rack}`` of the brokers with a rack (the racks field), or None when no rack is known."""
     if nodes is None:
         return None
     racks = {str(b): nodes.racks[b] for b in brokers if nodes.racks.get(b)}
@@ -155,7 +155,7 @@ def _racks(nodes, brokers, notes):
     bare = [b for b in brokers if not nodes.racks.get(b)]
     if bare:
         notes.append(f"{name_brokers(bare, ('has', 'have'))} no rack (rack: null, or not in the api-versions output)")
-    if "racks" not in TOP_LEVEL:          # the engine before racks (scenario format §4.3) landed
+    if "racks" not in TOP_LEVEL:          # an engine without the racks field (feat/racks)
         notes.append(f"the racks ({examples(f'broker {b}: {r}' for b, r in racks.items())}) are not modelled by "
                      "this version of the simulator and were left out")
         return None

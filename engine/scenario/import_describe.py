@@ -1,4 +1,4 @@
-"""Read the output of ``kafka-topics.sh --describe`` (docs/scenario-format.md §8.1), as every
+"""Read the output of ``kafka-topics.sh --describe`` (docs/scenario-format.md §7.1), as every
 release from 0.10 to 4.1 prints it (TopicCommand: core/.../admin/TopicCommand.scala up to 3.6,
 tools/.../TopicCommand.java from 3.7):
 

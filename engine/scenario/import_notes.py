@@ -1,6 +1,7 @@
-"""What a pasted cluster's partition state says that a scenario's start cannot (docs/scenario-format.md
-§8.4): a scenario's topics start healthy (§1: leader = the first replica, ISR = every replica,
-leader epoch 0, no ELR), so every difference is a note the user reads, never dropped in silence.
+"""What a pasted cluster's partition state says that a scenario's start cannot hold
+(docs/scenario-format.md §7.4): a scenario's topics start healthy (scenario-format.md §1.2: the
+first replica leads, every replica is in the ISR, no ELR), so every difference is a note the user
+reads, never dropped in silence.
 """
 from engine.scenario.import_text import examples, plural
 

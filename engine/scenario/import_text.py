@@ -1,4 +1,4 @@
-"""What the importers of Kafka's tool output share (docs/scenario-format.md §8): the one error
+"""What the importers of Kafka's tool output share (docs/scenario-format.md §7): the one error
 type, which names the pasted text and the line, and the bounds every pasted text is read with.
 
 People paste from terminals: tabs become runs of spaces, lines gain trailing blanks or a carriage
@@ -50,7 +50,7 @@ def numbered_lines(text, source):
 def integer(value, field, what, lo=None, hi=None):
     """``value`` (text) as an integer in [lo, hi], or a refusal naming ``what`` and the range."""
     value = value.strip()
-    allowed = what if lo is None else f"{what}: a whole number from {lo}" + (f" to {hi:,}" if hi is not None else "")
+    allowed = what if lo is None else f"{what} ({lo} to {hi:,})" if hi is not None else f"{what} (from {lo})"
     if not _INT.match(value):
         raise ImportRefused(field, f"{value[:40]!r} is not a whole number", allowed)
     number = int(value)

@@ -1,4 +1,4 @@
-"""Read the two optional companions of an import (docs/scenario-format.md §8.2, §8.3):
+"""Read the two optional companions of an import (docs/scenario-format.md §7.2, §7.3):
 
 ``kafka-broker-api-versions.sh`` prints, for each broker, ``Node.toString`` and its API versions
 (BrokerApiVersionsCommand, NodeApiVersions.toString(true))::

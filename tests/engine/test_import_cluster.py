@@ -11,7 +11,7 @@ from engine.simulation import Simulation
 from tests.engine.import_samples import (API_VERSIONS_2_6, API_VERSIONS_4_1, DESCRIBE_0_10, DESCRIBE_1_1,
                                          DESCRIBE_2_6, DESCRIBE_3_7, DESCRIBE_4_1, QUORUM_3_7, QUORUM_4_1)
 
-#: feat/racks adds the top-level "racks" field (scenario format §4.3); these tests need it
+#: feat/racks adds the top-level "racks" field (the shared contract's racks section); these tests need it
 needs_racks = pytest.mark.skipif("racks" not in TOP_LEVEL, reason="the engine has no racks yet (feat/racks)")
 before_racks = pytest.mark.skipif("racks" in TOP_LEVEL, reason="the engine models racks")
 
