@@ -178,9 +178,10 @@ def _topics(described, version, notes):
         if config:
             topic["config"] = config
         out.append(topic)
-    for key, names in unmodelled.items():
-        notes.append(f"topic config {key} ({plural(len(names), 'topic')}: {examples(names)}) is not modelled by "
-                     "the simulator and was left out")
+    if unmodelled:
+        keys = [f"{key} ({names[0] if len(names) == 1 else plural(len(names), 'topic') + ': ' + examples(names, 3)})"
+                for key, names in unmodelled.items()]
+        notes.append(f"topic configs the simulator does not model were left out: {examples(keys, 12)}")
     internal = [t.name for t in described if t.name in INTERNAL_TOPICS]
     if internal:
         notes.append(f"internal topic {examples(internal)} is imported as an ordinary topic")

@@ -10,7 +10,7 @@ tools/.../TopicCommand.java from 3.7):
   Replicas: 1,2,3<TAB>Isr: 1,2`` - the leader ``none`` without one (``-1`` in the ZooKeeper tools
   of 0.10-2.x when the state znode says so), ``Adding Replicas`` / ``Removing Replicas`` during a
   reassignment (2.4+), ``Elr`` / ``LastKnownElr`` (``N/A`` when the broker does not send them)
-  from 3.8/4.x, and an ``Offline`` column, which some distributions add.
+  from 3.8/4.x, and an ``Offline`` column, which Confluent Platform's kafka-topics adds.
 
 ``Configs`` lists ``key=value`` entries separated by commas; a value that is itself a list
 (``cleanup.policy=compact,delete``) continues after a comma with no ``=``.

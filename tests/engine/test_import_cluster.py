@@ -45,11 +45,14 @@ def test_the_simulation_starts_with_the_preferred_replicas_leading():
 def test_modelled_topic_configs_are_typed_and_renamed_the_rest_are_notes():
     scenario, notes = import_cluster(DESCRIBE_2_6, "2.6")
     assert scenario["topics"][0]["config"] == {"min.insync.replicas": 2}
-    assert "cleanup.policy (1 topic: orders) is not modelled" in note_with(notes, "cleanup.policy")
-    assert "segment.bytes" in note_with(notes, "segment.bytes")
+    assert note_with(notes, "cleanup.policy") == ("topic configs the simulator does not model were left out: "
+                                                  "cleanup.policy (orders), segment.bytes (orders)")
     scenario, notes = import_cluster(DESCRIBE_3_7, "3.7")
     assert scenario["topics"][0]["config"] == {"log.flush.interval.messages": 10000}     # flush.messages
-    note_with(notes, "retention.bytes")
+    note_with(notes, "retention.bytes (orders)")
+    _, notes = import_cluster(DESCRIBE_0_10 + DESCRIBE_0_10.replace("orders", "more").replace("audit", "again")
+                              .replace("retention.ms=86400000", "retention.ms=1,segment.ms=5"), "0.10")
+    assert note_with(notes, "left out").endswith("retention.ms (2 topics: orders, more), segment.ms (more)")
     scenario, _ = import_cluster(DESCRIBE_1_1, "1.1")
     assert scenario["topics"][0]["config"] == {"unclean.leader.election.enable": True}
 
