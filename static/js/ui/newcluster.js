@@ -6,6 +6,7 @@
 import { h } from "../dom.js";
 import { eraOption } from "../kafka.js";
 import { clearFieldErrors, showFieldError } from "../fielderrors.js";
+import { importSection } from "./importcluster.js";
 
 const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;      // engine/scenario/fields.py TOPIC_NAME
 const isInt = v => Number.isInteger(v);
@@ -150,7 +151,15 @@ export function newClusterPane(app, eras, dlg) {
     if (reply && reply.ok) dlg.close();
     else if (reply) show([{ field: (reply.error && reply.error.field) || "", message: serverMessage(reply.error) }]);
   };
+  // what an imported cluster takes from this form: its era and everything but brokers and topics
+  const formParts = () => {
+    const doc = build();
+    return { kafka_version: doc.kafka_version, name: doc.name === "my cluster" ? "" : doc.name, seed: doc.seed,
+      duration_ms: doc.duration_ms, config: doc.config,
+      clients: topic => doc.clients.map(c => ({ ...c, topic })) };
+  };
   pane.append(
+    importSection(app, dlg, formParts),
     h("div.formgrid", null,
       h("label", { text: "name" }), name,
       h("label", { text: "kafka_version" }), h("div", null, version, versionNote),
