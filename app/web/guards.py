@@ -35,8 +35,11 @@ def socket_origins(settings):
     return allowed
 
 
-#: routes whose bodies may be larger than MAX_CONTENT_LENGTH (read before the route runs, below)
-BODY_LIMITS = {cluster_import.PATH: cluster_import.BODY_BYTES}
+#: a run file (POST /api/runs/import): a long run's events; it is re-simulated in a worker process
+RUN_FILE_MAX_BYTES = 64 * 1024 * 1024
+#: routes whose bodies may be larger than MAX_CONTENT_LENGTH: the bound must be raised here, as the
+#: body is read below, before the route runs (a bound set in the route came too late)
+BODY_LIMITS = {cluster_import.PATH: cluster_import.BODY_BYTES, "/api/runs/import": RUN_FILE_MAX_BYTES}
 
 # the POSTs that start costly work and count against the client's quota (app/quotas.py)
 COSTLY = re.compile(r"^/api/(runs|runs/import|replay/[^/]+/fork|search|links|rooms)$")
