@@ -3,6 +3,7 @@
 import { h, clear, setText, reconcile } from "../dom.js";
 import { createLedger } from "./ledger.js";
 import { kafkaNumber } from "../format.js";
+import { t } from "../i18n.js";
 
 /** A producer's effective settings as one line (what the engine's producer really does). */
 export function producerSettings(p) {
@@ -54,15 +55,15 @@ export function createClients(app) {
   const ledger = createLedger(app);
   const lostEl = h("div.small");
   panel.append(
-    h("h3", { text: "Send records" }), produceForm,
-    h("h3", { text: "Outcomes" }), countsEl,
-    h("h3", { text: "Producers" }),
+    h("h3", { text: t("Send records") }), produceForm,
+    h("h3", { text: t("Outcomes") }), countsEl,
+    h("h3", { text: t("Producers") }),
     h("table.grid", null, h("thead", null, h("tr", null, ...[["producer"], ["topic"], ["acks", "the acks its requests carry"],
       ["rate", "records per second"], ["sent"], ["acked"], ["failed"], ["lost"], [""]].map(([t, title]) => h("th", { text: t, title: title || t })))), producers),
-    h("h3", { text: "Consumers" }), consumeForm,
-    h("table.grid", null, h("thead", null, h("tr", null, ...["consumer", "topic", "positions (lag = HW − position)", "read", ""].map(t => h("th", { text: t })))), consumers),
-    h("h3", { text: "Record ledger" }), ledger.el,
-    h("h3", { text: "Lost acknowledged records" }), lostEl);
+    h("h3", { text: t("Consumers") }), consumeForm,
+    h("table.grid", null, h("thead", null, h("tr", null, ...[t("consumer"), t("topic"), t("positions (lag = HW − position)"), t("read"), ""].map(x => h("th", { text: x })))), consumers),
+    h("h3", { text: t("Record ledger") }), ledger.el,
+    h("h3", { text: t("Lost acknowledged records") }), lostEl);
 
   let topicsKey = "";
   function fillTopics(store) {

@@ -5,6 +5,7 @@ import { h, clear, reconcile } from "../dom.js";
 import { ACTIONS, isEnabled, labelOf, runAction, keyLabel, inMode } from "../actions.js";
 import { sortedBrokers } from "../store.js";
 import { dedicatedVoters } from "../kraft.js";
+import { t } from "../i18n.js";
 
 const QUICK = ["crash", "power", "start", "shutdown", "pause", "isolate-zk", "isolate-controllers", "isolate-brokers", "expire", "heal-broker"];
 const SHORT = { crash: "crash", power: "power off", start: "start", shutdown: "ctl. shutdown", pause: "pause", "isolate-zk": "✂ ZK",
@@ -28,7 +29,7 @@ export function createNetwork(app) {
   const latency = h("input", { type: "number", min: 0, max: 600000, value: 2000, "aria-label": "latency ms" });
   const groupsEl = h("div.rows");
   const voterTable = h("tbody#voter-faults");
-  const voterHead = h("h3", { text: "Controllers", hidden: true });
+  const voterHead = h("h3", { text: t("Controllers"), hidden: true });
   const voterNote = h("div.dim.small", { hidden: true,
     text: "The controller quorum (Raft): losing the active controller starts an election; losing two of three voters loses the quorum." });
   const faultsEl = h("div");
@@ -58,21 +59,21 @@ export function createNetwork(app) {
   }
 
   panel.append(
-    h("h3", { text: "Brokers" }),
+    h("h3", { text: t("Brokers") }),
     h("div.dim.small", { text: "Click a broker card for every action; select one with its id key (0-9) and use the shortcuts." }),
     h("table.grid", null, brokerTable),
     voterHead, voterNote, h("table.grid", null, voterTable),
-    h("h3", { text: "Links" }),
+    h("h3", { text: t("Links") }),
     h("div.form", null, h("label", null, "from", cutFrom), h("label", null, "to", cutTo),
       h("label", null, both, "both ways"), h("button", { type: "button", text: "Cut", onclick: cut })),
     h("div.form", null, h("label", null, "one-way latency (ms)", latency), h("button", { type: "button", text: "Slow the link (from → to)", onclick: slow })),
-    h("h3", { text: "Network partition" }),
+    h("h3", { text: t("Network partition") }),
     h("div.dim.small", { text: "Nodes only talk within their group; nodes in no group form one more group." }),
     groupsEl,
     h("div.form", null, h("button", { type: "button", text: "Partition", onclick: partition }),
       h("button", { type: "button", text: "Heal every link", onclick: () => runAction(ACTIONS.find(a => a.id === "heal-all"), { app, store: app.store }) })),
-    h("h3", { text: "Active faults" }), faultsEl,
-    h("h3", { text: "Cluster" }),
+    h("h3", { text: t("Active faults") }), faultsEl,
+    h("h3", { text: t("Cluster") }),
     h("div.form", null, h("button", { type: "button", text: "Preferred replica election", title: "kafka-preferred-replica-election.sh: writes /admin/preferred_replica_election",
       onclick: () => app.command({ op: "elect_preferred" }, "preferred replica election") }),
       h("button", { type: "button", text: "Config editor…", onclick: () => app.openConfig() })),
