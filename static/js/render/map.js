@@ -116,8 +116,8 @@ export function createMap(app) {
       if (p.leader === b.id) zkLeads.push(p.key);
     }
     for (const key of b.leads || []) if (!zkLeads.includes(key)) believes.push(key);
-    let leads = `leads ${zkLeads.length}`;
-    if (believes.length) leads += ` · thinks it leads ${believes.join(", ")}`;
+    let leads = t("leads {n}", { n: zkLeads.length });
+    if (believes.length) leads += t(" · thinks it leads {list}", { list: believes.join(", ") });
     setText(el.querySelector(".leads"), leads);
     setClass(el.querySelector(".leads"), "note", believes.length > 0);
     const iso = el.querySelector(".iso");
@@ -213,7 +213,7 @@ export function createMap(app) {
     }
     zkEl.style.left = zb.x + "px"; zkEl.style.top = zb.y + "px";
     const eph = Array.from(store.znodes.values()).filter(n => n.ephemeral_owner).length;
-    setText(zkEl.querySelector(".sub"), `${store.znodes.size} znodes · ${eph} ephemeral`);
+    setText(zkEl.querySelector(".sub"), t("{n} znodes · {eph} ephemeral", { n: store.znodes.size, eph }));
     const c = store.controller || {};
     setText(line, c.broker === null || c.broker === undefined ? t("no controller") : t("controller: broker {id} · controller epoch {epoch}", { id: c.broker, epoch: c.epoch }));
   }

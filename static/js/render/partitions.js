@@ -104,7 +104,7 @@ export function createPartitions(app) {
     const ruler = h("canvas.pruler", { height: RULER_H });
     const follow = h("button.small.pfollow", { type: "button", title: "Show every offset and follow the log's tail (double-click the strips)",
       onclick: () => resetAxis(card.dataset.key) });
-    const axisLabel = h("div.paxis-label", null, h("span.dim", { text: "offsets" }));
+    const axisLabel = h("div.paxis-label", null, h("span.dim", { text: t("offsets") }));
     const axisInfo = h("div.paxis-info", null, follow, h("span.dim.paxis-range"));
     wireAxis(app, card, canvas, { pitch: PITCH, axis: key => axisOf(key), tooltip, redraw: () => app.requestRender(true),
       describe: (key, broker, x, w) => describe(card, broker, x, w) });
@@ -202,7 +202,7 @@ export function createPartitions(app) {
       drawRuler(fitCanvas(card.__axisEls[1], stripW || 300, RULER_H).c, win, stripW || 300, RULER_H);
     }
     const [, , info] = card.__axisEls;
-    setText(info.querySelector(".pfollow"), axis.follow ? (axis.span === null ? "all offsets" : "following the tail") : "⇥ follow the tail");
+    setText(info.querySelector(".pfollow"), axis.follow ? (axis.span === null ? t("all offsets") : t("following the tail")) : t("⇥ follow the tail"));
     setClass(info.querySelector(".pfollow"), "on", axis.follow);
     setText(info.querySelector(".paxis-range"), `${Math.max(0, Math.ceil(win.lo))}–${Math.floor(win.hi) - 1}`);
     card.dataset.axis = `${win.lo} ${win.span} ${stripW || 300}`;   // the layout, for tests and the curious
