@@ -15,7 +15,7 @@ export function shortSeconds(ms) {
 }
 
 export function speed(v) {
-  if (v === "max") return "max";
+  if (v === "max") return t("max");
   if (v >= 10) return v.toFixed(0) + "×";
   if (v >= 1) return v.toFixed(1).replace(/\.0$/, "") + "×";
   return v.toFixed(2).replace(/0$/, "") + "×";

@@ -89,7 +89,7 @@ export function createClients(app) {
   // the tab's badge follows every frame, shown or not: a new run (restart, era switch) clears it
   function renderCount(store) {
     const lost = store.records ? store.records.lost : 0;
-    setText(count, lost ? `${lost} lost` : "");
+    setText(count, lost ? t("{n} lost", { n: lost }) : "");
     count.className = "count" + (lost ? " bad" : "");
   }
 
