@@ -18,7 +18,7 @@ stale one so a checkout that skipped the setup still speaks Chinese.
 """
 import os
 
-from babel import support
+from babel import Locale, support
 from flask import has_request_context, request
 from flask_babel import Babel, Domain, get_locale
 
@@ -74,20 +74,16 @@ class _Domain(Domain):
     the locale zh_Hans_CN, whose name gettext would look for in translations/zh_Hans_CN."""
 
     _loaded = {}
+    _folders = {str(Locale.parse(v)): v for v in LANGS.values()}      # "zh_Hans_CN" -> "zh_CN"
 
     def get_translations(self):
         if not has_request_context():
             return support.NullTranslations()
         name = str(get_locale())
-        folder = {str(_parsed(v)): v for v in LANGS.values()}.get(name, name)
+        folder = self._folders.get(name, name)
         if folder not in self._loaded:
             self._loaded[folder] = support.Translations.load(TRANSLATIONS, [folder], "messages")
         return self._loaded[folder]
-
-
-def _parsed(name):
-    from babel import Locale
-    return Locale.parse(name)
 
 
 class _Babel(Babel):
