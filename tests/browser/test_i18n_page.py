@@ -2,8 +2,9 @@
 
 Scope, honestly: the zh-CN checks read the chrome this slice translated — the header and its
 toolbar, the story bar's head, the panels' heads and legends, the side tabs and the timeline's
-filters, the Clients and Faults tabs' headings, the alarm bar, a broker's menu, and the help,
-scenario-picker (library and new-cluster form) and config dialogs — and fail on an English word
+filters, the Clients and Faults tabs (forms, tables' heads, buttons; not the ledger's rows), the
+ZooKeeper tab's note and the KRaft Quorum tab's head and voter lines, the alarm bar, a broker's
+menu, and the help, scenario-picker (library and new-cluster form) and config dialogs — and fail on an English word
 there that is not one of Kafka's own names (ALLOWED) or an identifier (a word with a digit, dot,
 underscore or inner capital, or in capitals: ISR, HW, min.insync.replicas, zkVersion). They do not
 read what the engine writes (timeline entries, the library's story titles and guides, broker
@@ -22,11 +23,12 @@ SHOTS = ARTIFACTS / "i18n"
 #: Kafka's own names and the words a Chinese Kafka engineer leaves in English (house style of
 #: /work/shared/seeds: Broker, leader epoch, offset, quorum...), units, keys and example values
 ALLOWED = {
-    "Kafka", "kafka", "ZooKeeper", "KRaft", "Raft", "Broker", "Brokers", "broker", "Fetch", "Produce", "Metadata", "Vote", "Lab",
+    "id", "stat", "Kafka", "kafka", "ZooKeeper", "KRaft", "Raft", "Broker", "Brokers", "broker", "Fetch", "Produce", "Metadata", "Vote", "Lab",
     "epoch", "leader", "controller", "znode", "znodes", "quorum", "Quorum", "offset", "offsets", "acks", "lag",
     "kill", "fsync", "earliest", "orders", "truncat", "Space", "Esc", "s", "ms", "px", "true", "false", "all",
     "running", "starting", "stopped", "paused", "halted", "down", "fenced",        # broker states, as Kafka names them
     "crash", "shutdown", "isolate", "expire",                                     # op names (docs/scenario-format.md)
+    "follower", "candidate", "prospective", "unattached", "resigned",            # Raft roles (QuorumState)
     "state", "controlled", "fence", "fencing", "unclean", "clean",               # the state znode, controlled shutdown, fencing (KIP-320, KRaft)
 }
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
@@ -62,9 +64,9 @@ def english_words(page, selectors, skip=CONTENT):
     """[(where, word, text)] for every English word of the chrome that is not allowed."""
     found = []
     for where, text in page.evaluate(_WORDS_JS, [selectors, skip]):
-        for word in re.findall(r"(?:--)?[A-Za-z0-9][A-Za-z0-9_.\-]*", text):      # --alter, 3.9-kraft: one word
+        for word in re.findall(r"(?:--|/)?[A-Za-z0-9][A-Za-z0-9_.=/\-]*", text):      # --alter, 3.9-kraft, retries=5, /admin/x: one word
             word = word.rstrip(".-")
-            identifier = (re.search(r"[0-9_.\-]", word) or re.search(r"[a-z][A-Z]", word) or word.isupper())
+            identifier = (re.search(r"[0-9_.=/\-]", word) or re.search(r"[a-z][A-Z]", word) or word.isupper())
             if not identifier and word not in ALLOWED and len(word) > 1:      # one letter: a key (o, c, ?)
                 found.append((where, word, text[:80]))
     return found
@@ -94,6 +96,15 @@ def test_the_live_page_in_chinese_from_accept_language(zh_page, server):
     for expected in ("场景", "分享", "场景 JSON", "保存运行", "中文"):
         assert expected in words, (expected, words)
     assert zh_page.get_attribute("#toolbar button[data-action='step']", "title") == "单步到下一个事件（n .）"
+    # the Clients and Faults tabs: their forms, tables and buttons (the ledger's rows are records)
+    zh_page.click("#side .tabs [data-tab='clients']")
+    zh_page.wait_for_selector("#produce-button")
+    assert (found := english_words(zh_page, ["#panel-clients"], skip=CONTENT + [".ledger", "#panel-clients td"])) == [], found
+    zh_page.click("#side .tabs [data-tab='network']")
+    zh_page.wait_for_selector("#panel-network button")
+    assert (found := english_words(zh_page, ["#panel-network"])) == [], found
+    zh_page.click("#side .tabs [data-tab='zk']")
+    assert (found := english_words(zh_page, ["#panel-zk > div > .dim"])) == [], found
     # the CJK glyphs come from the app's own font (no outside fetch): the face loaded
     assert zh_page.evaluate("() => document.fonts.check('13px \"ISR Lab CJK\"', '副本')")
     assert zh_page.evaluate("async () => { await document.fonts.ready; return [...document.fonts]"
@@ -152,6 +163,24 @@ def test_the_dialogs_menu_and_alarm_in_chinese(page, server):
     assert page.locator("#clock-state").inner_text() in ("已暂停：违例", "已结束")     # paused on it, or past it
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "alarm-zh-CN.png"))
+
+
+def test_the_kraft_chrome_in_chinese(page, server):
+    """A KRaft era: the Quorum tab, its voters' lines and the metadata log's head, the Faults
+    tab's controller rows, the cluster panel's controller line."""
+    _, base = server
+    open_page(page, base, "/?lang=zh-CN")
+    page.evaluate("() => window.isrlab.load({ library: 'controller-failover-kraft' })")
+    wait_store(page, "s.quorum && s.quorum.active !== null && s.quorum.active !== undefined")
+    assert page.locator("#side .tabs [data-tab='zk']").text_content() == "Quorum"
+    assert page.locator("#controller-line").inner_text().startswith("活跃控制器：")
+    page.click("#side .tabs [data-tab='zk']")
+    page.wait_for_selector(".qvoter")
+    assert "活跃控制器" in page.locator(".qvoter.active").inner_text()
+    assert (found := english_words(page, [".qhead", ".qloghead", ".qvoter .qvid", ".qvoter .qv4", ".qvoter .qrole"])) == [], found
+    page.click("#side .tabs [data-tab='network']")
+    assert (found := english_words(page, ["#panel-network"])) == [], found
+    assert (found := english_words(page, CHROME)) == [], found
 
 
 def test_the_english_page_has_no_chinese(page, server):
