@@ -4,13 +4,13 @@ One set of gettext catalogs (``translations/<locale>/LC_MESSAGES/messages.po``, 
 ``pybabel`` with ``babel.cfg``) serves the three places words come from:
 
 * templates and Python, through Flask-Babel (``_``/``gettext``; the locale of each request comes
-  from ``select_lang`` below);
+  from ``select_lang`` in ``lang.py``);
 * the browser, through ``static/js/i18n.js``'s ``t("…")``: the page embeds the catalog of its
   language as JSON (``js_catalog``), read from the same compiled ``.mo`` file;
 * the API's error replies: ``app.i18n.errors.localized`` translates a ``ScenarioError``'s
   ``message`` and ``allowed`` (its ``field`` stays the machine-readable English path).
 
-The language of a request: ``?lang=`` (``en`` or ``zh-CN``; a share link carries it), else the
+The language of a request (``lang.py``): ``?lang=`` (``en`` or ``zh-CN``; a share link carries it), else the
 ``isrlab_lang`` cookie (set whenever ``?lang=`` chose one, so the choice sticks), else the
 browser's ``Accept-Language``, else English. The compiled ``.mo`` files are build output: the
 setup compiles them (``scripts/setup.sh``), and ``ensure_compiled`` here rebuilds a missing or
@@ -23,46 +23,12 @@ from flask import has_request_context, request
 from flask_babel import Babel, Domain, get_locale
 
 from .catalog import ensure_compiled, js_catalog
+from .errors import translate_message
+from .lang import COOKIE, COOKIE_MAX_AGE, DEFAULT_LANG, LANGS, NAMES, lang_tag, select_lang  # noqa: F401
 from .fonts import bp as fonts_bp
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TRANSLATIONS = os.path.join(ROOT, "translations")
-
-#: the languages offered: the tag the page and links use -> Babel's locale name
-LANGS = {"en": "en", "zh-CN": "zh_CN"}
-DEFAULT_LANG = "en"
-COOKIE = "isrlab_lang"
-COOKIE_MAX_AGE = 365 * 24 * 3600
-#: what the switch shows for each language, in that language
-NAMES = {"zh-CN": "中文", "en": "English"}
-
-
-def lang_tag(value):
-    """``"zh-CN"`` for zh-CN, zh_CN, zh-cn, zh, zh-Hans…; ``"en"`` for en, en-US…; else None."""
-    if not isinstance(value, str):
-        return None
-    v = value.strip().replace("_", "-").lower()
-    if v == "zh" or v.startswith("zh-cn") or v.startswith("zh-hans") or v == "zh-sg":
-        return "zh-CN"
-    if v == "en" or v.startswith("en-"):
-        return "en"
-    return None
-
-
-def _from_accept_language():
-    for value, _quality in request.accept_languages:     # best first
-        tag = lang_tag(value)
-        if tag:
-            return tag
-    return None
-
-
-def select_lang():
-    """The language tag of the current request (see the module's docstring for the order)."""
-    if not has_request_context():
-        return DEFAULT_LANG
-    return (lang_tag(request.args.get("lang")) or lang_tag(request.cookies.get(COOKIE))
-            or _from_accept_language() or DEFAULT_LANG)
 
 
 def _locale_selector():
@@ -105,7 +71,6 @@ def _remember_lang(response):
 
 def _template_globals():
     lang = select_lang()
-    from .errors import translate_message
     return {"lang": lang, "lang_names": NAMES, "tr_message": translate_message,
             "js_catalog": lambda: js_catalog(TRANSLATIONS, LANGS[lang])}
 

@@ -12,6 +12,8 @@ import re
 from flask import has_request_context
 from flask_babel import gettext
 
+from .lang import select_lang
+
 
 def N_(text):
     """Mark a msgid for extraction without translating it here."""
@@ -108,7 +110,6 @@ def localized(error):
     """A copy of an error dict with ``message`` and ``allowed`` translated (``field`` kept)."""
     if not has_request_context() or not isinstance(error, dict):
         return error
-    from . import select_lang
     if select_lang() == "en":
         return error
     out = dict(error)
