@@ -6,6 +6,7 @@
 // own controls, so what a partition card says at a moment cannot drift between them.
 import { applyFrame, takeChanges, touched, emptyHighlight } from "./store.js";
 import { BY_ID, runAction } from "./actions.js";
+import { t } from "./i18n.js";
 import { createTopbar } from "./render/topbar.js";
 import { createMap } from "./render/map.js";
 import { createPartitions } from "./render/partitions.js";
@@ -200,8 +201,8 @@ function coordination(app) {
     fresh = true;
     zk.show(!kraft); quorum.show(kraft);
     if (!tab) return;
-    tab.textContent = kraft ? "Quorum" : "ZooKeeper";
-    tab.title = kraft ? "The controller quorum (Raft) and its metadata log" : "The znode tree";
+    tab.textContent = kraft ? t("Quorum") : "ZooKeeper";
+    tab.title = kraft ? t("The controller quorum (Raft) and its metadata log") : t("The znode tree");
   }
   return {
     sync,
