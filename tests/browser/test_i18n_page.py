@@ -30,6 +30,7 @@ ALLOWED = {
     "crash", "shutdown", "isolate", "expire",                                     # op names (docs/scenario-format.md)
     "follower", "candidate", "prospective", "unattached", "resigned",            # Raft roles (QuorumState)
     "state", "controlled", "fence", "fencing", "unclean", "clean",               # the state znode, controlled shutdown, fencing (KIP-320, KRaft)
+    "describe",                                                                   # kafka-metadata-quorum.sh describe --status: a tool's subcommand
 }
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 
@@ -139,6 +140,13 @@ def test_the_dialogs_menu_and_alarm_in_chinese(page, server):
     page.click(".dlg-tabs button[data-tab='new']")
     page.wait_for_selector("#nc-create")
     assert english_words(page, ["#dlg-picker .formgrid > label", "#nc-create", "#dlg-picker .row"]) == []
+    # the import box on the same form (tool names and their flags are Kafka's, on the allowlist)
+    page.click("#nc-import > summary")
+    page.click("#nc-import .import-more > summary")
+    assert (found := english_words(page, ["#nc-import > summary", "#nc-import > p", "#nc-import label",
+                                          "#nc-import .import-more > summary", "#nc-import-read"])) == [], found
+    page.click("#nc-import-read")
+    assert (found := english_words(page, ["#nc-import-error"])) == [], found
     # a field error, as the form shows it
     page.fill("#nc-brokers", "0")
     page.click("#nc-create")
