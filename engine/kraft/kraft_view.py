@@ -81,7 +81,7 @@ def controller_result(sim):
 def metadata_log_result(sim):
     out = []
     for record in sim.quorum.committed_log:
-        entry = {k: v for k, v in record.items() if k != "text"}
+        entry = {k: v for k, v in record.items() if k not in ("text", "log_time_ms")}
         out.append(entry)
     return out
 
