@@ -42,6 +42,8 @@ class MetricsSampler:
         self.errors = {}           # producer -> its errors sensor (sensors stat)
         self.timers = {}           # (broker, incarnation) -> [Timer, times consumed]
         self.held = {}             # (broker, incarnation) -> controller counts of the last event end
+        #: marks over the whole run, whichever process made them (what a sweep keeps)
+        self.totals = {"isr_shrinks": 0, "isr_expands": 0, "unclean_elections": 0, "record_errors": 0}
 
     # -- the history ---------------------------------------------------------------------------
     def _broker_meters(self, broker):
@@ -68,17 +70,23 @@ class MetricsSampler:
                 self._start(e["broker"], t)
             elif kind == "isr_shrink" and "by" not in e:     # the leader committed it
                 self._broker_meters(e["broker"])["isr_shrinks"].mark(t)
+                self.totals["isr_shrinks"] += 1
             elif kind == "isr_expand":
                 self._broker_meters(e["broker"])["isr_expands"].mark(t)
+                self.totals["isr_expands"] += 1
             elif kind == "leader_elected":
                 if self.kraft:
                     if e.get("kind") in KRAFT_UNCLEAN:
                         self.image_unclean.mark(t)
+                        self.totals["unclean_elections"] += 1
                 elif e.get("kind") == "unclean":
                     self._broker_meters(e["broker"])["unclean"].mark(t)
+                    self.totals["unclean_elections"] += 1
             elif kind == "produce_failed":
                 stat = self.errors.setdefault(e["producer"], sensors.new_stat())
-                sensors.record(stat, len(e.get("records") or ()), t)
+                records = len(e.get("records") or ())
+                sensors.record(stat, records, t)
+                self.totals["record_errors"] += records
         self.seen = len(history)
 
     # -- values ----------------------------------------------------------------------------------
@@ -157,6 +165,36 @@ class MetricsSampler:
             else:
                 latencies[name] = sensors.finite(sensors.avg(latency, now, self.avg_nan))
         return (rates, rates), (latencies, latencies)
+
+    def gauges(self, sim):
+        """The cluster values of the gauges only (and the producers' request-latency-avg), for a
+        run summary read every 100 ms: no meter, timer or per-process detail."""
+        self.consume(sim.history)
+        under = below = at = lag = 0
+        brokers = [b for b in sim.brokers.values() if answering(b)]
+        for broker in brokers:
+            u, b, a = isr_gauges(sim, broker)
+            under += u
+            below += b
+            at += a
+            lag = max(lag, max_lag(broker))
+        some = bool(brokers)
+        out = {"under_replicated": under if some else None, "under_min_isr": below if some else None,
+               "at_min_isr": at if some else None, "max_lag": lag if some else None}
+        if self.kraft:
+            answers = controller.any_controller_answers(sim)
+            offline, _active, fenced = controller.kraft_image_counts(sim)
+            out["active_controller"] = _sum(controller.kraft_active(sim))[0]
+            out["offline_partitions"] = offline if answers else None
+            out["fenced_brokers"] = fenced if answers else None
+            out["metadata_lag"] = _max({b.node_id: metadata_lag_ms(sim, b) for b in brokers})[0]
+        else:
+            out["active_controller"] = sum(controller.zk_active(b) for b in brokers) if some else None
+            counts = [controller.zk_counts_shown(sim, b, self.held) for b in brokers]
+            out["offline_partitions"] = sum(c[0] for c in counts) if some else None
+            out["fenced_brokers"] = 0 if some else None
+        out["request_latency_avg"] = self._producer_values(sim)[1][0]
+        return out
 
     def sample(self, sim):
         """One compact sample: ``[t_ms, value of each metric in catalog order]`` (JSON-ready)."""
