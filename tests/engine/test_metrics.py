@@ -349,3 +349,23 @@ def test_sampling_every_100_ms_leaves_the_run_byte_for_byte_the_same(name):
     for sample in samples:
         again.advance_to(sample[0])
         assert resampled.sample(again) == sample
+
+
+def test_two_active_controllers_while_the_old_one_has_not_learnt_its_session_expired():
+    """controller-failover-session-expiry: broker 0, cut off from ZooKeeper, keeps believing it is
+    the controller after broker 1 won /controller, until it hears of its expired session: the sum
+    of ActiveControllerCount is 2 in between, as on a real cluster's dashboard."""
+    from engine.metrics.run_summary import run_with_metrics
+    doc = library()["controller-failover-session-expiry"]
+    history = Simulation(doc).run()["history"]
+    second = next(e["t_ms"] for e in history if e["type"] == "controller_elected" and e["broker"] == 1)
+    resigned = next(e["t_ms"] for e in history if e["type"] == "controller_resigned" and e["broker"] == 0)
+    assert second < resigned
+    sim = Simulation(doc)
+    sampler = MetricsSampler(sim)
+    assert at(sim, sampler, second - 1)["active_controller"] == (1, {0: 1, 1: 0, 2: 0})
+    assert at(sim, sampler, second)["active_controller"] == (2, {0: 1, 1: 1, 2: 0})
+    assert at(sim, sampler, resigned - 1)["active_controller"][0] == 2
+    assert at(sim, sampler, resigned)["active_controller"] == (1, {0: 0, 1: 1, 2: 0})
+    summary = run_with_metrics(Simulation(doc))
+    assert summary["active_controller_max"] == 2 and summary["no_active_controller_ms"] == 0
