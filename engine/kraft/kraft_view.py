@@ -31,6 +31,7 @@ def quorum_view(sim):
     records = []
     for record in log[-LOG_VIEW:]:
         entry = dict(record)
+        entry.pop("log_time_ms", None)   # the metrics' append time (docs/model.md §21.8), not shown
         entry["committed"] = record["offset"] < hw
         entry["text"] = record.get("text") or record_text(record)
         records.append(entry)

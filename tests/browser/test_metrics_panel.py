@@ -92,3 +92,28 @@ def test_the_replay_graphs_the_whole_run_and_a_click_seeks(page, server):
     assert panel_problems(page) == []
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "replay-1024x768.png"))
+
+
+def test_kraft_eras_show_the_quorum_controllers_metrics(page, server):
+    """3.9-kraft: the KRaft controller's FencedBrokerCount / ActiveBrokerCount and the brokers'
+    last-applied-record-lag-ms are there, the ZooKeeper controller's LeaderElectionRateAndTimeMs
+    is not; at 1024 px the cards fit."""
+    _app, base = server
+    page.set_viewport_size({"width": 1024, "height": 768})
+    open_page(page, base)
+    load(page, "controller-failover-kraft")
+    show_metrics(page)
+    wait_store(page, "s.metricSeries.points.length > 20 && s.clock.t_ms > 3000", timeout=30000)
+    page.evaluate("() => window.isrlab.control('pause')")
+    wait_store(page, "!s.clock.playing")
+    page.wait_for_timeout(400)
+    names = " ".join(page.locator("#panel-metrics .mname").all_inner_texts())
+    assert "FencedBrokerCount" in names and "last-applied-record-lag-ms" in names
+    assert "LeaderElectionRateAndTimeMs" not in names
+    active = page.locator("#panel-metrics .mcard[data-id=active_brokers] .mvalue").inner_text()
+    assert active == str(page.evaluate("() => window.isrlab.store.brokers.size"))
+    lag = page.locator("#panel-metrics .mcard[data-id=metadata_lag] .mvalue").inner_text()
+    assert lag.isdigit() and int(lag) < 1500
+    assert panel_problems(page) == []
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "kraft-1024x768.png"))

@@ -13,6 +13,7 @@ import { brokerColor, fitCanvas } from "./chart.js";
 
 const H = 46, LEFT = 38, RIGHT = 6, TOP = 4, BOTTOM = 4;
 const LINE = "#4fb3ff", CURSOR = "rgba(255,255,255,.7)";
+const YAMMER_ATTRIBUTES = ["Value", "Count, OneMinuteRate", "Count, OneMinuteRate, Mean, Max"];
 const AGG = { sum: "sum over the processes that answer", max: "largest over the brokers that answer",
   image: "the committed metadata image (every controller)", client: "per client-id" };
 
@@ -52,7 +53,8 @@ export function createMetrics(app) {
     catalog.metrics.forEach((m, i) => {
       const canvas = h("canvas.mchart", { "aria-label": `${m.mbean} over the run` });
       const value = h("span.mvalue.mono"), sub = h("span.msub.small.dim");
-      const name = m.attribute && m.kind === "client" ? `${m.mbean} ${m.attribute}` : m.mbean;
+      // a Yammer metric is named by its MBean; a Kafka-metrics one by its MBean and attribute
+      const name = YAMMER_ATTRIBUTES.includes(m.attribute) ? m.mbean : `${m.mbean} ${m.attribute}`;
       const el = h("div.mcard", { dataset: { id: m.id, kind: m.kind } },
         h("div.mname.mono", { title: `${m.what} (${m.attribute}; ${AGG[m.agg] || m.agg})` }, breakable(name)),
         h("div.mline", null, value, h("span.munit.dim", { text: m.unit }), sub),
