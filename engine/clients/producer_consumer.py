@@ -92,6 +92,9 @@ class Producer(Partitioner, Sender, ClientBase):
     #: whether unkeyed records use the sticky partitioner (``_sticky``), set on first use; a
     #: class default: older snapshots lack the attribute
     _sticky_partitioner = None
+    #: the request-time sensor behind request-latency-avg (engine.metrics.sensors), made on the
+    #: first response; a class default: older snapshots lack the attribute
+    request_time = None
 
     def __init__(self, sim, name, spec, config):
         ClientBase.__init__(self, sim, name, config)

@@ -65,7 +65,10 @@ class RaftReplication:
     def append(self, kind, fields):
         """The leader appends one record in its epoch (the 25 ms linger is simplified away, §20.1).
         Inside a batch (``begin_batch``) nothing is sent or committed before the batch ends."""
-        record = {"offset": len(self.log), "epoch": self.epoch, "type": kind}
+        # log_time_ms: the batch's append timestamp, which a broker's last-applied-record-lag-ms
+        # measures from (docs/model.md §22.6); left out of the run result, like "text"
+        record = {"offset": len(self.log), "epoch": self.epoch, "type": kind,
+                  "log_time_ms": self.scheduler.now_ms}
         record.update(fields)
         self.log.append(record)
         if self.batch_base is not None:

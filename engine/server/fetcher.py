@@ -15,13 +15,18 @@ FETCH_ERRORS_THAT_WAIT = ("NOT_LEADER_OR_FOLLOWER", "FENCED_LEADER_EPOCH", "UNKN
 
 
 class FetchState:
-    __slots__ = ("offset", "truncating", "delayed_until_ms", "leader_epoch")
+    #: ``lag``: the partition's FetcherLagMetrics (AbstractFetcherThread.processFetchRequest):
+    #: the leader HW in the last fetch response minus the follower's next fetch offset, read only
+    #: by the ReplicaFetcherManager MaxLag gauge (engine/metrics, docs/model.md §22.3). A state
+    #: pickled before it existed has no value: the gauge reads 0.
+    __slots__ = ("offset", "truncating", "delayed_until_ms", "leader_epoch", "lag")
 
     def __init__(self, offset, truncating, leader_epoch):
         self.offset = offset
         self.truncating = truncating
         self.delayed_until_ms = 0
         self.leader_epoch = leader_epoch
+        self.lag = 0
 
 
 class Fetcher:
@@ -310,6 +315,7 @@ class ReplicaFollower:
                 leo = log.leo
                 fs.offset = leo
                 hw = resp["hw"]
+                fs.lag = hw - leo if hw > leo else 0   # max(0, HW - nextOffset): MaxLag's input
                 new_hw = leo if leo < hw else hw  # min(): assigned, not max'ed: it can go down (§5.2)
                 if new_hw != log.hw:
                     log.hw = new_hw

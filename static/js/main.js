@@ -25,6 +25,8 @@ const app = {
   /** The room's bounded series of one partition since the run started (the time chart's past). */
   fetchRoomSeries: key => (store.room ? getJSON(`/api/rooms/${encodeURIComponent(store.room)}/series?partition=${encodeURIComponent(key)}`)
     : Promise.resolve(null)),
+  /** The room's Kafka metrics since the run started (the Metrics tab's past). */
+  fetchRoomMetrics: () => (store.room ? getJSON(`/api/rooms/${encodeURIComponent(store.room)}/metrics`) : Promise.resolve(null)),
 
   async control(action, value) {
     const payload = value === undefined ? { action } : { action, value };

@@ -22,6 +22,8 @@ import { closeMenu } from "./ui/menu.js";
 import { loadEras } from "./ui/dialogs.js";
 import { $$ } from "./dom.js";
 import { createSeries, recordFrame } from "./series.js";
+import { createMetricsSeries, recordMetrics } from "./metrics.js";
+import { createMetrics } from "./render/metrics.js";
 
 /** Draw `app.store` with the shared renderers. The view also gives `app` the methods every page
  *  answers the same way (requestRender, showTab, selectBroker, clearSelection), since the
@@ -30,6 +32,7 @@ import { createSeries, recordFrame } from "./series.js";
 export function createView(app, { adaptStrips = false, afterRender = null } = {}) {
   const store = app.store;
   store.series = createSeries();          // the live chart's samples, from the frames below
+  store.metricSeries = createMetricsSeries();   // Kafka's metrics the frames carry (Metrics tab)
   let forceNext = true;
   const perf = { render: 0, animate: 0, parse: 0, renders: 0, frames: 0, parts: {}, stripEvery: 1 };
 
@@ -71,7 +74,8 @@ export function createView(app, { adaptStrips = false, afterRender = null } = {}
   const map = createMap(app);
   const partitions = createPartitions(app);
   const timeline = createTimeline(app);
-  const tabs = { timeline, zk: coordination(app), clients: createClients(app), network: createNetwork(app), cli: createCli(app) };
+  const tabs = { timeline, zk: coordination(app), clients: createClients(app), network: createNetwork(app), cli: createCli(app),
+    metrics: createMetrics(app) };
   const alarms = createAlarms(app);
 
   // a tab's panel is drawn only while it shows; forced, it redraws from scratch
@@ -147,7 +151,7 @@ export function createView(app, { adaptStrips = false, afterRender = null } = {}
      *  follow what the store holds (the transport then asks for a full one). */
     apply(frame) {
       const result = applyFrame(store, frame, performance.now());
-      if (result === "ok") recordFrame(store.series, frame, frame.clock.t_ms);
+      if (result === "ok") { recordFrame(store.series, frame, frame.clock.t_ms); recordMetrics(store.metricSeries, frame); }
       if (frame.full) forceNext = true;
       return result;
     },

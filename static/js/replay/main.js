@@ -100,6 +100,8 @@ const app = {
   },
   /** The time chart's whole-run series of one partition (one re-simulation on the server). */
   fetchSeries: key => getJSON(`/api/replay/${RID}/series?partition=${encodeURIComponent(key)}`).then(reply => settleJob(reply)),
+  /** Kafka's metrics over the whole run (one re-simulation on the server): the Metrics tab. */
+  fetchMetrics: () => getJSON(`/api/replay/${RID}/metrics`).then(reply => settleJob(reply)),
   async control(action) {
     if (action === "play") { cursor.play(); return true; }
     if (action === "pause") { cursor.pause(); return true; }
