@@ -31,6 +31,7 @@ ALLOWED = {
     "follower", "candidate", "prospective", "unattached", "resigned",            # Raft roles (QuorumState)
     "state", "controlled", "fence", "fencing", "unclean", "clean",               # the state znode, controlled shutdown, fencing (KIP-320, KRaft)
     "describe",                                                                   # kafka-metadata-quorum.sh describe --status: a tool's subcommand
+    "MBean",                                                                      # JMX: Kafka's metrics are named by MBean
 }
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 

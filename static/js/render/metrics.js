@@ -6,6 +6,7 @@
 // derived from the simulation's state on the server (docs/model.md §22). The live page graphs the
 // samples its frames carry (metrics.js) after the room's history; a replay graphs the whole run
 // (app.fetchMetrics) and a click on a graph seeks there.
+import { t, t as tr } from "../i18n.js";      // tr: where a time is named t (babel.cfg extracts both)
 import { h, setText } from "../dom.js";
 import { seconds } from "../format.js";
 import { plotted, sampleAt, withMetricsHistory } from "../metrics.js";
@@ -14,8 +15,8 @@ import { brokerColor, fitCanvas } from "./chart.js";
 const H = 46, LEFT = 38, RIGHT = 6, TOP = 4, BOTTOM = 4;
 const LINE = "#4fb3ff", CURSOR = "rgba(255,255,255,.7)";
 const YAMMER_ATTRIBUTES = ["Value", "Count, OneMinuteRate", "Count, OneMinuteRate, Mean, Max"];
-const AGG = { sum: "sum over the processes that answer", max: "largest over the brokers that answer",
-  image: "the committed metadata image (every controller)", client: "per client-id" };
+const aggText = agg => ({ sum: t("sum over the processes that answer"), max: t("largest over the brokers that answer"),
+  image: t("the committed metadata image (every controller)"), client: t("per client-id") })[agg] || agg;
 
 export function createMetrics(app) {
   const panel = document.getElementById("panel-metrics");
@@ -51,12 +52,12 @@ export function createMetrics(app) {
     grid.replaceChildren();
     cards.clear();
     catalog.metrics.forEach((m, i) => {
-      const canvas = h("canvas.mchart", { "aria-label": `${m.mbean} over the run` });
+      const canvas = h("canvas.mchart", { "aria-label": t("{mbean} over the run", { mbean: m.mbean }) });
       const value = h("span.mvalue.mono"), sub = h("span.msub.small.dim");
       // a Yammer metric is named by its MBean; a Kafka-metrics one by its MBean and attribute
       const name = YAMMER_ATTRIBUTES.includes(m.attribute) ? m.mbean : `${m.mbean} ${m.attribute}`;
       const el = h("div.mcard", { dataset: { id: m.id, kind: m.kind } },
-        h("div.mname.mono", { title: `${m.what} (${m.attribute}; ${AGG[m.agg] || m.agg})` }, breakable(name)),
+        h("div.mname.mono", { title: `${m.what} (${m.attribute}; ${aggText(m.agg)})` }, breakable(name)),
         h("div.mline", null, value, h("span.munit.dim", { text: m.unit }), sub),
         canvas);
       const card = { el, canvas, value, sub, m, layout: null, drawn: "" };
@@ -81,7 +82,8 @@ export function createMetrics(app) {
     const t = timeAt(card, e.offsetX);
     if (t === null) return;
     const p = sampleAt(card.layout.points, t);
-    const lines = [`${seconds(t)}${app.seek ? " · click to go there" : ""}`, card.m.mbean.replace(/,/g, ",\n  ")];
+    const go = app.seek ? " · " + tr("click to go there") : "";
+    const lines = [seconds(t) + go, card.m.mbean.replace(/,/g, ",\n  ")];
     if (p) lines.push(describe(card.m, p[card.layout.index + 1]));
     tooltip.textContent = lines.join("\n");
     tooltip.hidden = false;
@@ -94,8 +96,8 @@ export function createMetrics(app) {
   function render(store) {
     const src = source(store);
     if (!src) {
-      setText(head, app.fetchMetrics ? (replay === "failed" ? "The run's metrics could not be computed."
-        : "Sampling the run's metrics…") : "No metrics yet.");
+      setText(head, app.fetchMetrics ? (replay === "failed" ? t("The run's metrics could not be computed.")
+        : t("Sampling the run's metrics…")) : t("No metrics yet."));
       return;
     }
     const key = src.catalog.kafka_version + "|" + src.catalog.metrics.map(m => m.id).join();
@@ -103,8 +105,9 @@ export function createMetrics(app) {
     const now = store.clock ? store.clock.t_ms : 0;
     const pts = src.points;
     const t1 = Math.max(1, src.end || 0, pts.length ? pts[pts.length - 1][0] : 0, src.end ? 0 : now);
-    setText(head, `Kafka ${src.catalog.kafka_version}: ${src.catalog.metrics.length} metrics by MBean name, ` +
-      `0 – ${seconds(t1)}; the white line is ${app.fetchMetrics ? "the replay's moment" : "now"} (${seconds(now)}).`);
+    const moment = app.fetchMetrics ? t("the replay's moment") : t("now");
+    setText(head, t("Kafka {version}: {n} metrics by MBean name, 0 – {end}; the white line is {moment} ({now}).", {
+      version: src.catalog.kafka_version, n: src.catalog.metrics.length, end: seconds(t1), moment, now: seconds(now) }));
     const shown = sampleAt(pts, now) || pts[pts.length - 1];
     const width = Math.max(120, grid.clientWidth - 2);
     for (const [i, card] of cards) {
@@ -203,7 +206,7 @@ export function valueText(m, v) {
   if (m.kind === "meter" || m.kind === "timer") return num(v[1], 4);
   if (m.kind === "client") {
     const names = Object.keys(v);
-    return names.length ? names.map(n => `${n} ${num(v[n], 2)}`).join(" · ") : "no producer";
+    return names.length ? names.map(n => `${n} ${num(v[n], 2)}`).join(" · ") : t("no producer");
   }
   return num(v);
 }
