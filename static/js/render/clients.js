@@ -15,6 +15,15 @@ export function producerSettings(p) {
   return parts.join("  ");
 }
 
+/** Where a consumer with client.rack reads each partition (KIP-392 follower fetching), one entry
+ * per partition: "reads orders-0 from b1 (follower, rack az-b)". Empty for a consumer without a
+ * rack: it always reads from the leader. */
+export function readsLines(c) {
+  if (!c.reads) return [];
+  return Object.entries(c.reads).map(([key, r]) =>
+    `reads ${key} from b${r.broker} (${r.role}${r.rack ? `, rack ${r.rack}` : ""})`);
+}
+
 export function createClients(app) {
   const panel = document.getElementById("panel-clients");
   const count = document.getElementById("tab-count-clients");
@@ -131,11 +140,14 @@ export function createClients(app) {
         const lag = leader ? Math.max(0, leader.hw - off) : null;
         return `${key}@${off}${lag === null ? "" : ` (lag ${lag})`}`;
       }).join("  ");
-      const key = JSON.stringify([c.name, c.topic, pos, c.read, c.running, c.error]);
+      const reads = readsLines(c);
+      const key = JSON.stringify([c.name, c.topic, pos, c.read, c.running, c.error, c.rack, reads]);
       if (tr.__k === key) return;
       tr.__k = key;
-      tr.replaceChildren(h("td", { text: c.name }), h("td", { text: c.topic || "–" }),
-        h("td", { text: pos + (c.error ? `  ${c.error}` : ""), style: { whiteSpace: "normal" } }), h("td", { text: String(c.read) }),
+      const readsEl = reads.length ? h("div.small.consumer-reads", { title: `client.rack ${c.rack}: the leader's replica.selector.class picks the replica`, text: reads.join("  ") }) : null;
+      const nameCell = c.rack ? h("td", null, c.name, h("div.small.dim", { text: `rack ${c.rack}`, title: "client.rack" })) : h("td", { text: c.name });
+      tr.replaceChildren(nameCell, h("td", { text: c.topic || "–" }),
+        h("td", { style: { whiteSpace: "normal" } }, pos + (c.error ? `  ${c.error}` : ""), ...(readsEl ? [readsEl] : [])), h("td", { text: String(c.read) }),
         h("td", null, c.running ? h("button.small", { type: "button", text: "stop", onclick: () => app.command({ op: "stop_client", client: c.name }, `stop ${c.name}`) }) : h("span.dim", { text: "stopped" })));
     });
     ledger.render(store);
