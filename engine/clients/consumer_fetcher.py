@@ -148,7 +148,8 @@ class ConsumerFetcher:
                     positions[key] = offset + len(records)
                     self.last_epochs[key] = records[-1][0]
             elif err == "OFFSET_OUT_OF_RANGE":
-                # a preferred read replica is forgotten first; only the leader's answer resets
+                # with a preferred read replica set it is forgotten, and nothing resets; without
+                # one (the fetch went to the leader) the position resets
                 if self.rack is None or self.clear_read_replica(
                         key, f"OFFSET_OUT_OF_RANGE at offset {offset} from broker {node}") is None:
                     self._reset(key, self.config["auto.offset.reset"])
