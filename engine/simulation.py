@@ -209,6 +209,9 @@ class Simulation(TimelineOperations):
             client = Consumer(self, spec["name"], spec, self._client_config("consumer", spec.get("config", {})))
         self.clients[spec["name"]] = client
         self.network.add_node(spec["name"], client)
+        if client.rack is not None and self.network.inter_rack_ms:
+            # a consumer with client.rack stands in that rack: links to other racks cost more
+            self.network.rack_of[spec["name"]] = client.rack   # (docs/model.md §21.8)
         self.scheduler.schedule_at(max(spec.get("start_ms", 0), self.now_ms), client.start)
         if spec.get("stop_ms") is not None:
             self.scheduler.schedule_at(spec["stop_ms"], self._stop_client, spec["name"])

@@ -96,6 +96,10 @@ class ReplicaFollower:
             self.alter_isr_reset(part, st.get("leader_recovery_state", 0))  # docs/model.md §17.4
         if was_leader:
             self.complete_all_delayed(part.key)
+        elif part.key in self.fetch_purgatory:
+            # consumer fetches parked on this follower (KIP-392, §21.8): a new leader epoch
+            # fences them (makeFollowers completes delayed fetches of the partition)
+            self.complete_all_delayed(part.key)
         restart = old_leader != leader or self.era.refetch_on_epoch_bump
         if not restart:
             part.reconciled = part.reconciled or was_leader
@@ -295,6 +299,8 @@ class ReplicaFollower:
         out_of_range = []
         states = fetcher.partitions
         partitions = self.partitions
+        parked = self.fetch_purgatory   # consumer fetches parked on this follower (§21.8)
+        hw_moved = None
         for key, resp in body["partitions"].items():
             if key not in states:
                 continue
@@ -320,10 +326,15 @@ class ReplicaFollower:
                 if new_hw != log.hw:
                     log.hw = new_hw
                     self.sim.invariants.on_hw(self, key, log)  # a follower HW move: compare replicas
+                    if key in parked:
+                        hw_moved = hw_moved or []
+                        hw_moved.append(key)
             elif err == "OFFSET_OUT_OF_RANGE":
                 out_of_range.append(key)
             else:
                 self._back_off(fetcher, [key])
+        if hw_moved is not None and self.era.follower_hw_completes_fetch:
+            self.complete_follower_fetches(hw_moved)   # KAFKA-14334 (3.3.2): before the next fetch
         if out_of_range:
             fetcher.in_flight = True
             self.request(fetcher.leader, LIST_OFFSETS,

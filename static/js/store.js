@@ -182,7 +182,7 @@ const CATEGORY = {
   broker_starting: "broker", broker_started: "broker", broker_stopped: "broker", broker_registered: "broker",
   session_expired: "broker", zk_disconnected: "broker", zk_reconnected: "broker", zk_session_lost: "broker",
   produce_error: "client", produce_failed: "client", consumer_error: "client", consumer_reset: "client",
-  consumer_truncation_detected: "client",
+  consumer_truncation_detected: "client", consumer_read_replica: "client",
   fault: "fault", violation: "violation",
   // KRaft eras (docs/scenario-format.md §4.2)
   partition_change: "election", isr_updated: "isr", raft_leader_elected: "controller", controller_activated: "controller",

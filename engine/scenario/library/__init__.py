@@ -32,6 +32,7 @@ ORDER = (
     "broker-cut-off-from-controllers",
     "last-isr-member-elr",
     "rolling-restart",
+    "follower-fetch-zone",
 )
 
 _HERE = os.path.dirname(__file__)

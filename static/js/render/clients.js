@@ -19,6 +19,16 @@ export function producerSettings(p) {
 // (the function that fills the partition list names its topic t)
 const ANY_PARTITION = t("any (partitioner)");
 
+/** Where a consumer with client.rack reads each partition (KIP-392 follower fetching), one entry
+ * per partition: "reads orders-0 from b1 (follower, rack az-b)". Empty for a consumer without a
+ * rack: it always reads from the leader. */
+export function readsLines(c) {
+  if (!c.reads) return [];
+  return Object.entries(c.reads).map(([key, r]) => r.rack
+    ? t("reads {key} from b{broker} ({role}, rack {rack})", { key, broker: r.broker, role: r.role, rack: r.rack })
+    : t("reads {key} from b{broker} ({role})", { key, broker: r.broker, role: r.role }));
+}
+
 export function createClients(app) {
   const panel = document.getElementById("panel-clients");
   const count = document.getElementById("tab-count-clients");
@@ -135,11 +145,14 @@ export function createClients(app) {
         const lag = leader ? Math.max(0, leader.hw - off) : null;
         return `${key}@${off}${lag === null ? "" : ` (lag ${lag})`}`;
       }).join("  ");
-      const key = JSON.stringify([c.name, c.topic, pos, c.read, c.running, c.error]);
+      const reads = readsLines(c);
+      const key = JSON.stringify([c.name, c.topic, pos, c.read, c.running, c.error, c.rack, reads]);
       if (tr.__k === key) return;
       tr.__k = key;
-      tr.replaceChildren(h("td", { text: c.name }), h("td", { text: c.topic || "–" }),
-        h("td", { text: pos + (c.error ? `  ${c.error}` : ""), style: { whiteSpace: "normal" } }), h("td", { text: String(c.read) }),
+      const readsEl = reads.length ? h("div.small.consumer-reads", { title: t("client.rack {rack}: the leader's replica.selector.class picks the replica", { rack: c.rack }), text: reads.join("  ") }) : null;
+      const nameCell = c.rack ? h("td", null, c.name, h("div.small.dim", { text: t("rack {rack}", { rack: c.rack }), title: "client.rack" })) : h("td", { text: c.name });
+      tr.replaceChildren(nameCell, h("td", { text: c.topic || "–" }),
+        h("td", { style: { whiteSpace: "normal" } }, pos + (c.error ? `  ${c.error}` : ""), ...(readsEl ? [readsEl] : [])), h("td", { text: String(c.read) }),
         h("td", null, c.running ? h("button.small", { type: "button", text: t("stop"), onclick: () => app.command({ op: "stop_client", client: c.name }, t("stop {name}", { name: c.name })) }) : h("span.dim", { text: t("stopped") })));
     });
     ledger.render(store);

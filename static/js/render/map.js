@@ -8,6 +8,7 @@ import { sortedBrokers } from "../store.js";
 import { isKraft, dedicatedVoters } from "../kraft.js";
 import { t } from "../i18n.js";
 import { createVoterLayer, kraftLines, updateKraftLines, updateFencingDeadline } from "./quorum_map.js";
+import { readsLines } from "./clients.js";
 
 const STATE_LABEL = { running: "running", starting: "starting", shutting_down: "shutting down", stopped: "down",
   halted: "halted", registration_failed: "reg. failed", paused: "paused (GC)" };
@@ -185,8 +186,12 @@ export function createMap(app) {
     el.style.left = box.x + "px"; el.style.top = box.y + "px";
     el.className = "node client " + c.type + (c.running ? "" : " stopped");
     setText(el.querySelector(".kind"), c.type === "producer" ? "▲" : "▼");
-    el.title = c.type === "producer" ? `producer ${c.name} → ${c.topic}` : `consumer ${c.name} ← ${c.topic}`;
-    const extra = c.type === "producer" ? ` acks=${c.acks}${c.rate_per_s ? " " + c.rate_per_s + "/s" : ""}` : ` read ${c.read}`;
+    el.title = c.type === "producer" ? `producer ${c.name} → ${c.topic}` : [`consumer ${c.name} ← ${c.topic}`, ...readsLines(c)].join("\n");
+    // a consumer reading from followers (KIP-392) names them: "← b1"
+    const followers = c.reads ? [...new Set(Object.values(c.reads).filter(r => r.role === "follower").map(r => "b" + r.broker))] : [];
+    const extra = c.type === "producer" ? ` acks=${c.acks}${c.rate_per_s ? " " + c.rate_per_s + "/s" : ""}`
+      : ` read ${c.read}` + (followers.length ? ` ← ${followers.join(",")}` : "");
+    el.dataset.reads = readsLines(c).join("; ");
     setText(el.querySelector(".cname"), c.name + extra);
   }
 

@@ -92,8 +92,12 @@ export async function openConfig(app) {
       input = h("select", null, h("option", { value: "true", text: "true" }), h("option", { value: "false", text: "false" }));
       input.value = String(current);
     } else if (spec.kind.startsWith("enum:")) {
-      input = h("select", null, ...spec.kind.slice(5).split("|").map(o => h("option", { value: o, text: o })));
-      input.value = String(current);
+      // a key whose default is unset (replica.selector.class) offers "(unset)" too
+      const unset = def === null ? [h("option", { value: "", text: "(unset)" })] : [];
+      input = h("select", null, ...unset, ...spec.kind.slice(5).split("|").map(o => h("option", { value: o, text: o })));
+      input.value = current === null || current === undefined ? "" : String(current);
+    } else if (spec.kind === "str") {
+      input = h("input", { type: "text", value: current ?? "", maxlength: 64 });
     } else if (spec.kind === "acks") {
       input = h("select", null, ...["all", "1", "0"].map(o => h("option", { value: o, text: o })));
       input.value = String(current);
@@ -110,6 +114,7 @@ export async function openConfig(app) {
       let val = input.value;
       if (spec.kind === "bool") val = val === "true";
       else if (spec.kind === "int" || spec.kind === "int?") val = val === "" ? null : Number(val);
+      else if (spec.kind.startsWith("enum:") && val === "") val = null;
       if (String(val) === String(current)) edits.delete(key); else edits.set(key, val);
       tr.classList.toggle("changed", edits.has(key));
       applyBtn.disabled = edits.size === 0;
