@@ -38,25 +38,73 @@ class RaftReplication:
                              f"{sorted(self.votes)} (a majority of {len(self.voters)} voters)")
         self.append(LEADER_CHANGE, {"leader": self.node_id, "voters": list(self.voters),
                                     "granting_voters": sorted(self.votes)})
-        for voter in self.voters:
-            if voter != self.node_id:
-                self._send_begin_epoch(voter)
+        if self.sim.rules_1_4:
+            self.begin_epoch_requests = {}
+            self._begin_epoch_round(self.epoch)
+        else:  # engine 1.3.0: once, and again after each failure until acknowledged
+            for voter in self.voters:
+                if voter != self.node_id:
+                    self._send_begin_epoch(voter)
         self._reset_check_quorum()
         self.maybe_advance_hw()
 
     def _send_begin_epoch(self, voter):
-        self.request(voter, BEGIN_QUORUM_EPOCH, {"leader": self.node_id, "epoch": self.epoch},
-                     self.config["controller.quorum.request.timeout.ms"], self._on_begin_epoch_ack,
-                     (voter, self.epoch))
+        return self.request(voter, BEGIN_QUORUM_EPOCH, {"leader": self.node_id, "epoch": self.epoch},
+                            self.config["controller.quorum.request.timeout.ms"],
+                            self._on_begin_epoch_ack, (voter, self.epoch))
 
     def _on_begin_epoch_ack(self, ctx, body, error):
         voter, epoch = ctx
         if self.role != "leader" or epoch != self.epoch:
             return
-        if error or body is None:
+        if self.sim.rules_1_4:
+            self._begin_epoch_answered(voter, body, error)
+        elif error or body is None:
             self.set_timer(RETRY_BACKOFF_MS, self._resend_begin_epoch, ctx)  # until acknowledged
             return
-        self.observe_epoch(body["epoch"], None)
+        if body is not None and not error:
+            self.observe_epoch(body["epoch"], None)
+
+    # engine 1.4.0: KafkaRaftClient.maybeSendBeginQuorumEpochRequests @ 3.9.0 / 4.1.0 -------------
+    #: leader: voter -> (corr, sent_ms) of its BeginQuorumEpoch in flight, or (None, failed_ms)
+    #: while backing off (RequestManager's ConnectionState)
+    begin_epoch_requests = None
+
+    def _begin_epoch_round(self, epoch):
+        """Every ``fetch.timeout.ms / 2`` (``LeaderState.beginQuorumEpochTimer``, first at once) the
+        leader sends BeginQuorumEpoch to every other voter, acknowledged or not, that has no request
+        in flight and is not backing off (``RequestManager.isReady``); one that failed is tried
+        again only at the next round."""
+        if not self.running or self.role != "leader" or epoch != self.epoch:
+            return
+        now = self.scheduler.now_ms
+        for voter in self.voters:
+            if voter != self.node_id and self._begin_epoch_ready(voter, now):
+                self.begin_epoch_requests[voter] = (self._send_begin_epoch(voter), now)
+        self.set_timer(self.config["controller.quorum.fetch.timeout.ms"] // 2,
+                       self._begin_epoch_round, epoch)
+
+    def _begin_epoch_ready(self, voter, now):
+        corr, since = self.begin_epoch_requests.get(voter, (None, None))
+        if since is None:
+            return True
+        if corr is not None:  # in flight until its request timeout (hasRequestTimedOut: >=)
+            return corr not in self.pending or now >= since + self.config["controller.quorum.request.timeout.ms"]
+        return now >= since + RETRY_BACKOFF_MS  # isBackoffComplete
+
+    def _begin_epoch_answered(self, voter, body, error):
+        """``RequestManager.onResponseResult``: an answer makes the voter ready, a failure backs it
+        off ``controller.quorum.retry.backoff.ms``. A request timeout needs no backoff: the
+        RequestManager counts a request as timed out (ready) from its deadline on, before the
+        channel fails it."""
+        corr = self.begin_epoch_requests.get(voter, (None, None))[0]
+        if corr is not None and corr in self.pending:
+            return  # the answer to an older request (isResponseExpected: not the one in flight)
+        if error or body is None:
+            failed = error != "REQUEST_TIMED_OUT"
+            self.begin_epoch_requests[voter] = (None, self.scheduler.now_ms if failed else None)
+        else:
+            self.begin_epoch_requests.pop(voter, None)
 
     def _resend_begin_epoch(self, ctx):
         if self.role == "leader" and ctx[1] == self.epoch:

@@ -1,0 +1,89 @@
+"""The controller quorum's Raft rules fixed in engine 1.4.0 (docs/model.md §20.1), read at Kafka
+3.9.0 (cc53a632ed) and 4.1.0 (13f70256db). Each test also re-simulates the run as engine 1.3.0,
+which must keep the old behaviour (and fails the new assertion)."""
+import pytest
+
+from engine.core.messages import BEGIN_QUORUM_EPOCH
+from engine.simulation import Simulation
+
+from .test_kraft_raft import quorum_doc, raft_events
+
+LATENCY_MS = 1                   # the scenario's default link latency
+BEGIN_EPOCH_PERIOD_MS = 1000     # controller.quorum.fetch.timeout.ms / 2
+
+
+def _deliveries(sim, kind):
+    """(t_ms, source, target) of every ``kind`` message the network delivers from now on."""
+    seen = []
+
+    def observe(what, env):
+        if what == "deliver" and env.type == kind:
+            seen.append((sim.scheduler.now_ms, env.source, env.target))
+    sim.network.observer = observe
+    return seen
+
+
+def _voter_back_after_an_election(era, engine_version):
+    """Follower F crashes; the active controller L shuts down gracefully, so G is elected without
+    F; F restarts 1500 ms after G's election, following L in the old epoch (its quorum-state file)."""
+    sim = Simulation(quorum_doc(era, 12000), engine_version=engine_version)
+    sim.advance_to(3000)
+    leader = sim.quorum.active
+    follower, other = [v for v in sim.quorum.voter_ids if v != leader]
+    sim.apply({"op": "crash", "controller": follower})
+    sim.advance_to(4000)
+    sim.apply({"op": "shutdown", "controller": leader})
+    sim.advance_to(4100)
+    elected = raft_events({"history": sim.history}, "raft_leader_elected", after_ms=4000)[0]
+    assert elected["controller"] == other
+    restart_ms = elected["t_ms"] + 1500
+    sim.advance_to(restart_ms)
+    sim.apply({"op": "restart", "controller": follower})
+    voter = sim.quorum.voters[follower]
+    for t in range(restart_ms + 1, restart_ms + 3000):
+        sim.advance_to(t)
+        if voter.leader_id == other:
+            return sim, elected["t_ms"], restart_ms, t
+    raise AssertionError("the restarted voter never learned the new leader")
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_a_voter_back_from_a_crash_learns_the_leader_at_the_next_begin_quorum_epoch_round(era):
+    """KafkaRaftClient.maybeSendBeginQuorumEpochRequests @ 3.9.0 / 4.1.0: the leader's
+    beginQuorumEpochTimer (fetch.timeout.ms / 2 = 1000 ms, expired at once when it becomes leader)
+    sends BeginQuorumEpoch to the other voters every 1000 ms; a failed request (the voter was down)
+    is not retried before the next round. So a voter restarted 1500 ms after the election learns
+    the leader from the round at 2000 ms (+ the link's 1 ms). Engine 1.3.0 retried every 20 ms
+    after each failure, so the voter learned it within ~20 ms of its restart."""
+    sim, elected_ms, restart_ms, learned_ms = _voter_back_after_an_election(era, None)
+    assert learned_ms == elected_ms + 2 * BEGIN_EPOCH_PERIOD_MS + LATENCY_MS
+    # the leader commits nothing of its epoch before a second voter fetches: it activates later too
+    activated = raft_events(sim.run(), "controller_activated", after_ms=elected_ms)
+    assert activated[0]["t_ms"] > learned_ms
+    _, _, restart_ms, learned_ms = _voter_back_after_an_election(era, "1.3.0")
+    assert learned_ms <= restart_ms + 25
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_the_leader_sends_begin_quorum_epoch_every_second_to_every_voter(era):
+    """The round goes to every voter but the leader, acknowledged or not (the set of voters, not
+    LeaderState's unacknowledged ones, @ 3.9.0 and 4.1.0): a follower that has fetched for seconds
+    still gets one every 1000 ms. Engine 1.3.0 sent it once per voter."""
+    counts = {}
+    for version in (None, "1.3.0"):
+        sim = Simulation(quorum_doc(era, 8000), engine_version=version)
+        sim.advance_to(3000)
+        leader = sim.quorum.active
+        elected = raft_events({"history": sim.history}, "raft_leader_elected")[-1]["t_ms"]
+        seen = _deliveries(sim, BEGIN_QUORUM_EPOCH)
+        sim.run()
+        counts[version] = seen
+        for voter in sim.quorum.voter_ids:
+            if voter == leader:
+                continue
+            times = [t for t, src, dst in seen if src == leader and dst == voter]
+            if version is None:
+                # rounds at elected + k x 1000 (from 3000 ms on), each delivered 1 ms later
+                assert times == [elected + k * BEGIN_EPOCH_PERIOD_MS + LATENCY_MS
+                                 for k in range(1, 8) if 3000 <= elected + k * BEGIN_EPOCH_PERIOD_MS < 8000]
+    assert counts["1.3.0"] == []
