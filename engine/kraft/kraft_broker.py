@@ -30,6 +30,9 @@ CONTROLLED_SHUTDOWN_WAIT_MS = 300000
 class KraftBroker(MetadataFetcher, Broker):
     #: combined mode (§20.11): the QuorumVoter that lives in this broker's process
     colocated_voter = None
+    #: the observer's quorum-state file (engine 1.4.0): the Raft epoch and leader it knew last
+    disk_raft_epoch = 0
+    disk_raft_leader = None
 
     def __init__(self, sim, broker_id):
         self.disk_broker_epoch = -1  # the clean-shutdown file: the epoch of a clean stop
@@ -59,6 +62,11 @@ class KraftBroker(MetadataFetcher, Broker):
         recovered = self._boot_process()
         if self.sim.rules_1_3:
             self.handlers = self.closed_handlers  # engine 1.2.0: served once registered
+        if self.sim.rules_1_4 and self.colocated_voter is None:
+            # QuorumState.initialize: an observer starts in the epoch of its quorum-state file
+            # (0 on a new disk), following the leader it names; engine 1.3.0 started at -1.
+            # (Combined mode: the broker reads the local voter's log and leader, §20.11.)
+            self.raft_epoch, self.raft_leader = self.disk_raft_epoch, self.disk_raft_leader
         self.disk_broker_epoch = -1
         self.sim.emit("broker_starting", broker=self.node_id, reason=f"process start: {recovered}")
         self.fetch_metadata()
@@ -168,6 +176,8 @@ class KraftBroker(MetadataFetcher, Broker):
         self.disk_broker_epoch = epoch
 
     def _stop(self, state, close_session, net_state="refusing"):
+        # every transition of the observer's QuorumState is durable: the file holds the last one
+        self.disk_raft_epoch, self.disk_raft_leader = max(self.raft_epoch, 0), self.raft_leader
         self.state = state
         self.new_incarnation()
         self._reset_memory()

@@ -38,12 +38,17 @@ class MetadataFetcher:
         if self.state not in ("starting", "running", "shutting_down"):
             return
         if error or body is None or body.get("error"):
-            hint = (body or {}).get("leader")
-            if hint is not None and hint != target and not error:
-                self.raft_leader = hint
+            if self.sim.rules_1_4:
+                if self._after_refusal(target, body, error):
+                    self.fetch_metadata()  # handled: the RequestManager is ready at once
+                    return
             else:
-                self.raft_leader = None
-                self.md_voter_index += 1  # ask the next voter who leads (pollFollowerAsObserver)
+                hint = (body or {}).get("leader")
+                if hint is not None and hint != target and not error:
+                    self.raft_leader = hint
+                else:
+                    self.raft_leader = None
+                    self.md_voter_index += 1  # ask the next voter who leads (pollFollowerAsObserver)
             self.set_timer(RETRY_BACKOFF_MS, self.fetch_metadata)
             return
         self.raft_leader = body["leader"]
@@ -56,6 +61,30 @@ class MetadataFetcher:
         if self.metadata_offset >= body["hw"] and self.state != "starting":
             self.publish()  # MetadataLoader: one new image per batch, once caught up and registered
         self.fetch_metadata()
+
+    def _after_refusal(self, target, body, error):
+        """Engine 1.4.0: a refusal names the voter's epoch and leader, and the observer moves as
+        ``KafkaRaftClient.maybeHandleCommonResponse`` -> ``maybeTransition`` @ 3.9.0 / 4.1.0 says:
+        to a higher epoch (following the leader named, if any), or to the named leader of its own
+        epoch when it knows none; an older epoch (UNKNOWN_LEADER_EPOCH: the voter is behind) is
+        ignored. It asks the next voter when it knows no leader, or when the one it follows
+        refused without news (a resigned leader names itself). True when it learned a new leader
+        to fetch from: Kafka fetches from it at once (the refusal was handled, no backoff); any
+        other refusal waits ``controller.quorum.retry.backoff.ms`` (simplification: Kafka asks
+        again at once after every refusal it handled)."""
+        before = (self.raft_epoch, self.raft_leader)
+        if not error and body is not None and body.get("epoch") is not None:
+            epoch, leader = body["epoch"], body.get("leader")
+            if epoch > self.raft_epoch:
+                self.raft_epoch, self.raft_leader = epoch, leader
+            elif epoch == self.raft_epoch and leader is not None and self.raft_leader is None:
+                self.raft_leader = leader
+        moved = (self.raft_epoch, self.raft_leader) != before
+        if error or self.raft_leader is None or (self.raft_leader == target and not moved):
+            self.raft_leader = None
+            self.md_voter_index += 1  # ask the next voter who leads (pollFollowerAsObserver)
+            return False
+        return moved
 
     def publish(self):
         touched, self.md_touched = self.md_touched, {}

@@ -155,15 +155,22 @@ class RaftReplication:
             return
         body = env.body
         voter = body["replica_id"] in self.voter_states
-        if voter and body["epoch"] > self.epoch:
-            self.observe_epoch(body["epoch"], None)
-        if self.role != "leader":
-            self.reply(env, {"error": "NOT_LEADER_OR_FOLLOWER", "epoch": self.epoch,
-                             "leader": self.leader_id})
-            return
-        if voter and body["epoch"] < self.epoch:
-            self.reply(env, {"error": "FENCED_LEADER_EPOCH", "epoch": self.epoch, "leader": self.node_id})
-            return
+        if self.sim.rules_1_4:
+            error = self._fetch_error(body["epoch"])
+            if error is not None:
+                self.reply(env, {"error": error, "epoch": self.epoch, "leader": self.leader_or_sentinel()})
+                return
+        else:  # engine 1.3.0: a voter's higher epoch moved this one; observers were not checked
+            if voter and body["epoch"] > self.epoch:
+                self.observe_epoch(body["epoch"], None)
+            if self.role != "leader":
+                self.reply(env, {"error": "NOT_LEADER_OR_FOLLOWER", "epoch": self.epoch,
+                                 "leader": self.leader_id})
+                return
+            if voter and body["epoch"] < self.epoch:
+                self.reply(env, {"error": "FENCED_LEADER_EPOCH", "epoch": self.epoch,
+                                 "leader": self.node_id})
+                return
         offset = body["fetch_offset"]
         if voter:
             diverging = self._diverging_end(offset, body["last_fetched_epoch"])
@@ -180,6 +187,25 @@ class RaftReplication:
             return
         self.parked[env.id] = env
         self.set_timer(MAX_FETCH_WAIT_MS, self._expire_parked, env.id)
+
+    def _fetch_error(self, epoch):
+        """``KafkaRaftClient.validateLeaderOnlyRequest`` @ 3.9.0 / 4.1.0, for voters and observers
+        alike (engine 1.4.0): an older epoch is FENCED_LEADER_EPOCH, a newer one
+        UNKNOWN_LEADER_EPOCH — the receiver does not move to it (``handleFetchRequest`` never
+        transitions) — and the right epoch at a voter that does not lead NOT_LEADER_OR_FOLLOWER.
+        The answer names this voter's epoch and ``quorum.leaderIdOrSentinel()``."""
+        if epoch < self.epoch:
+            return "FENCED_LEADER_EPOCH"
+        if epoch > self.epoch:
+            return "UNKNOWN_LEADER_EPOCH"
+        return None if self.role == "leader" else "NOT_LEADER_OR_FOLLOWER"
+
+    def leader_or_sentinel(self):
+        """``QuorumState.leaderIdOrSentinel``: a resigned voter's election names itself
+        (``ResignedState.election`` @ 3.9.0 / 4.1.0); engine 1.3.0 named nobody."""
+        if self.role == "resigned" and self.sim.rules_1_4:
+            return self.node_id
+        return self.leader_id
 
     def _readable_end(self, voter):
         """Voters read the whole log; observers only what is committed (simplification, §20.1)."""

@@ -87,3 +87,74 @@ def test_the_leader_sends_begin_quorum_epoch_every_second_to_every_voter(era):
                 assert times == [elected + k * BEGIN_EPOCH_PERIOD_MS + LATENCY_MS
                                  for k in range(1, 8) if 3000 <= elected + k * BEGIN_EPOCH_PERIOD_MS < 8000]
     assert counts["1.3.0"] == []
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_a_voters_fetch_in_a_higher_epoch_does_not_move_the_leader(era):
+    """KafkaRaftClient.handleFetchRequest -> validateLeaderOnlyRequest @ 3.9.0 / 4.1.0: a Fetch in a
+    higher epoch is answered UNKNOWN_LEADER_EPOCH and the receiver does not transition (only
+    responses and Vote/BeginQuorumEpoch/EndQuorumEpoch requests move a voter). Engine 1.3.0 moved
+    the leader to unattached in that epoch when a voter sent it."""
+    for version, stays in ((None, True), ("1.3.0", False)):
+        sim = Simulation(quorum_doc(era, 6000), engine_version=version)
+        sim.advance_to(3000)
+        leader = sim.quorum.active
+        follower = [v for v in sim.quorum.voter_ids if v != leader][0]
+        epoch = sim.quorum.voters[leader].epoch
+        sim.network.send(follower, leader, "Fetch", {"replica_id": follower, "epoch": epoch + 1,
+                                                      "fetch_offset": 0, "last_fetched_epoch": 0},
+                         (0, 10 ** 9), True)
+        sim.advance_to(3005)
+        voter = sim.quorum.voters[leader]
+        assert ((voter.role, voter.epoch) == ("leader", epoch)) is stays
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_a_restarted_broker_fetches_from_the_leader_its_quorum_state_file_names(era):
+    """QuorumState.initialize @ 3.9.0 / 4.1.0 for an observer: a broker's Raft client starts in the
+    epoch and with the leader of its quorum-state file (written at each durable transition), so
+    its first metadata Fetch after a restart goes to that leader in that epoch and is served.
+    Engine 1.3.0 started every broker at epoch -1, asking the first voter (and had no epoch check
+    for observers to fail it)."""
+    for version in (None, "1.3.0"):
+        sim = Simulation(quorum_doc(era, 12000), engine_version=version)
+        sim.advance_to(5000)
+        leader = sim.quorum.active
+        epoch = sim.quorum.voters[leader].epoch
+        sim.apply({"op": "crash", "broker": 0})
+        sim.advance_to(6000)
+        fetches = _deliveries_with_body(sim, "Fetch", source=0)
+        sim.apply({"op": "restart", "broker": 0})
+        sim.advance_to(6100)
+        first = fetches[0]
+        if version is None:
+            assert (first[1], first[2]["epoch"]) == (leader, epoch)
+        else:
+            assert (first[1], first[2]["epoch"]) == (sim.quorum.voter_ids[0], -1)
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_a_new_broker_learns_the_leader_from_a_fenced_leader_epoch_refusal(era):
+    """A broker's first start: its observer is unattached in epoch 0 (no quorum-state file). Its
+    Fetch in epoch 0 reaches voters in a higher epoch; the refusal (FENCED_LEADER_EPOCH, or
+    NOT_LEADER_OR_FOLLOWER) names the epoch and the leader, and the observer follows it
+    (maybeHandleCommonResponse -> maybeTransition @ 3.9.0 / 4.1.0) and fetches from it at once in
+    that epoch. Engine 1.3.0 kept epoch -1, which no voter checked."""
+    sim = Simulation(quorum_doc(era, 4000))
+    fetches = _deliveries_with_body(sim, "Fetch", source=0)
+    sim.advance_to(4000)
+    elected = raft_events({"history": sim.history}, "raft_leader_elected")[0]
+    epochs = [body["epoch"] for t, dst, body in fetches]
+    assert epochs[0] == 0 and max(epochs) == elected["epoch"]
+    served = [(t, dst) for t, dst, body in fetches if body["epoch"] == elected["epoch"]]
+    assert served[0][1] == elected["controller"]
+
+
+def _deliveries_with_body(sim, kind, source):
+    seen = []
+
+    def observe(what, env):
+        if what == "deliver" and env.type == kind and env.source == source and "partitions" not in env.body:
+            seen.append((sim.scheduler.now_ms, env.target, dict(env.body)))
+    sim.network.observer = observe
+    return seen
