@@ -158,3 +158,48 @@ def _deliveries_with_body(sim, kind, source):
             seen.append((sim.scheduler.now_ms, env.target, dict(env.body)))
     sim.network.observer = observe
     return seen
+
+
+def _prospective_grants_a_vote(engine_version):
+    """White-box set-up of the rare case (4.1): voters P and C are unattached in epoch E with no
+    leader and no vote, P one record behind; P goes prospective. Its pre-vote to the leader A is
+    held by a cut, C refuses it (P's log is behind). Then C asks P for a real vote in epoch E,
+    which P grants (C's log is ahead). Returns the pre-votes P sends to C afterwards."""
+    sim = Simulation(quorum_doc("4.1", 6000), engine_version=engine_version)
+    sim.advance_to(3000)
+    leader = sim.quorum.active
+    p, c = [v for v in sim.quorum.voter_ids if v != leader]
+    sim.network.cut(p, leader)
+    sim.network.cut(leader, p)
+    voter, other = sim.quorum.voters[p], sim.quorum.voters[c]
+    for v in (voter, other):
+        v._transition("unattached", v.epoch)
+        v.voted_for = None
+    del voter.log[-1]
+    voter._become_prospective()
+    sim.advance_to(3003)
+    assert voter.role == "prospective" and voter.rejected == {c}
+    sent = []
+
+    def observe(what, env):
+        if what == "send" and env.type == "Vote" and env.source == p and env.target == c:
+            sent.append(dict(env.body))
+    sim.network.observer = observe
+    sim.network.send(c, p, "Vote", {"candidate_id": c, "candidate_epoch": voter.epoch, "pre_vote": False,
+                                    "last_offset_epoch": other.log[-1]["epoch"],
+                                    "last_offset": len(other.log)}, (0, 10 ** 9), True)
+    sim.advance_to(3005)
+    assert voter.voted_for == c and voter.role == "prospective"
+    return sent, voter
+
+
+def test_a_prospective_voter_that_grants_a_vote_asks_again_for_the_pre_votes_it_had():
+    """4.1.0 QuorumState.prospectiveAddVotedState makes a new ProspectiveState whose EpochElection
+    has every other voter unrecorded; pollProspective -> maybeSendVoteRequests then sends a pre-vote
+    again to each ready voter, i.e. to C, whose refusal it had (the RequestManager reset its
+    connection on that answer); C refuses again (P's log is still behind). Engine 1.3.0
+    restarted the count but asked nobody again."""
+    sent, voter = _prospective_grants_a_vote(None)
+    assert [(b["pre_vote"], b["candidate_epoch"]) for b in sent] == [(True, voter.epoch + 1)]
+    sent, _ = _prospective_grants_a_vote("1.3.0")
+    assert sent == []
