@@ -1,0 +1,93 @@
+"""KRaft controller rules fixed in engine 1.4.0 (docs/model.md §20.4), read at Kafka 3.9.0
+(cc53a632ed) and 4.1.0 (13f70256db). Each test re-simulates the run as engine 1.3.0 too, which
+keeps the old behaviour."""
+from engine.kraft.java_order import chm_bin, chm_table_size, objects_hash_int_long, timeline_order
+from engine.simulation import Simulation
+
+SESSION_MS = 9000           # broker.session.timeout.ms
+CHECK_PERIOD_MS = 9000 // 8  # 4.1's maybeFenceStaleBroker period
+
+
+def cluster(era, brokers=4, duration_ms=30000, timeline=()):
+    return {"name": "fencing", "kafka_version": era, "brokers": brokers, "duration_ms": duration_ms,
+            "config": {}, "topics": [{"name": "t", "partitions": 2, "replication_factor": 3}],
+            "clients": [], "timeline": list(timeline)}
+
+
+def fences(history, after_ms=0):
+    return [(e["t_ms"], e["broker"], e["broker_epoch"]) for e in history
+            if e["type"] == "broker_fenced" and e["t_ms"] > after_ms]
+
+
+def test_java_orders():
+    """Objects.hash(0, 1L) = 31 x (31 + 0) + 1; ConcurrentHashMap bins of 16 below 12 keys;
+    BaseHashTable slots by Knuth's multiplier 0x9E3779B97F4A7C15: with capacity 4, key 1's top two
+    bits are 10 (slot 2), key 2's 00 (slot 0), key 3's 11 (slot 3)."""
+    assert objects_hash_int_long(0, 1) == 962 and objects_hash_int_long(2, 33) == 1056
+    assert chm_bin(962, 16) == 2 and chm_table_size(11) == 16 and chm_table_size(12) == 32
+    assert timeline_order([0, 1, 2, 3]) == [0, 2, 1, 3]
+    assert timeline_order([0, 1]) == [0, 1]
+
+
+def test_4_1_writes_the_fence_record_again_when_a_fenced_brokers_session_expires():
+    """ReplicationControlManager.maybeFenceOneStaleBroker @ 4.1.0: BrokerHeartbeatTracker keeps the
+    (id, epoch) of a broker fenced by its controlled shutdown; when its last heartbeat is a session
+    old, maybeRemoveExpired returns it and handleBrokerFenced writes a second fence record (it does
+    not look whether the broker is fenced). Engine 1.3.0 skipped fenced brokers. 3.9's unfenced
+    list no longer holds a fenced broker: one record."""
+    timeline = [{"op": "shutdown", "broker": 3, "at_ms": 5000}]
+    for era, version, count in (("4.1", None, 2), ("4.1", "1.3.0", 1), ("3.9-kraft", None, 1)):
+        result = Simulation(cluster(era, timeline=timeline), engine_version=version).run()
+        fenced = fences(result["history"])
+        assert [b for _, b, _ in fenced] == [3] * count
+        if count == 2:
+            # its last heartbeat is the one answered with the fence (told at commit, a few ms
+            # later); the periodic check runs every 1125 ms
+            first = fenced[0][0]
+            assert first - 5 + SESSION_MS < fenced[1][0] <= first + SESSION_MS + CHECK_PERIOD_MS
+            assert fenced[1][2] == fenced[0][2]          # the same broker epoch, fenced again
+            assert "already fenced" in [e for e in result["history"] if e["type"] == "broker_fenced"][1]["reason"]
+
+
+def _crash_two_brokers_after_a_controller_failover(version):
+    """3.9: the new active controller touches every broker at its activation (the same ms), and
+    brokers 1 and 2 crash before their next heartbeat: both are stale at the same deadline."""
+    sim = Simulation(cluster("3.9-kraft"), engine_version=version)
+    sim.advance_to(5000)
+    sim.apply({"op": "crash", "controller": sim.quorum.active})
+    t = 5001
+    while not [e for e in sim.history if e["type"] == "controller_activated" and e["t_ms"] > 5000]:
+        t += 1
+        sim.advance_to(t)
+    for broker in (1, 2):
+        sim.apply({"op": "crash", "broker": broker})
+    return t, fences(sim.run()["history"])
+
+
+def test_3_9_fences_the_oldest_contact_first():
+    """BrokerHeartbeatManager.findOneStaleBroker @ 3.9.0: the head of the unfenced list, sorted by
+    last contact (ties: the broker touched first comes first, BrokerHeartbeatStateList.add).
+    ClusterControlManager.activate touches the brokers in the order of brokerRegistrations, a
+    TimelineHashMap: with four brokers its slots give 0, 2, 1, 3. So broker 2 is fenced before
+    broker 1. Engine 1.3.0 fenced them in id order."""
+    activated, fenced = _crash_two_brokers_after_a_controller_failover(None)
+    assert [b for _, b, _ in fenced] == [2, 1]
+    assert activated + SESSION_MS <= fenced[0][0] <= activated + SESSION_MS + 5
+    _, fenced = _crash_two_brokers_after_a_controller_failover("1.3.0")
+    assert [b for _, b, _ in fenced] == [1, 2]
+
+
+def test_4_1_fences_stale_brokers_in_the_tracker_maps_order():
+    """BrokerHeartbeatTracker.maybeRemoveExpired @ 4.1.0 walks a ConcurrentHashMap of
+    BrokerIdAndEpoch: broker 1 (epoch 2) and broker 0 after a restart (epoch 33) share bin 2
+    (Objects.hash: 994 and 1026 mod 16), where broker 1 came first; so broker 1 is fenced first,
+    broker 0 10 ms later (the task's immediate rerun). Engine 1.3.0 fenced them in id order."""
+    timeline = [{"at_ms": 3000, "op": "crash", "broker": 0}, {"at_ms": 3100, "op": "restart", "broker": 0},
+                {"at_ms": 20000, "op": "crash", "broker": 0}, {"at_ms": 20000, "op": "crash", "broker": 1}]
+    fenced = fences(Simulation(cluster("4.1", duration_ms=35000, timeline=timeline)).run()["history"], 20000)
+    assert [(b, e) for _, b, e in fenced] == [(1, 2), (0, 33)]
+    assert fenced[1][0] - fenced[0][0] == 10
+    assert chm_bin(objects_hash_int_long(1, 2), 16) == chm_bin(objects_hash_int_long(0, 33), 16) == 2
+    old = fences(Simulation(cluster("4.1", duration_ms=35000, timeline=timeline),
+                            engine_version="1.3.0").run()["history"], 20000)
+    assert [b for _, b, _ in old] == [0, 1]
