@@ -54,6 +54,7 @@ class KraftBroker(MetadataFetcher, Broker):
         self.fenced = True
         self.hb_in_flight = False
         self.ever_unfenced = False
+        self.ready_to_unfence = False   # BrokerLifecycleManager.readyToUnfence (engine 1.4.0)
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def start(self, _=None):
@@ -119,10 +120,13 @@ class KraftBroker(MetadataFetcher, Broker):
         interval = self.config["broker.heartbeat.interval.ms"]
         timeout = interval if self.era.heartbeat_timeout_is_interval \
             else self.config["broker.session.timeout.ms"] // 2
+        if self.sim.rules_1_4:
+            want_fence = not self.ready_to_unfence  # sendBrokerHeartbeat: setWantFence(!readyToUnfence)
+        else:  # engine 1.3.0: as soon as the broker had applied its own registration record
+            want_fence = self.metadata_offset <= self.broker_epoch
         body = {"broker": self.node_id, "broker_epoch": self.broker_epoch,
                 "current_metadata_offset": self.metadata_offset - 1,
-                "want_fence": self.metadata_offset <= self.broker_epoch,
-                "want_shut_down": self.state == "shutting_down"}
+                "want_fence": want_fence, "want_shut_down": self.state == "shutting_down"}
         self.hb_in_flight = True
         self.request(self.controller_id, BROKER_HEARTBEAT, body, timeout, self._on_heartbeat, None)
 
@@ -141,6 +145,9 @@ class KraftBroker(MetadataFetcher, Broker):
             if body["should_shut_down"] and self.state == "shutting_down":
                 self._finish_shutdown("the controller granted the controlled shutdown")
                 return
+            if self._becomes_ready_to_unfence(body):
+                self.set_timer(0, self._heartbeat)  # SetReadyToUnfenceEvent: the next one at once
+                return
         if self.state == "shutting_down":
             delay = SHUTDOWN_HEARTBEAT_MS
         elif not self.ever_unfenced:
@@ -148,6 +155,18 @@ class KraftBroker(MetadataFetcher, Broker):
         else:
             delay = self.config["broker.heartbeat.interval.ms"]
         self.set_timer(delay, self._heartbeat)
+
+    def _becomes_ready_to_unfence(self, body):
+        """Engine 1.4.0, ``BrokerServer.startup`` @ 3.9.0 / 4.1.0: the first heartbeat answer with
+        ``isCaughtUp`` completes ``initialCatchUpFuture``; with the first metadata publish done
+        (the broker published at its registration) the server calls ``setReadyToUnfence``, whose
+        event sends the next heartbeat at once, now asking to be unfenced. So the broker asks one
+        heartbeat after the controller saw it caught up; engine 1.3.0 asked in the first heartbeat
+        sent after it had applied its registration record."""
+        if not self.sim.rules_1_4 or self.ready_to_unfence or not body["is_caught_up"]:
+            return False
+        self.ready_to_unfence = True
+        return True
 
     # -- controlled shutdown (through heartbeats) ------------------------------------------------------
     def shutdown(self):

@@ -91,3 +91,43 @@ def test_4_1_fences_stale_brokers_in_the_tracker_maps_order():
     old = fences(Simulation(cluster("4.1", duration_ms=35000, timeline=timeline),
                             engine_version="1.3.0").run()["history"], 20000)
     assert [b for _, b, _ in old] == [0, 1]
+
+
+def _heartbeats(era, version):
+    """(t_ms, kind, body) of broker 0's heartbeats and their answers until it is unfenced."""
+    sim = Simulation(cluster(era, duration_ms=4000), engine_version=version)
+    seen = []
+
+    def observe(what, env):
+        if what != "deliver":
+            return
+        if env.type == "BrokerHeartbeat" and env.source == 0:
+            seen.append((sim.scheduler.now_ms, "request", dict(env.body)))
+        elif env.type == "BrokerHeartbeatResponse" and env.target == 0:
+            seen.append((sim.scheduler.now_ms, "answer", dict(env.body)))
+    sim.network.observer = observe
+    result = sim.run()
+    unfenced = [e for e in result["history"] if e["type"] == "broker_unfenced" and e["broker"] == 0][0]
+    return seen, unfenced
+
+
+def test_a_broker_asks_to_be_unfenced_once_the_controller_saw_it_caught_up():
+    """BrokerLifecycleManager @ 3.9.0 / 4.1.0: a heartbeat asks to be unfenced only once
+    readyToUnfence is set (setWantFence(!readyToUnfence)); BrokerServer.startup sets it after the
+    first answer with isCaughtUp (initialCatchUpFuture) and the first publish, and
+    SetReadyToUnfenceEvent sends the next heartbeat at once. So some heartbeat that still wants to
+    stay fenced is answered isCaughtUp, and the very next one (sent the same millisecond) asks.
+    Engine 1.3.0 asked in the first heartbeat after the broker applied its registration, before
+    any answer said it was caught up."""
+    for era in ("3.9-kraft", "4.1"):
+        seen, unfenced = _heartbeats(era, None)
+        asks = [i for i, (_, kind, body) in enumerate(seen) if kind == "request" and not body["want_fence"]]
+        first_ask = asks[0]
+        caught_up = [i for i, (_, kind, body) in enumerate(seen) if kind == "answer" and body.get("is_caught_up")]
+        assert caught_up and caught_up[0] == first_ask - 1          # the answer just before it
+        assert seen[first_ask][0] == seen[caught_up[0]][0] + 1      # sent at once (1 ms link)
+        assert all(body["want_fence"] for _, kind, body in seen[:first_ask] if kind == "request")
+        assert unfenced["t_ms"] > seen[first_ask][0]
+        old, _ = _heartbeats(era, "1.3.0")
+        first_old = next(i for i, (_, kind, body) in enumerate(old) if kind == "request" and not body["want_fence"])
+        assert not [1 for _, kind, body in old[:first_old] if kind == "answer" and body.get("is_caught_up")]
