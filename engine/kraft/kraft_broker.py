@@ -45,6 +45,7 @@ class KraftBroker(MetadataFetcher, Broker):
         Broker._reset_memory(self)
         self.md_image = MetadataImage()
         self.md_touched = {}
+        self.md_brokers_touched = False
         self.metadata_offset = 0
         self.md_in_flight = False
         self.md_voter_index = 0

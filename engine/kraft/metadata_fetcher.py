@@ -17,6 +17,8 @@ RETRY_BACKOFF_MS = 20
 
 class MetadataFetcher:
     """Mixin of ``KraftBroker``."""
+    #: brokers' records replayed since the last publish (engine 1.4.0); class default for snapshots
+    md_brokers_touched = False
 
     def fetch_metadata(self, _=None):
         if self.state not in ("starting", "running", "shutting_down") or self.md_in_flight:
@@ -87,6 +89,11 @@ class MetadataFetcher:
         return moved
 
     def publish(self):
+        if self.md_brokers_touched:
+            # engine 1.4.0: the metadata cache (KRaftMetadataCache.setImage) takes the new image's
+            # brokers at the publish, before the partitions are applied (its publisher runs first)
+            self.md_brokers_touched = False
+            self._cache_brokers()
         touched, self.md_touched = self.md_touched, {}
         for topic, index in touched:
             self.apply_partition(topic, index)
@@ -96,13 +103,20 @@ class MetadataFetcher:
         self.metadata_offset = record["offset"] + 1
         kind = record["type"]
         if kind in (REGISTER_BROKER, BROKER_CHANGE):
-            self.live_brokers = {b: reg["broker_epoch"] for b, reg in self.md_image.brokers.items()
-                                 if self.md_image.is_active(b)}
+            if self.sim.rules_1_4:
+                self.md_brokers_touched = True  # the cache changes at the next publish
+            else:  # engine 1.3.0: the cache changed record by record
+                self._cache_brokers()
             reg = self.md_image.brokers.get(self.node_id)
             if reg is not None and reg["broker_epoch"] == self.broker_epoch:
                 self.fenced = reg["fenced"]
         elif kind in (PARTITION, PARTITION_CHANGE):
             self.md_touched[(record["topic"], record["partition"])] = None
+
+    def _cache_brokers(self):
+        """The metadata cache's brokers for clients and ISR eligibility: the active ones."""
+        self.live_brokers = {b: reg["broker_epoch"] for b, reg in self.md_image.brokers.items()
+                             if self.md_image.is_active(b)}
 
     def apply_partition(self, topic, index):
         reg = self.md_image.partitions[(topic, index)]

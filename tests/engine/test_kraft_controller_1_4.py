@@ -131,3 +131,34 @@ def test_a_broker_asks_to_be_unfenced_once_the_controller_saw_it_caught_up():
         old, _ = _heartbeats(era, "1.3.0")
         first_old = next(i for i, (_, kind, body) in enumerate(old) if kind == "request" and not body["want_fence"])
         assert not [1 for _, kind, body in old[:first_old] if kind == "answer" and body.get("is_caught_up")]
+
+
+def _cache_while_catching_up(version, monkeypatch):
+    """Broker 2 restarts late in a long run: its metadata log is longer than one Fetch answer (200
+    records), so it replays it over several answers before it is caught up. Returns the brokers
+    its metadata cache held after each answer that left it behind the high watermark."""
+    from engine.kraft.kraft_broker import KraftBroker
+    seen = []
+    handle = KraftBroker._on_metadata_fetched
+
+    def spy(self, target, body, error):
+        handle(self, target, body, error)
+        if self.node_id == 2 and body and not error and not body.get("error") \
+                and self.metadata_offset < body["hw"]:
+            seen.append(dict(self.live_brokers))
+    monkeypatch.setattr(KraftBroker, "_on_metadata_fetched", spy)
+    timeline = [{"at_ms": 150000, "op": "crash", "broker": 2}, {"at_ms": 150500, "op": "restart", "broker": 2}]
+    Simulation(cluster("3.9-kraft", brokers=3, duration_ms=152000, timeline=timeline),
+               engine_version=version).run()
+    return seen
+
+
+def test_a_brokers_metadata_cache_changes_at_a_publish_not_record_by_record(monkeypatch):
+    """MetadataLoader @ 3.9.0 / 4.1.0 replays records into a delta and publishes a new image only
+    once it has caught up with the high watermark (maybePublishMetadata); KRaftMetadataCache takes
+    the image at the publish (setImage). So while a restarted broker is still behind, its cache
+    holds no broker at all. Engine 1.3.0 changed the cache at every broker record it replayed."""
+    behind = _cache_while_catching_up(None, monkeypatch)
+    assert behind and all(cache == {} for cache in behind)
+    old = _cache_while_catching_up("1.3.0", monkeypatch)
+    assert old and any(cache for cache in old)
