@@ -47,7 +47,7 @@ class BrokerControl:
             self.remove_from_isrs(broker, f"broker {broker} re-registered after a"
                                           f"{'n unclean' if not clean else ' clean'} shutdown",
                                   unclean_shutdown=unclean)
-        epoch = len(self.voter.log)
+        epoch = self.voter.next_offset()   # the offset of its RegisterBrokerRecord
         self.write(REGISTER_BROKER, {"broker": broker, "broker_epoch": epoch, "fenced": True,
                                      "in_controlled_shutdown": False, "clean": clean,
                                      "incarnation": body["incarnation"]})
@@ -119,7 +119,7 @@ class BrokerControl:
                                       reason=f"heartbeat from broker {broker} with WantShutDown: "
                                              f"its leaderships move away")
             self.remove_from_isrs(broker, f"controlled shutdown of broker {broker}")
-            self.cs_offset[broker] = len(self.voter.log) - 1
+            self.cs_offset[broker] = self.voter.next_offset() - 1
             return False
         lowest = min([off for b, off in self.reported.items()
                       if b != broker and self.image.is_active(b)], default=None)

@@ -82,7 +82,7 @@ class QuorumController(BrokerControl, LeaderBalance):
         return record
 
     def reply_after_commit(self, env, answer):
-        end = len(self.voter.log)
+        end = self.voter.next_offset()  # what this operation wrote, lingering or not
         if end <= self.voter.hw:
             self.voter.reply(env, answer)
         else:

@@ -110,17 +110,52 @@ class RaftReplication:
         if self.role == "leader" and ctx[1] == self.epoch:
             self._send_begin_epoch(ctx[0])
 
+    def next_offset(self):
+        """The offset the leader's next record gets: its log end plus what lingers."""
+        return len(self.log) + len(self.accumulator)
+
     def append(self, kind, fields):
-        """The leader appends one record in its epoch (the 25 ms linger is simplified away, §20.1).
-        Inside a batch (``begin_batch``) nothing is sent or committed before the batch ends."""
-        record = {"offset": len(self.log), "epoch": self.epoch, "type": kind}
+        """The leader appends one record in its epoch. From engine 1.4.0 a controller's record
+        lingers in the accumulator first (``linger``); the LeaderChange record is a control
+        message, drained at once (``appendControlMessages`` -> ``forceDrain``). Engine 1.3.0:
+        inside a batch (``begin_batch``) nothing is sent or committed before the batch ends."""
+        record = {"offset": self.next_offset(), "epoch": self.epoch, "type": kind}
         record.update(fields)
+        if self.sim.rules_1_4 and kind != LEADER_CHANGE:
+            self.linger(record)
+            return record
         self.log.append(record)
         if self.batch_base is not None:
             record["batch"] = self.batch_base
             return record
         self._batch_appended()
         return record
+
+    # engine 1.4.0: BatchAccumulator @ 3.9.0 / 4.1.0 -----------------------------------------------
+    #: records appended since the last drain, not yet in the log (class default for old snapshots)
+    accumulator = ()
+
+    def linger(self, record):
+        """``BatchAccumulator.append``: the record joins the current batch; the first record after a
+        drain starts the linger timer (``maybeResetLinger``), and the leader drains the batch
+        ``controller.quorum.append.linger.ms`` later (``KafkaRaftClient.maybeAppendBatches``:
+        ``timeUntilDrain``). So every controller operation of those 25 ms shares one batch, which
+        is appended, sent to the fetchers and committed whole. (The 8 MiB batch size, which
+        would complete a batch sooner, is never reached here.)"""
+        if not self.accumulator:
+            self.accumulator = []
+            self.set_timer(self.config["controller.quorum.append.linger.ms"], self._drain, self.epoch)
+        self.accumulator.append(record)
+
+    def _drain(self, epoch):
+        if not self.running or self.role != "leader" or epoch != self.epoch or not self.accumulator:
+            return  # the leadership ended: LeaderState.close released what lingered
+        records, self.accumulator = self.accumulator, []
+        base = records[0]["offset"]
+        for record in records:
+            record["batch"] = base
+            self.log.append(record)
+        self._batch_appended()
 
     def begin_batch(self):
         """KafkaRaftClient.prepareAppend/schedulePreparedAppend: the records of one controller
@@ -317,5 +352,6 @@ class RaftReplication:
 
     def _deactivate(self, reason):
         self.parked = {}
+        self.accumulator = []
         if self.controller is not None:
             self.quorum.deactivate(self, reason)

@@ -6,6 +6,7 @@ from engine.simulation import Simulation
 
 SESSION_MS = 9000           # broker.session.timeout.ms
 CHECK_PERIOD_MS = 9000 // 8  # 4.1's maybeFenceStaleBroker period
+LINGER_MS = 25              # controller.quorum.append.linger.ms
 
 
 def cluster(era, brokers=4, duration_ms=30000, timeline=()):
@@ -44,7 +45,7 @@ def test_4_1_writes_the_fence_record_again_when_a_fenced_brokers_session_expires
             # its last heartbeat is the one answered with the fence (told at commit, a few ms
             # later); the periodic check runs every 1125 ms
             first = fenced[0][0]
-            assert first - 5 + SESSION_MS < fenced[1][0] <= first + SESSION_MS + CHECK_PERIOD_MS
+            assert first - LINGER_MS - 5 + SESSION_MS < fenced[1][0] <= first + SESSION_MS + CHECK_PERIOD_MS
             assert fenced[1][2] == fenced[0][2]          # the same broker epoch, fenced again
             assert "already fenced" in [e for e in result["history"] if e["type"] == "broker_fenced"][1]["reason"]
 
@@ -72,7 +73,7 @@ def test_3_9_fences_the_oldest_contact_first():
     broker 1. Engine 1.3.0 fenced them in id order."""
     activated, fenced = _crash_two_brokers_after_a_controller_failover(None)
     assert [b for _, b, _ in fenced] == [2, 1]
-    assert activated + SESSION_MS <= fenced[0][0] <= activated + SESSION_MS + 5
+    assert activated + SESSION_MS <= fenced[0][0] <= activated + SESSION_MS + LINGER_MS + 5
     _, fenced = _crash_two_brokers_after_a_controller_failover("1.3.0")
     assert [b for _, b, _ in fenced] == [1, 2]
 
@@ -86,7 +87,8 @@ def test_4_1_fences_stale_brokers_in_the_tracker_maps_order():
                 {"at_ms": 20000, "op": "crash", "broker": 0}, {"at_ms": 20000, "op": "crash", "broker": 1}]
     fenced = fences(Simulation(cluster("4.1", duration_ms=35000, timeline=timeline)).run()["history"], 20000)
     assert [(b, e) for _, b, e in fenced] == [(1, 2), (0, 33)]
-    assert fenced[1][0] - fenced[0][0] == 10
+    # decided 10 ms apart (the task's immediate rerun); within one 25 ms linger: one commit
+    assert fenced[1][0] == fenced[0][0]
     assert chm_bin(objects_hash_int_long(1, 2), 16) == chm_bin(objects_hash_int_long(0, 33), 16) == 2
     old = fences(Simulation(cluster("4.1", duration_ms=35000, timeline=timeline),
                             engine_version="1.3.0").run()["history"], 20000)
@@ -162,3 +164,39 @@ def test_a_brokers_metadata_cache_changes_at_a_publish_not_record_by_record(monk
     assert behind and all(cache == {} for cache in behind)
     old = _cache_while_catching_up("1.3.0", monkeypatch)
     assert old and any(cache for cache in old)
+
+
+def _registrations(era, version):
+    """(delivered, answered) times of each BrokerRegistration at the controller, and the metadata
+    log of the run."""
+    sim = Simulation(cluster(era, brokers=3, duration_ms=4000), engine_version=version)
+    seen = {}
+
+    def observe(what, env):
+        if what == "deliver" and env.type == "BrokerRegistration":
+            seen.setdefault(env.correlation_id, [sim.now_ms, None])
+        elif what == "send" and env.type == "BrokerRegistrationResponse" and env.correlation_id in seen:
+            seen[env.correlation_id][1] = sim.now_ms
+    sim.network.observer = observe
+    result = sim.run()
+    return [tuple(v) for v in seen.values() if v[1] is not None], result["metadata_log"]
+
+
+def test_controller_records_linger_25_ms_and_share_a_batch():
+    """BatchAccumulator @ 3.9.0 / 4.1.0: QuorumController.appendRecords -> raftClient.prepareAppend
+    puts an operation's records in the current batch; the first record after a drain starts the
+    linger timer (maybeResetLinger) and KafkaRaftClient.maybeAppendBatches drains only when
+    timeUntilDrain is 0, controller.quorum.append.linger.ms = 25 later. So a BrokerRegistration is
+    answered no sooner than 25 ms after it arrives (plus the commit's fetch round trip), and the
+    three brokers' registrations, sent within a few ms of each other, are one batch. Engine 1.3.0
+    appended each operation at once, as its own batch."""
+    for era in ("3.9-kraft", "4.1"):
+        answers, log = _registrations(era, None)
+        assert answers and all(LINGER_MS <= answered - delivered <= LINGER_MS + 5
+                               for delivered, answered in answers)
+        registered = [r for r in log if r["type"] == "RegisterBrokerRecord"][:3]
+        assert len({r["batch"] for r in registered}) == 1
+        answers, log = _registrations(era, "1.3.0")
+        assert all(answered - delivered < LINGER_MS for delivered, answered in answers)
+        registered = [r for r in log if r["type"] == "RegisterBrokerRecord"][:3]
+        assert len({r["batch"] for r in registered}) == 3
