@@ -89,7 +89,8 @@ class RaftReplication:
         if since is None:
             return True
         if corr is not None:  # in flight until its request timeout (hasRequestTimedOut: >=)
-            return corr not in self.pending or now >= since + self.config["controller.quorum.request.timeout.ms"]
+            timeout = self.config["controller.quorum.request.timeout.ms"]
+            return corr not in self.pending or now >= since + timeout
         return now >= since + RETRY_BACKOFF_MS  # isBackoffComplete
 
     def _begin_epoch_answered(self, voter, body, error):
@@ -193,7 +194,8 @@ class RaftReplication:
         if self.sim.rules_1_4:
             error = self._fetch_error(body["epoch"])
             if error is not None:
-                self.reply(env, {"error": error, "epoch": self.epoch, "leader": self.leader_or_sentinel()})
+                self.reply(env, {"error": error, "epoch": self.epoch,
+                                 "leader": self.leader_or_sentinel()})
                 return
         else:  # engine 1.3.0: a voter's higher epoch moved this one; observers were not checked
             if voter and body["epoch"] > self.epoch:

@@ -3,7 +3,8 @@
 Each ``golden_digests_<version>.json`` is the record of what that engine version did, copied
 unchanged when the next version changed behaviour: 1.1.0's from commit 332d476 (164 runs), 1.2.0's
 from the last commit of 1.2.0 (271 runs: every library scenario in every era it validates for, and
-combined mode), 1.3.0's from the last commit of 1.3.0 (6d56800, the same 271 runs). Every one of them must come out identical when today's engine runs with
+combined mode), 1.3.0's from the last commit of 1.3.0 (6d56800, the same 271 runs). Every one of
+them must come out identical when today's engine runs with
 ``engine_version=<version>`` (docs/model.md §19). Keys that no longer run (a scenario or era
 removed) fail; scenarios and eras added since are not pinned there. Never regenerate these files.
 """

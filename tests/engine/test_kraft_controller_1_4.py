@@ -47,7 +47,8 @@ def test_4_1_writes_the_fence_record_again_when_a_fenced_brokers_session_expires
             first = fenced[0][0]
             assert first - LINGER_MS - 5 + SESSION_MS < fenced[1][0] <= first + SESSION_MS + CHECK_PERIOD_MS
             assert fenced[1][2] == fenced[0][2]          # the same broker epoch, fenced again
-            assert "already fenced" in [e for e in result["history"] if e["type"] == "broker_fenced"][1]["reason"]
+            second = [e for e in result["history"] if e["type"] == "broker_fenced"][1]
+            assert "already fenced" in second["reason"]
 
 
 def _crash_two_brokers_after_a_controller_failover(version):
@@ -85,7 +86,8 @@ def test_4_1_fences_stale_brokers_in_the_tracker_maps_order():
     broker 0 10 ms later (the task's immediate rerun). Engine 1.3.0 fenced them in id order."""
     timeline = [{"at_ms": 3000, "op": "crash", "broker": 0}, {"at_ms": 3100, "op": "restart", "broker": 0},
                 {"at_ms": 20000, "op": "crash", "broker": 0}, {"at_ms": 20000, "op": "crash", "broker": 1}]
-    fenced = fences(Simulation(cluster("4.1", duration_ms=35000, timeline=timeline)).run()["history"], 20000)
+    result = Simulation(cluster("4.1", duration_ms=35000, timeline=timeline)).run()
+    fenced = fences(result["history"], 20000)
     assert [(b, e) for _, b, e in fenced] == [(1, 2), (0, 33)]
     # decided 10 ms apart (the task's immediate rerun); within one 25 ms linger: one commit
     assert fenced[1][0] == fenced[0][0]
@@ -125,13 +127,15 @@ def test_a_broker_asks_to_be_unfenced_once_the_controller_saw_it_caught_up():
         seen, unfenced = _heartbeats(era, None)
         asks = [i for i, (_, kind, body) in enumerate(seen) if kind == "request" and not body["want_fence"]]
         first_ask = asks[0]
-        caught_up = [i for i, (_, kind, body) in enumerate(seen) if kind == "answer" and body.get("is_caught_up")]
+        caught_up = [i for i, (_, kind, body) in enumerate(seen)
+                     if kind == "answer" and body.get("is_caught_up")]
         assert caught_up and caught_up[0] == first_ask - 1          # the answer just before it
         assert seen[first_ask][0] == seen[caught_up[0]][0] + 1      # sent at once (1 ms link)
         assert all(body["want_fence"] for _, kind, body in seen[:first_ask] if kind == "request")
         assert unfenced["t_ms"] > seen[first_ask][0]
         old, _ = _heartbeats(era, "1.3.0")
-        first_old = next(i for i, (_, kind, body) in enumerate(old) if kind == "request" and not body["want_fence"])
+        first_old = next(i for i, (_, kind, body) in enumerate(old)
+                         if kind == "request" and not body["want_fence"])
         assert not [1 for _, kind, body in old[:first_old] if kind == "answer" and body.get("is_caught_up")]
 
 

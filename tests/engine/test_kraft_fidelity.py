@@ -41,7 +41,8 @@ def test_a_fenced_brokers_isr_removals_and_fence_record_are_one_batch(era, monke
     # other operations of the same 25 ms linger (BatchAccumulator), e.g. a NoOpRecord
     batch = [r for r in result["metadata_log"] if r.get("batch") == fence["batch"]]
     at = batch.index(fence)
-    assert [r["type"] for r in batch[at - 3:at + 1]] == ["PartitionChangeRecord"] * 3 + ["BrokerRegistrationChangeRecord"]
+    assert [r["type"] for r in batch[at - 3:at + 1]] == \
+        ["PartitionChangeRecord"] * 3 + ["BrokerRegistrationChangeRecord"]
     assert all(0 not in r["isr"] for r in batch[at - 3:at])
     offsets = {r["offset"] for r in batch}
     for broker in (1, 2):
