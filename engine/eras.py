@@ -293,6 +293,7 @@ CONFIG = {
     "controller.quorum.election.backoff.max.ms": ("int", "broker", _kraft(1000), 1),
     "controller.quorum.request.timeout.ms": ("int", "broker", _kraft(2000), 1),
     "metadata.max.idle.interval.ms": ("int", "broker", _kraft(500), 1),
+    "controller.quorum.append.linger.ms": ("int", "broker", _kraft(25), 0),
     "eligible.leader.replicas.version": ("int", "broker", {**_kraft(None), "4.1": 1}, 0),
     "metadata.version": ("enum:3.9-IV0|4.1-IV1", "broker", {**_kraft(None), "3.9-kraft": "3.9-IV0",
                                                              "4.1": "4.1-IV1"}, None),

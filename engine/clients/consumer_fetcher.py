@@ -153,7 +153,7 @@ class ConsumerFetcher:
                 if self.rack is None or self.clear_read_replica(
                         key, f"OFFSET_OUT_OF_RANGE at offset {offset} from broker {node}") is None:
                     self._reset(key, self.config["auto.offset.reset"])
-            else:
+            elif err not in self._fetch_errors_only_logged():
                 refresh = True
                 if self.rack is not None and self.sim.era.preferred_replica_cleared_on_error \
                         and err != "UNKNOWN_LEADER_EPOCH":
@@ -166,6 +166,16 @@ class ConsumerFetcher:
             self._poll()   # a partition may have moved to another broker (a preferred replica)
         else:
             self._poll_node(node)
+
+    def _fetch_errors_only_logged(self):
+        """Engine 1.4.0: the fetch errors the consumer only logs (``Fetcher.initializeCompletedFetch``
+        @ 2.4.0 – 3.3.1, ``FetchCollector.handleInitializeErrors`` @ 3.7.0 – 4.1.0): UNKNOWN_LEADER_EPOCH
+        (the broker has not yet learned the epoch the consumer's metadata gave it) and
+        UNKNOWN_SERVER_ERROR ask for no metadata update; the partition is fetched again in the next
+        poll, at once. Engine 1.3.0 refreshed metadata after every error but OFFSET_OUT_OF_RANGE."""
+        if self.sim.rules_1_4 and self.sim.era.consumer_truncation_detection:
+            return ("UNKNOWN_LEADER_EPOCH", "UNKNOWN_SERVER_ERROR")
+        return ()
 
     # -- KIP-320 client side: detect truncation after a leader change (§10) ---------------------------
     def _validate(self, key, leader, epoch):
