@@ -6,6 +6,7 @@
     isrlab analyze [--sweep ID ...] ...       the analysis of stored sweeps on Spark
     isrlab resimulate [--era 0.10] ...        stored runs re-simulated and asked a question
     isrlab search BASE.json ...               counterexample search, shrink, save
+    isrlab import-cluster DESCRIBE.txt ...    a scenario from kafka-topics.sh --describe output
 
 ``isrlab --help`` and ``isrlab COMMAND --help`` list every option. ``python -m engine`` stays the
 engine's own standard-library command line (run, list, search, bench).
@@ -17,6 +18,7 @@ import click
 from .analytics.cli import analyze_command, resimulate_command, sweep_command
 from .commandline import invoke
 from .counterexample.cli import search_command
+from .importcli import import_command
 from .replay.headless import run_command
 
 
@@ -54,7 +56,8 @@ def serve_command(host, port):
     return serve(settings)
 
 
-for _command in (run_command, sweep_command, analyze_command, resimulate_command, search_command):
+for _command in (run_command, sweep_command, analyze_command, resimulate_command, search_command,
+                 import_command):
     cli.add_command(_command)
 
 

@@ -38,5 +38,7 @@ def status_of(exc):
 
 
 def error_reply(exc):
-    """The body of a refused request or socket event."""
-    return {"ok": False, "error": exc.to_dict()}
+    """The body of a refused request or socket event: its message in the request's language
+    (app/i18n/errors.py; the field stays the English path)."""
+    from .i18n.errors import localized      # here: worker processes import this module without Flask-Babel
+    return {"ok": False, "error": localized(exc.to_dict())}

@@ -18,6 +18,7 @@ from .workers import WorkerProcesses
 JOB_MODULES = ("app.jobwork", "app.counterexample.service", "app.counterexample.finder")
 from .quotas import Quotas
 from .counterexample.routes import bp as search_bp
+from .i18n import init_app as init_i18n
 from .reports import init_app as init_reports
 from .runner import Runner
 from .web import init_app as init_web
@@ -56,6 +57,7 @@ def create_app(config=None):
                         if settings["JOB_PROCESSES"] > 0 else None),
         "quotas": Quotas(settings["QUOTA_PER_CLIENT"], settings["QUOTA_WINDOW_S"], settings["QUOTA_GLOBAL"]),
     }
+    init_i18n(app)                      # zh-CN and en: catalogs, the language of a request, the CJK font
     init_web(app)                       # pages and HTTP resources (app/web/), the store and replays
     app.register_blueprint(search_bp)   # "Can this lose data?" (app/counterexample/routes.py)
     init_reports(app)                   # sweeps and their analytics report (app/reports/)

@@ -10,6 +10,11 @@ VERSIONS = ("0.10", "1.1", "2.0", "2.0.1", "2.4", "2.6", "2.7", "3.0", "3.3", "3
 ZK_VERSIONS = VERSIONS[:VERSIONS.index("3.9-kraft")]
 KRAFT_VERSIONS = VERSIONS[len(ZK_VERSIONS):]
 LONG_MAX = 9223372036854775807
+#: replica.selector.class values (org.apache.kafka.common.replica): the rack-aware one names a
+#: follower in the consumer's rack; LeaderSelector, like no selector at all, always the leader.
+RACK_AWARE_SELECTOR = "org.apache.kafka.common.replica.RackAwareReplicaSelector"
+LEADER_SELECTOR = "org.apache.kafka.common.replica.LeaderSelector"
+REPLICA_SELECTORS = (LEADER_SELECTOR, RACK_AWARE_SELECTOR)
 INT_MAX = 2147483647
 
 
@@ -133,6 +138,22 @@ class Era:
     #: requestUpdate(), for a producer too (its topics: those it sent to); up to 2.2 only the
     #: consumer's ConsumerCoordinator listener asks again for unavailable topics.
     metadata_errors_request_update: bool = False
+    # -- follower fetching, KIP-392 (docs/model.md §21.8) -----------------------------------------
+    #: KIP-392 (2.4): consumers send their client.rack (FetchRequest v11); a leader whose
+    #: replica.selector.class picks a follower names it as the preferred read replica, and a
+    #: follower serves consumers up to its own high watermark.
+    follower_fetching: bool = False
+    #: KAFKA-13767 (3.3.0): a leader answers a fetch that names a preferred read replica at once;
+    #: before, the empty answer waited in the fetch purgatory for fetch.max.wait.ms.
+    preferred_replica_answers_now: bool = False
+    #: KAFKA-14372 (3.3.2, 3.4.0): only ISR followers may be preferred read replicas.
+    preferred_replica_in_isr: bool = False
+    #: KAFKA-14379 (3.3.2, 3.5.0): the consumer forgets the preferred read replica on an error that
+    #: asks for new metadata, on a failed fetch request, and when the replica left its metadata.
+    preferred_replica_cleared_on_error: bool = False
+    #: KAFKA-14334 (3.3.2, 3.4.0): a follower whose high watermark moves completes the consumer
+    #: fetches parked on it; before, they waited for fetch.max.wait.ms.
+    follower_hw_completes_fetch: bool = False
 
     @property
     def isr_expiration_divisor(self):
@@ -164,14 +185,17 @@ _KIP320 = {**_KIP279, "epoch_entry_on_become_leader": True, "kip320_fencing": Tr
            "metadata_errors_request_update": True,
            "shutdown_election_skips_shutting_down": False}  # KAFKA-7482 fixed in 2.1.0
 _KIP537 = {**_KIP320, "isr_double_checked_locking": True, "sticky_partitioner": True,
-           "not_leader_error_name": "NOT_LEADER_OR_FOLLOWER"}
+           "not_leader_error_name": "NOT_LEADER_OR_FOLLOWER", "follower_fetching": True}
 
 _ALTER_ISR_27 = {**_KIP537, "alter_isr": True, "alter_isr_send_tick_ms": 50,
                  "clear_pending_bug": True, "retry_refused_throws": True}
 _ALTER_ISR_30 = {**_ALTER_ISR_27, "alter_isr_send_tick_ms": 0, "clear_pending_bug": False,
                  "retry_refused_throws": False}
 _ALTER_PARTITION_33 = {**_ALTER_ISR_30, "alter_isr_api": "AlterPartition", "hw_on_commit": True,
-                       "kip841": True, "leader_recovery": True, "partition_retry": True}
+                       "kip841": True, "leader_recovery": True, "partition_retry": True,
+                       # KIP-392 fixes of 3.3.0 and 3.3.2 (docs/model.md §21.8)
+                       "preferred_replica_answers_now": True, "preferred_replica_in_isr": True,
+                       "preferred_replica_cleared_on_error": True, "follower_hw_completes_fetch": True}
 _ALTER_PARTITION_37 = {**_ALTER_PARTITION_33, "hw_min_isr_gate": True, "hw_needs_isr_eligible": True,
                        "client_timeout_is_timed_out": True}
 _KRAFT_39 = {**_ALTER_PARTITION_37, "kraft": True, "kraft_unclean": True, "election_backoff": True}
@@ -185,7 +209,8 @@ ERAS = {
     "1.1": Era("1.1", **_KIP101),
     "2.0": Era("2.0", **_KIP279),  # 2.0.0: none of the 2.0.1 fixes below
     "2.0.1": Era("2.0.1", **_KIP279_FIXED),
-    "2.4": Era("2.4", **_KIP320, leaderless_metadata_without_epoch=True, sticky_partitioner=True),
+    "2.4": Era("2.4", **_KIP320, leaderless_metadata_without_epoch=True, sticky_partitioner=True,
+               follower_fetching=True),
     "2.6": Era("2.6", **_KIP537),  # KIP-537 defaults live in CONFIG below
     "2.7": Era("2.7", **_ALTER_ISR_27),        # rules of 2.7.2 (docs/model.md §17)
     "3.0": Era("3.0", **_ALTER_ISR_30),        # rules of 3.0.2
@@ -255,6 +280,11 @@ CONFIG = {
                         _from("1.1", "read_uncommitted"), None),
     "fetch.max.wait.ms": ("int", "consumer", _all(500), 0),
     "fetch.min.bytes": ("int", "consumer", _all(1), 1),
+    # KIP-392 follower fetching (2.4): ConsumerConfig.CLIENT_RACK_CONFIG defaults to "" (no rack);
+    # KafkaConfig.ReplicaSelectorClassProp to null, i.e. no selector: consumers read from leaders
+    "client.rack": ("str", "consumer", _from("2.4", ""), None),
+    "replica.selector.class": ("enum:" + "|".join(REPLICA_SELECTORS), "broker", _from("2.4", None),
+                               None),
     # KRaft (docs/model.md §20.9): KafkaConfig / QuorumConfig defaults of 3.9.0 and 4.1.0
     "broker.heartbeat.interval.ms": ("int", "broker", _kraft(2000), 1),
     "broker.session.timeout.ms": ("int", "broker", _kraft(9000), 1),
@@ -263,6 +293,7 @@ CONFIG = {
     "controller.quorum.election.backoff.max.ms": ("int", "broker", _kraft(1000), 1),
     "controller.quorum.request.timeout.ms": ("int", "broker", _kraft(2000), 1),
     "metadata.max.idle.interval.ms": ("int", "broker", _kraft(500), 1),
+    "controller.quorum.append.linger.ms": ("int", "broker", _kraft(25), 0),
     "eligible.leader.replicas.version": ("int", "broker", {**_kraft(None), "4.1": 1}, 0),
     "metadata.version": ("enum:3.9-IV0|4.1-IV1", "broker", {**_kraft(None), "3.9-kraft": "3.9-IV0",
                                                              "4.1": "4.1-IV1"}, None),
@@ -272,10 +303,16 @@ CONFIG = {
     "sim.os.dirty.writeback.interval.ms": ("int", "sim", _all(5000), 1),
 }
 
+#: Keys whose default is unset (None) from the era named on: Kafka knows them there, with no value.
+UNSET_DEFAULT_FROM = {"log.flush.interval.ms": VERSIONS[0], "replica.selector.class": "2.4"}
+
+
 def known_keys(version):
-    """Config keys the era knows. ``log.flush.interval.ms`` defaults to unset (None)."""
+    """Config keys the era knows. Those of ``UNSET_DEFAULT_FROM`` default to unset (None)."""
+    index = VERSIONS.index(version)
     return [k for k, (_kind, _scope, defaults, _c) in CONFIG.items()
-            if defaults[version] is not None or k == "log.flush.interval.ms"]
+            if defaults[version] is not None or
+            (k in UNSET_DEFAULT_FROM and index >= VERSIONS.index(UNSET_DEFAULT_FROM[k]))]
 
 
 def default(version, key):

@@ -21,7 +21,8 @@ from engine.scenario.document import ScenarioError, _Track, check_op, load
 from engine.scenario.racks import rack_of
 from engine.core.scheduler import new_scheduler
 from engine.sim_operations import TimelineOperations, describe_op  # noqa: F401
-from engine.version import ENGINE_VERSION, V1_1_0, V1_2_0, has_1_3_rules, supported  # noqa: F401
+from engine.version import (ENGINE_VERSION, V1_1_0, V1_2_0, has_1_3_rules, has_1_4_rules,  # noqa: F401
+                            supported)
 from engine.zookeeper.server import ZkServer
 
 TOP_LEVEL_ZNODES = ("/brokers/ids", "/brokers/topics", "/isr_change_notification", "/admin",
@@ -58,6 +59,9 @@ class Simulation(TimelineOperations):
     #: Every fix of 1.3.0 asks ``sim.rules_1_3``; the class default is what snapshots pickled by an
     #: older engine continue with.
     rules_1_3 = False
+    #: engine 1.4.0's rules (docs/model.md §19): False re-simulates a run of 1.1.0 – 1.3.0 exactly.
+    #: Every fix of 1.4.0 asks ``sim.rules_1_4``; False too for snapshots pickled before it.
+    rules_1_4 = False
 
     #: high-watermark moves in the history as tuples (engine/history.py): a sweep run's choice
     compact_history = False
@@ -71,6 +75,7 @@ class Simulation(TimelineOperations):
         sc = self.scenario
         self.engine_version = supported(engine_version)
         self.rules_1_3 = has_1_3_rules(self.engine_version)
+        self.rules_1_4 = has_1_4_rules(self.engine_version)
         self.era = eras.ERAS[sc["kafka_version"]]
         self.scheduler = new_scheduler()
         self.streams = Streams(sc["seed"])
@@ -209,6 +214,9 @@ class Simulation(TimelineOperations):
             client = Consumer(self, spec["name"], spec, self._client_config("consumer", spec.get("config", {})))
         self.clients[spec["name"]] = client
         self.network.add_node(spec["name"], client)
+        if client.rack is not None and self.network.inter_rack_ms:
+            # a consumer with client.rack stands in that rack: links to other racks cost more
+            self.network.rack_of[spec["name"]] = client.rack   # (docs/model.md §21.8)
         self.scheduler.schedule_at(max(spec.get("start_ms", 0), self.now_ms), client.start)
         if spec.get("stop_ms") is not None:
             self.scheduler.schedule_at(spec["stop_ms"], self._stop_client, spec["name"])

@@ -9,7 +9,8 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 command -v java >/dev/null 2>&1 || need_apt+=(openjdk-17-jre-headless)
 # zookeeper: the real server that tests/engine/test_zk_differential.py replays the engine's calls on
 # pypy3: sweeps simulate their runs in PyPy worker processes (tests/spark/test_pypy_workers.py)
-for pkg in chromium libxerial-sqlite-jdbc-java libpostgresql-jdbc-java postgresql zookeeper pypy3; do
+# fonts-wqy-zenhei: the CJK glyphs of the Chinese pages, served by the app itself (app/i18n/fonts.py)
+for pkg in chromium libxerial-sqlite-jdbc-java libpostgresql-jdbc-java postgresql zookeeper pypy3 fonts-wqy-zenhei; do
   have_pkg "$pkg" || need_apt+=("$pkg")
 done
 if [ "${#need_apt[@]}" -gt 0 ]; then
@@ -34,6 +35,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/pip install -q --no-deps -e .
   echo "$want" > "$stamp"
 fi
+
+# the gettext catalogs of the pages in Chinese: translations/*.po -> .mo (build output, not committed)
+scripts/i18n.sh compile
 
 # Spark's driver JVM maps a class-data-sharing archive built once per machine (app/spark/class_archive.py):
 # sessions then start in about half the time. Skipped when it exists; a failure only costs that speed.

@@ -20,9 +20,10 @@ from app.sweeps import spec
 from app.sweeps.tables import sweep_runs
 
 from app.spark.jdbc import read_query, read_table
-from app.sweeps.schemas import CELL_LATENCY_SCHEMA, CELLS_SCHEMA, EVENTS_READ_SCHEMA, RUNS_READ_SCHEMA
+from app.sweeps.schemas import (CELL_LATENCY_SCHEMA, CELLS_SCHEMA, EVENTS_READ_SCHEMA, KAFKA_METRICS_READ_SCHEMA,
+                                RUNS_READ_SCHEMA)
 
-from engine.tools.sweep_run import NER_ERRORS
+from engine.tools.sweep_run import METRICS_TYPE, NER_ERRORS
 
 from .transforms import ANALYSED_TYPES
 
@@ -85,8 +86,15 @@ def cell_latency_query(sweep_ids):
             'GROUP BY r.sweep_id, r.cell_id, l.bucket_ms')
 
 
+def kafka_metrics_query(sweep_ids):
+    """Each run's Kafka metrics summary: its one kafka_metrics event row (runs stored before the
+    metrics existed have none)."""
+    return (f"SELECT sweep_id, run_no, details FROM sweep_events WHERE {sweep_filter(sweep_ids)} "
+            f"AND type = '{METRICS_TYPE}'")
+
+
 def extract(spark, store, jdbc, sweep_ids, parallelism=None):
-    """``{"runs", "events", "cell_latency", "cells", "n_runs"}`` of the given sweeps."""
+    """``{"runs", "events", "cell_latency", "cells", "kafka_metrics", "n_runs"}`` of the given sweeps."""
     where = sweep_filter(sweep_ids)
     bounds, n_runs = run_bounds(store, sweep_ids)
     parallelism = parallelism or spark.sparkContext.defaultParallelism
@@ -97,4 +105,6 @@ def extract(spark, store, jdbc, sweep_ids, parallelism=None):
     events = read_query(spark, jdbc, events_query(sweep_ids), EVENTS_READ_SCHEMA, "run_no", bounds, event_parts)
     cell_latency = read_query(spark, jdbc, cell_latency_query(sweep_ids), CELL_LATENCY_SCHEMA)
     cells = read_table(spark, jdbc, "sweep_cells", CELLS_SCHEMA, where=where)
-    return {"runs": runs, "events": events, "cell_latency": cell_latency, "cells": cells, "n_runs": n_runs}
+    kafka_metrics = read_query(spark, jdbc, kafka_metrics_query(sweep_ids), KAFKA_METRICS_READ_SCHEMA)
+    return {"runs": runs, "events": events, "cell_latency": cell_latency, "cells": cells,
+            "kafka_metrics": kafka_metrics, "n_runs": n_runs}

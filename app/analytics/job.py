@@ -55,7 +55,8 @@ def analyze(spark, store, sweep_ids=None, parquet=None, db_url=None):
         # DataFrame calls and planning below take ~15 s of driver time, as long as the reads
         with ThreadPoolExecutor(1) as pool:
             loading = pool.submit(_materialise, runs, events, latency)
-            results = transforms.analyse(runs, events, latency, cache=False)
+            results = transforms.analyse(runs, events, latency, cache=False,
+                                         kafka_metrics=facts["kafka_metrics"])
             results.pop("_cached")
             frames = load.result_frames(results)
             union = load.tagged_union(frames)

@@ -32,6 +32,13 @@ Definitions (also on the report page):
   then run_no.
 * convergence: a run converged when at its end every broker runs, every partition has a leader
   and a full ISR; the others are counted as ``nonconverged``.
+* Kafka's own metrics (``km_*``, docs/model.md §22.7): from each run's ``kafka_metrics`` row (its
+  metrics read every 100 ms of the run): per cell the mean over runs of the time with
+  UnderReplicatedPartitions, UnderMinIsrPartitionCount or OfflinePartitionsCount above zero and
+  with ActiveControllerCount at 0, of UncleanLeaderElectionsPerSec's and record-error-total's
+  counts; the peak over runs of OfflinePartitionsCount, MaxLag and request-latency-avg. A mean
+  leaves out the runs whose era lacks the metric (0.10 has no UnderMinIsrPartitionCount); a cell
+  whose runs carry no row (stored before) has none.
 
 Sums are taken over integers and divided at the end, and percentiles are exact, so the same
 input always gives the same numbers, however Spark partitions it.
@@ -39,6 +46,7 @@ input always gives the same numbers, however Spark partitions it.
 from pyspark.sql import Window
 from pyspark.sql import functions as F
 
+from app.sweeps.schemas import KAFKA_METRICS_SUMMARY
 from engine.tools.sweep_run import DISRUPTIVE_OPS, NER_ERRORS, STATE_TYPES
 
 Z = 1.96
@@ -255,8 +263,43 @@ def cell_latency(runs, latency):
             .agg(F.sum("count").cast("long").alias("count")))
 
 
-def cell_metrics(runs, metrics, detection, failover, latency_hist):
-    """Per cell: the headline numbers (see the module docstring); one row per cell of ``runs``."""
+def kafka_metric_runs(kafka_metrics):
+    """One row per run with the fields of its Kafka metrics summary (the details JSON parsed)."""
+    parsed = kafka_metrics.select(*RUN_KEY, F.from_json("details", KAFKA_METRICS_SUMMARY).alias("m"))
+    return parsed.select(*RUN_KEY, "m.*")
+
+
+def _mean(name):
+    """Integer sum over the runs that have the value, divided at the end (exact, order-free)."""
+    return F.sum(F.col(name)).cast("double") / F.count(F.col(name))
+
+
+def kafka_metric_cells(runs, kafka_metrics):
+    """Per cell of the simulated runs: the km_* columns (see the module docstring)."""
+    ok = runs.where(F.col("status") == "ok").select(*RUN_KEY, "cell_id")
+    per_run = kafka_metric_runs(kafka_metrics).join(ok, RUN_KEY)
+    return per_run.groupBy(*CELL_KEY).agg(
+        F.count("*").cast("int").alias("km_runs"),
+        _mean("under_replicated_ms").alias("km_under_replicated_ms_mean"),
+        _mean("under_min_isr_ms").alias("km_under_min_isr_ms_mean"),
+        _mean("offline_ms").alias("km_offline_ms_mean"),
+        F.max("offline_max").cast("int").alias("km_offline_max"),
+        _mean("no_active_controller_ms").alias("km_no_controller_ms_mean"),
+        _mean("unclean_elections").alias("km_unclean_elections_mean"),
+        F.max("max_lag_peak").cast("long").alias("km_max_lag_peak"),
+        _mean("record_errors").alias("km_record_errors_mean"),
+        F.max("request_latency_avg_peak").alias("km_request_latency_peak_max"))
+
+
+KM_COLUMNS = ("km_runs", "km_under_replicated_ms_mean", "km_under_min_isr_ms_mean", "km_offline_ms_mean",
+              "km_offline_max", "km_no_controller_ms_mean", "km_unclean_elections_mean", "km_max_lag_peak",
+              "km_record_errors_mean", "km_request_latency_peak_max")
+_KM_TYPES = {"km_runs": "int", "km_offline_max": "int", "km_max_lag_peak": "long"}
+
+
+def cell_metrics(runs, metrics, detection, failover, latency_hist, kafka_cells=None):
+    """Per cell: the headline numbers (see the module docstring); one row per cell of ``runs``.
+    ``kafka_cells``: kafka_metric_cells(...), or None (the km_* columns are then null)."""
     status = runs.groupBy(*CELL_KEY).agg(
         F.sum(F.when(F.col("status") == "invalid", 1).otherwise(0)).cast("int").alias("runs_invalid"),
         F.sum(F.when(F.col("status") == "error", 1).otherwise(0)).cast("int").alias("runs_error"),
@@ -292,6 +335,11 @@ def cell_metrics(runs, metrics, detection, failover, latency_hist):
            .join(histogram_percentiles(latency_hist), CELL_KEY, "left")
            .fillna(0, ["runs", "runs_lost", "runs_lost_acks_all", "runs_violation", "nonconverged",
                        "detect_samples", "failover_samples"]))
+    if kafka_cells is not None:
+        out = out.join(kafka_cells, CELL_KEY, "left")
+    else:
+        for name in KM_COLUMNS:
+            out = out.withColumn(name, F.lit(None).cast(_KM_TYPES.get(name, "double")))
     return out.select(*CELL_COLUMNS)
 
 
@@ -301,7 +349,7 @@ CELL_COLUMNS = ("sweep_id", "cell_id", "runs", "runs_invalid", "runs_error", "ru
                 "under_min_isr_fraction", "ner_rate", "failed_rate", "isr_churn_mean", "detect_samples",
                 "detect_ms_p50", "detect_ms_p95", "failover_samples", "failover_ms_p50", "failover_ms_p95",
                 "latency_p50_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms", "nonconverged",
-                "worst_run_no", "worst_run_key")
+                "worst_run_no", "worst_run_key") + KM_COLUMNS
 
 
 def distributions(metrics, detection, failover, offline_intervals, latency_hist):
@@ -326,9 +374,10 @@ RUN_COLUMNS = ("sweep_id", "run_no", "run_key", "cell_id", "seed", "lost", "viol
                "under_min_isr_ms", "isr_churn", "ner_records", "unclean_elections", "converged", "worst_rank")
 
 
-def analyse(runs, events, lat, cache=True):
+def analyse(runs, events, lat, cache=True, kafka_metrics=None):
     """Everything the report shows, from the facts (``lat``: the per-cell latency histogram,
-    ``cell_latency``): a dict of result DataFrames. With ``cache``
+    ``cell_latency``; ``kafka_metrics``: the runs' kafka_metrics rows, or None): a dict of result
+    DataFrames. With ``cache``
     the intermediate results shared by several outputs are cached (the caller unpersists them
     with ``release``)."""
     keep = (lambda df: df.cache()) if cache else (lambda df: df)
@@ -339,7 +388,8 @@ def analyse(runs, events, lat, cache=True):
     failover = keep(failover_times(events))
     lat = keep(lat)
     return {
-        "analytics_cells": cell_metrics(runs, metrics, detection, failover, lat),
+        "analytics_cells": cell_metrics(runs, metrics, detection, failover, lat,
+                                        None if kafka_metrics is None else kafka_metric_cells(runs, kafka_metrics)),
         "analytics_invariants": invariant_counts(runs, events),
         "analytics_distributions": distributions(metrics, detection, failover, offline_iv, lat),
         "analytics_runs": metrics.select(*RUN_COLUMNS),

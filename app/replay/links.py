@@ -117,7 +117,9 @@ def decode_scenario(code):
 
 
 # -- the moment and selection a link opens at --------------------------------------------------------
-def link_query(t_ms=None, partition=None, broker=None):
+def link_query(t_ms=None, partition=None, broker=None, lang=None):
+    """The query of a link's moment and selection, and its language (``lang=zh-CN``: the link opens
+    in the language of the one who made it, app/i18n)."""
     parts = []
     if t_ms is not None:
         parts.append(f"t={int(t_ms)}")
@@ -125,6 +127,8 @@ def link_query(t_ms=None, partition=None, broker=None):
         parts.append("p=" + _quote(partition))
     if broker is not None:
         parts.append(f"b={int(broker)}")
+    if lang is not None:
+        parts.append("lang=" + _quote(lang))
     return ("?" + "&".join(parts)) if parts else ""
 
 
@@ -133,12 +137,12 @@ def _quote(text):
     return quote(str(text), safe="")
 
 
-def scenario_link(code, t_ms=None, partition=None, broker=None):
-    return f"/l/{code}" + link_query(t_ms, partition, broker)
+def scenario_link(code, t_ms=None, partition=None, broker=None, lang=None):
+    return f"/l/{code}" + link_query(t_ms, partition, broker, lang)
 
 
-def run_link(slug, t_ms=None, partition=None, broker=None):
-    return f"/s/{slug}" + link_query(t_ms, partition, broker)
+def run_link(slug, t_ms=None, partition=None, broker=None, lang=None):
+    return f"/s/{slug}" + link_query(t_ms, partition, broker, lang)
 
 
 def parse_focus(args, scenario, end_ms):

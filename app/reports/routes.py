@@ -146,7 +146,7 @@ def _axis_kinds():
         else:
             raw = eras.CONFIG[axis][0]
             kind = ("int" if raw in ("int", "int?") else "bool" if raw == "bool" else ["0", "1", "all"]
-                    if raw == "acks" else raw.split(":", 1)[1].split("|"))
+                    if raw == "acks" else "text" if raw == "str" else raw.split(":", 1)[1].split("|"))
         out.append([axis, kind])
     return out
 

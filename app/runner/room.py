@@ -19,6 +19,7 @@ from .errors import AppError
 from .frames import FrameBuilder
 from .limits import check_command, check_scenario, retarget
 from .live_view import LOSS_EVENTS, LiveView, mark_user_ops, partition_detail
+from .metrics import LiveMetrics
 from .series import LiveSeries
 
 SPEED_MIN = 0.1
@@ -146,6 +147,8 @@ class Room:
         self.view = LiveView(sim)
         self.series = LiveSeries()        # the chart's history since the start of this run
         self.series.observe(sim)
+        self.metrics = LiveMetrics(sim)   # Kafka's own metrics since the start of this run
+        self.metrics.observe(sim)
         self.frames.reset()
         self.run_no += 1
         self.playing = True
@@ -196,7 +199,7 @@ class Room:
         deadline = perf() + slice_s
         violations = sim.violations
         seen = len(violations)
-        observe = self.series.observe          # samples at their own simulated moments, even at max speed
+        observe = self._observe                # samples at their own simulated moments, even at max speed
         if self.pause_on_violation:
             def stop():
                 observe(sim)
@@ -224,6 +227,10 @@ class Room:
             self.playing = False
             self.paused_reason = "record limit"
 
+    def _observe(self, sim):
+        self.series.observe(sim)
+        self.metrics.observe(sim)
+
     # -- frames ------------------------------------------------------------------------------------------
     def clock(self):
         sim = self.sim
@@ -242,11 +249,12 @@ class Room:
         if token == self._token:
             return self.frames.touch(self.clock(), wall_ms)
         self._token = token
-        self.series.observe(sim)
+        self._observe(sim)
         events, dirty = fresh_story(self.view, sim)
         violations = self.view.new_violations()
         msgs, skipped = self.view.messages()
         entities = self.view.entities(dirty)
+        entities.update(self.metrics.entities())
         return self.frames.update(entities, self.clock(), wall_ms, events, violations, msgs, skipped)
 
     def plan_sends(self, backlog):

@@ -2,14 +2,23 @@
 
 ``build_session(master=None)``: ``local[*]`` unless a master URL is given (``--master
 spark://host:7077``, ``yarn``, ``k8s://...``: the same commands then run on that cluster); the UI
-off, no console progress bar, the driver bound to loopback (``SPARK_LOCAL_IP=127.0.0.1`` unless
-set), executors running this interpreter (``PYSPARK_PYTHON``), Debian's JDBC drivers on the
-driver and executor class paths, and ``log4j2.properties`` beside this file silencing the console.
+off, no console progress bar, Debian's JDBC drivers on the driver's class path and shipped to
+executors (``spark.jars``), and ``log4j2.properties`` beside this file silencing the console.
+
+Local masters and masters on this machine's loopback (``spark://127.0.0.1:7077``) bind the
+driver to loopback (``SPARK_LOCAL_IP=127.0.0.1`` unless set); any other master leaves the address
+to Spark (the host's own, or ``SPARK_LOCAL_IP``), since executors on other machines must connect
+back to the driver. Executors run ``PYSPARK_PYTHON`` (default: this interpreter's path; on a
+cluster, the nodes' Python 3.11 with PySpark).
 
 Executors need the engine and the per-run code, nothing else: ``ship_code`` zips ``engine/`` (the
 pure standard-library simulator, as it is) and adds it with ``addPyFile``; the executor-side
 modules of ISR Lab (``app.sweeps.worker``, ``app.analytics.resim_worker``) are pickled *by value*
-(cloudpickle), so an executor never imports the ``app`` package (or Flask).
+(cloudpickle), so an executor never imports the ``app`` package (or Flask). On a cluster the
+executors' JVM options name no file of the driver's machine (no class path, no log4j2 file):
+the JDBC drivers arrive through ``spark.jars``, the engine through ``addPyFile``, and the
+executors log as the cluster's own configuration says (``tests/spark/test_standalone.py``
+proves it on a standalone master and two workers).
 """
 import hashlib
 import os
@@ -38,6 +47,29 @@ def jdbc_jars():
     return [j for j in JDBC_JARS if os.path.exists(j)]
 
 
+def is_local(master):
+    """A master whose executors live in the driver's JVM (``local``, ``local[*]``, ``local[N]``)."""
+    return master is None or master.startswith("local")
+
+
+def on_loopback(master):
+    """A local master, or a cluster master addressed on this machine's loopback: the driver may
+    then listen on loopback only, where executors elsewhere could never reach it."""
+    if is_local(master):
+        return True
+    from urllib.parse import urlsplit
+    host = urlsplit(master.split(",")[0]).hostname or ""
+    return host == "localhost" or host.startswith("127.") or host == "::1"
+
+
+def node_java_options():
+    """The executors' JVM options on a cluster: Debian's JNI folders (where the SQLite JDBC
+    driver's native part lives on a node with the package; a JVM skips folders that are not
+    there), and nothing from the driver's disk: no log4j2 file (its path is the driver's
+    checkout), no class archive, no class path (``spark.jars`` ships the JDBC drivers)."""
+    return "-Djava.library.path=" + ":".join(JNI_DIRS)
+
+
 def session_conf(master=None, app_name="isrlab", extra=None, quick_jit=True, dump_archive=None):
     """The settings of the session as (key, value) pairs (separate, so tests can read them).
     The driver maps the class archive when there is one (``class_archive``); ``dump_archive``:
@@ -47,7 +79,7 @@ def session_conf(master=None, app_name="isrlab", extra=None, quick_jit=True, dum
     java_opts = f"-Dlog4j2.configurationFile=file:{LOG4J2}"
     if jni:
         java_opts += " -Djava.library.path=" + ":".join(jni)
-    local = master is None or master.startswith("local")
+    local = is_local(master)
     quick = " " + QUICK_JIT if quick_jit and not os.environ.get("ISRLAB_SPARK_FULL_JIT") else ""
     if dump_archive:
         archive = f" -XX:ArchiveClassesAtExit={dump_archive} {class_archive.QUIET}"
@@ -60,15 +92,15 @@ def session_conf(master=None, app_name="isrlab", extra=None, quick_jit=True, dum
         "spark.ui.showConsoleProgress": "false",
         "spark.jars": ",".join(jars),
         "spark.driver.extraClassPath": ":".join(jars),
-        "spark.executor.extraClassPath": ":".join(jars),
         "spark.driver.extraJavaOptions": java_opts + quick + archive,
-        "spark.executor.extraJavaOptions": java_opts + (quick if local else ""),
+        "spark.executor.extraJavaOptions": java_opts + quick if local else node_java_options(),
         "spark.sql.session.timeZone": "UTC",
         "spark.python.worker.reuse": "true",
         "spark.sql.execution.arrow.pyspark.enabled": "false",
         "spark.driver.memory": "2g",
     }
     if local:
+        conf["spark.executor.extraClassPath"] = ":".join(jars)
         conf.update({"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
                      "spark.sql.shuffle.partitions": str(max(4, 2 * (os.cpu_count() or 2))),
                      "spark.default.parallelism": str(os.cpu_count() or 2),
@@ -77,12 +109,22 @@ def session_conf(master=None, app_name="isrlab", extra=None, quick_jit=True, dum
     return conf
 
 
+def driver_environment(master, environ):
+    """The variables the driver starts with, where not set already: loopback only for a master
+    on this machine (executors elsewhere connect back to the address the driver advertises,
+    and a driver on 127.0.0.1 is out of their reach); executors running this interpreter
+    (``PYSPARK_PYTHON``: on a cluster, set it to the nodes' Python 3.11 with PySpark)."""
+    if on_loopback(master):
+        environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    return environ
+
+
 def build_session(master=None, app_name="isrlab", extra=None, ship=True, quick_jit=True, dump_archive=None):
     """A SparkSession (or the one already running in this process: its JVM keeps the JIT setting
     it started with). ``quick_jit``: see QUICK_JIT; ``dump_archive``: see session_conf."""
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    driver_environment(master, os.environ)
     from pyspark.sql import SparkSession
     builder = SparkSession.builder
     for key, value in session_conf(master, app_name, extra, quick_jit, dump_archive).items():

@@ -44,6 +44,15 @@ RUNS_READ_FIELDS = ("run_key", "sweep_id", "run_no", "cell_id", "seed", "status"
                     "violations", "converged", "latency_max_ms")
 RUNS_READ_SCHEMA = StructType([StructField(f, _RUN_TYPES[f], True) for f in RUNS_READ_FIELDS])
 
+#: the kafka_metrics event rows (engine.tools.sweep_run.METRICS_TYPE): the run and its summary JSON
+KAFKA_METRICS_READ_SCHEMA = StructType([StructField("sweep_id", S, False), StructField("run_no", L, False),
+                                        StructField("details", S, True)])
+#: the summary's fields the analysis reads (engine.metrics.run_summary.OUTPUTS)
+KAFKA_METRICS_SUMMARY = StructType([StructField(f, t, True) for f, t in (
+    ("under_replicated_ms", L), ("under_min_isr_ms", L), ("offline_ms", L), ("offline_max", I),
+    ("no_active_controller_ms", L), ("unclean_elections", I), ("max_lag_peak", L), ("record_errors", L),
+    ("request_latency_avg_peak", D))])
+
 #: the produce latency histogram of a cell: its simulated runs' sweep_latency rows summed per bucket
 CELL_LATENCY_SCHEMA = StructType([StructField("sweep_id", S, False), StructField("cell_id", I, False),
                                   StructField("bucket_ms", I, False), StructField("count", L, False)])

@@ -1,7 +1,7 @@
 """Tables of sweeps, their runs and the analysis results (SQLAlchemy Core; no Flask, no engine).
 
 Created by the Alembic revision ``0002_sweeps_analytics`` (migrations/versions/), on top of the
-store's saved-run tables. Like the store: times are integer milliseconds, ids explicit, details
+store's saved-run tables; ``0003_kafka_metrics`` adds the Kafka-metric columns of ``analytics_cells``. Like the store: times are integer milliseconds, ids explicit, details
 JSON text, so Spark's JDBC reader needs no DATETIME or JSON types.
 
 Facts (append-only, written by sweeps): ``sweeps``, ``sweep_cells``, ``sweep_runs`` (one row per
@@ -171,6 +171,17 @@ analytics_cells = Table(
     Column("nonconverged", Integer, nullable=False),
     Column("worst_run_no", BigInteger, nullable=True),
     Column("worst_run_key", String(20), nullable=True),
+    # Kafka's own metrics of the runs (revision 0003; the kafka_metrics event rows, docs/sweeps.md)
+    Column("km_runs", Integer, nullable=True),                # runs that carry them
+    Column("km_under_replicated_ms_mean", Float, nullable=True),   # time with URP > 0, per run
+    Column("km_under_min_isr_ms_mean", Float, nullable=True),      # time with UnderMinIsr > 0
+    Column("km_offline_ms_mean", Float, nullable=True),            # time with OfflinePartitions > 0
+    Column("km_offline_max", Integer, nullable=True),              # peak OfflinePartitionsCount
+    Column("km_no_controller_ms_mean", Float, nullable=True),      # time with ActiveControllerCount 0
+    Column("km_unclean_elections_mean", Float, nullable=True),     # UncleanLeaderElectionsPerSec marks
+    Column("km_max_lag_peak", BigInteger, nullable=True),          # peak MaxLag
+    Column("km_record_errors_mean", Float, nullable=True),         # record-error-total
+    Column("km_request_latency_peak_max", Float, nullable=True),   # peak request-latency-avg (ms)
     PrimaryKeyConstraint("sweep_id", "cell_id", name="pk_analytics_cells"),
 )
 

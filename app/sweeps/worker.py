@@ -15,8 +15,10 @@ batches (``app.sweeps.rows``): no per-run DataFrame or JDBC work on either side.
 PyPy (``pypy`` = "auto": ``pypy3`` on the node's PATH, what a sweep asks for by default; a
 command or path; "off"):
 one worker process per Spark Python worker, reused by its later tasks
-(``engine.tools.worker.shared_worker``), so the JIT warms up once per executor process, not per task. A node without it, or
-whose PyPy cannot start the engine, simulates in process: the rows are the same either way.
+(``engine.tools.worker.shared_worker``), so the JIT warms up once per executor process, not per task. The
+interpreter is looked up on the node that runs the task (its PATH), never on the driver's. A node
+without it, or whose PyPy cannot start the engine, simulates in process (with a note on the
+executor's stderr unless the sweep said "auto"): the rows are the same either way.
 """
 import shutil
 import sys
@@ -59,6 +61,10 @@ def run_task(rows, payload, sweep_id, pypy="off"):
     value = payload.value
     cells, profiles = value["cells"], value["profiles"]
     interpreter = interpreter_for(pypy)
+    if interpreter is None and pypy not in (None, "off", "auto"):
+        # asked for by name and not on this node: say so where the node logs (the executor's
+        # stderr), so a cluster that lacks it is visible; the rows are the same either way
+        print(f"isrlab sweep: {pypy} is not on this node; simulating in process", file=sys.stderr)
     worker = _pypy_worker(interpreter, cells, profiles, sweep_id) if interpreter else None
     if worker is None:
         yield from run_in_process(rows, cells, profiles, sweep_id)

@@ -8,11 +8,13 @@ replied as ``{"ok": false, "error": {"field", "message", "allowed"}}`` by the on
 import re
 
 from flask import Response, abort, current_app, render_template, request
+from flask_babel import gettext
 
 from engine.scenario.document import load
 
 from ..replay import links as linkcodec
 from ..errors import USER_ERRORS  # noqa: F401  (re-exported for the page routes)
+from ..i18n.errors import localized
 from ..replay.service import ReplayError
 from ..runner import AppError
 from ..runner.limits import check_scenario
@@ -67,9 +69,9 @@ def run_links(run):
 
 
 def describe_error(exc):
-    d = exc.to_dict()
+    d = localized(exc.to_dict())           # in the reader's language (app/i18n/errors.py)
     text = f"{d['field']}: {d['message']}" if d.get("field") else d["message"]
-    return text + (f" (allowed: {d['allowed']})" if d.get("allowed") else "")
+    return text + (gettext(" (allowed: %(allowed)s)", allowed=d["allowed"]) if d.get("allowed") else "")
 
 
 def focus_or_error(scenario, end_ms):

@@ -9,6 +9,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..errors import error_reply
+from . import cluster_import
 from .inputs import UnsafeJSON
 from .security import host_refusal, same_site_refusal, security_headers
 
@@ -34,6 +35,12 @@ def socket_origins(settings):
     return allowed
 
 
+#: a run file (POST /api/runs/import): a long run's events; it is re-simulated in a worker process
+RUN_FILE_MAX_BYTES = 64 * 1024 * 1024
+#: routes whose bodies may be larger than MAX_CONTENT_LENGTH: the bound must be raised here, as the
+#: body is read below, before the route runs (a bound set in the route came too late)
+BODY_LIMITS = {cluster_import.PATH: cluster_import.BODY_BYTES, "/api/runs/import": RUN_FILE_MAX_BYTES}
+
 # the POSTs that start costly work and count against the client's quota (app/quotas.py)
 COSTLY = re.compile(r"^/api/(runs|runs/import|replay/[^/]+/fork|search|links|rooms)$")
 
@@ -48,6 +55,8 @@ def check_request():
     if request.method == "POST" and COSTLY.match(request.path):
         # a client already past its quota is refused before its body is read or validated
         current_app.extensions["isrlab"]["quotas"].check(request.remote_addr)
+    if request.path in BODY_LIMITS:
+        request.max_content_length = BODY_LIMITS[request.path]
     if request.is_json and request.content_length:
         request.get_json(cache=True)          # bounded parse now: a refusal names the field
     return None

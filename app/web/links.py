@@ -3,6 +3,7 @@
 ``?t=<ms>&p=<topic-partition>&b=<broker>`` to open at a moment (``app.replay.links``)."""
 from flask import jsonify
 
+from ..i18n import LANGS, lang_tag
 from ..replay import links as linkcodec
 from ..runner import AppError
 from ..store import runs as store_runs
@@ -47,9 +48,20 @@ def _focus_from_body(body, scenario, end_ms):
     return focus["t_ms"], focus["partition"], focus["broker"]
 
 
+def _lang_of(body):
+    """The language the link opens in (``"lang": "zh-CN"`` or ``"en"``), or None: the reader's own."""
+    if body.get("lang") is None:
+        return None
+    tag = lang_tag(body["lang"])
+    if tag is None:
+        raise AppError("lang", f"{str(body['lang'])[:20]!r} is not a language of ISR Lab", " or ".join(LANGS))
+    return tag
+
+
 @bp.post("/api/links")
 def api_make_link():
-    body = json_body(("scenario", "run", "t_ms", "partition", "broker"))
+    body = json_body(("scenario", "run", "t_ms", "partition", "broker", "lang"))
+    lang = _lang_of(body)
     if ("scenario" in body) == ("run" in body):
         raise AppError("body", "give either a scenario or a run", '{"scenario": {...}} or {"run": id}')
     if "run" in body:
@@ -57,11 +69,11 @@ def api_make_link():
             raise AppError("run", "is not a run id", "the id of a saved run")
         run = get_run_or_404(body["run"])
         focus = _focus_from_body(body, run["scenario"], run["end_ms"])
-        return jsonify(ok=True, kind="run", url=linkcodec.run_link(run["slug"], *focus)), 201
+        return jsonify(ok=True, kind="run", url=linkcodec.run_link(run["slug"], *focus, lang=lang)), 201
     scenario = checked_scenario(body["scenario"], "link")
     focus = _focus_from_body(body, scenario, scenario["duration_ms"])
     code = linkcodec.encode_scenario(scenario)
-    return jsonify(ok=True, kind="scenario", code=code, url=linkcodec.scenario_link(code, *focus),
+    return jsonify(ok=True, kind="scenario", code=code, url=linkcodec.scenario_link(code, *focus, lang=lang),
                    chars=len(code)), 201
 
 

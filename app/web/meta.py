@@ -6,6 +6,7 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from engine import eras
 from engine.scenario.document import OPS
 
+from ..i18n.errors import localized
 from .blueprint import bp
 from .era_notes import era_notes
 
@@ -52,7 +53,7 @@ def api_eras():
 @bp.app_errorhandler(HTTPException)
 def http_error(exc):
     if request.path.startswith("/api/"):
-        return jsonify(ok=False, error=_http_error_body(exc)), exc.code
+        return jsonify(ok=False, error=localized(_http_error_body(exc))), exc.code
     return exc
 
 

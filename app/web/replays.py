@@ -7,6 +7,7 @@ moment, one partition in detail, the scrubber's timeline, and fork into a live r
 | GET    /api/replay/<rid>/inspect     | one partition at the cursor's moment |
 | GET    /api/replay/<rid>/timeline    | the run's story events and violations (for the scrubber) |
 | GET    /api/replay/<rid>/series      | one partition's HW, LEO and ISR size over the run (the time chart) |
+| GET    /api/replay/<rid>/metrics     | Kafka's metrics (MBean names) over the run (the Metrics tab) |
 | POST   /api/replay/<rid>/fork        | continue live from t {t_ms, keep_timeline?, kafka_version?, config?} |
 
 ``rid`` is a saved run's id, or ``sc:<digest>`` for a scenario replay opened from a link.
@@ -22,6 +23,7 @@ from ..replay import engines
 from ..replay import links as linkcodec
 from ..replay.frames import ReplayViewer
 from ..replay.seek import gc_paused
+from ..replay.metrics import cached_metrics, metrics_series, peek_metrics
 from ..replay.series import cached_series, partition_series, peek_series
 from ..runner import AppError
 from ..jobwork import budgets_of, simulation_at
@@ -174,6 +176,22 @@ def api_replay_series(rid):
             raise AppError("partition", f"{partition[:60]!r} is not a partition of this run", "a key such as orders-0")
         return series
     return job_reply(submit("series", work))
+
+
+@bp.get("/api/replay/<rid>/metrics")
+def api_replay_metrics(rid):
+    """Kafka's metrics of the run at ~600 moments (one re-simulation, then cached)."""
+    key = replay_key(rid)
+    seeker = ext().service.seeker(key)
+    hit = peek_metrics(seeker)
+    if hit is not None:
+        return jsonify(ok=True, **hit)
+
+    def work(job):                      # a re-simulation: on the job pool, never in the request
+        job.report(stage="sampling the run")
+        with gc_paused():
+            return cached_metrics(seeker, lambda: metrics_series(seeker, stopped=job.stopped))
+    return job_reply(submit("metrics", work))
 
 
 @bp.get("/api/replay/<rid>/timeline")

@@ -69,3 +69,14 @@ def api_room_series(room_id):
     if series is None:
         raise AppError("partition", f"{key[:60]!r} is not a partition of this room (yet)", "a key such as orders-0")
     return jsonify(ok=True, run=run, **series)
+
+
+@bp.get("/api/rooms/<room_id>/metrics")
+def api_room_metrics(room_id):
+    """Kafka's metrics of the room's run so far, sampled (bounded: app/runner/metrics.py), so a
+    page that joins or reloads graphs what came before its frames."""
+    room = _runner().require(room_id)
+    with room.lock:
+        metrics = room.metrics.of(room.sim)
+        run = room.frames.run
+    return jsonify(ok=True, run=run, **metrics)

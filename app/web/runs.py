@@ -25,7 +25,6 @@ from .blueprint import bp
 from .common import (charge, checked_run_id, checked_scenario, ext, get_run_or_404, int_arg, job_reply, json_body,
                      no_such_run, run_links, submit)
 
-IMPORT_MAX_BYTES = 64 * 1024 * 1024
 EXPORT_FORMAT = "isrlab-run"
 
 
@@ -142,7 +141,7 @@ def api_export_run(run_id):
 
 @bp.post("/api/runs/import")
 def api_import_run():
-    request.max_content_length = IMPORT_MAX_BYTES
+    # the body may be up to guards.RUN_FILE_MAX_BYTES (64 MB): the request guard raises the bound
     body = json_body(("format", "version", "title", "source", "created_ms", "engine_version", "end_ms", "finished",
                   "summary", "scenario", "events", "violations"), ("format", "version", "scenario"))
     if body["format"] != EXPORT_FORMAT or body["version"] != 1:

@@ -1,6 +1,7 @@
 """The consumer's fetching (Kafka's consumer Fetcher, §10): offset reset through ListOffsets,
-Fetch to each partition's leader up to the high watermark, and the KIP-320 check that detects a
-truncated log after a leader change (OffsetsForLeaderEpoch).
+Fetch to each partition's leader up to the high watermark (or, with ``client.rack``, to the
+preferred read replica its leader names: ``read_replica``, §21.8), and the KIP-320 check that
+detects a truncated log after a leader change (OffsetsForLeaderEpoch).
 """
 from engine.core.messages import FETCH, LIST_OFFSETS, OFFSETS_FOR_LEADER_EPOCH
 from engine.clients.network_client import DISCONNECTS
@@ -52,10 +53,12 @@ class ConsumerFetcher:
         if not self.running:
             return
         nodes = {}
+        rack = self.rack
+        now = self.scheduler.now_ms
         for key in self.positions:
             leader = self.leaders.get(key, (-1, -1))[0]
             if leader >= 0:
-                nodes[leader] = None
+                nodes[leader if rack is None else self.read_target(key, leader, now)] = None
         for node in nodes:
             self._poll_node(node)
 
@@ -94,9 +97,11 @@ class ConsumerFetcher:
             return
         in_flight[node] = True
         config = self.config
-        self.request(node, FETCH, {"replica_id": -1, "max_wait_ms": config["fetch.max.wait.ms"],
-                                   "min_bytes": 1, "partitions": parts},
-                     config["request.timeout.ms"], self._on_fetch, (node, parts))
+        body = {"replica_id": -1, "max_wait_ms": config["fetch.max.wait.ms"], "min_bytes": 1,
+                "partitions": parts}
+        if self.rack is not None:
+            body["rack_id"] = self.rack   # FetchRequest v11 (KIP-392): the consumer's client.rack
+        self.request(node, FETCH, body, config["request.timeout.ms"], self._on_fetch, (node, parts))
 
     def _on_fetch(self, ctx, body, error):
         node, parts = ctx
@@ -106,6 +111,9 @@ class ConsumerFetcher:
         if error:
             if error in DISCONNECTS:
                 self.node_failed(node)
+            if self.rack is not None and self.sim.era.preferred_replica_cleared_on_error:
+                for key in parts:   # KAFKA-14379 (3.3.2): the failed session's partitions
+                    self.clear_read_replica(key, f"the fetch to broker {node} failed ({error})")
             self.refresh_metadata()
             self.set_timer(self.config["retry.backoff.ms"], self._poll)
             return
@@ -122,25 +130,52 @@ class ConsumerFetcher:
             err = resp["error"]
             if err is None:
                 records = resp["records"]
+                if self.rack is not None and "preferred_read_replica" in resp:
+                    self.update_read_replica(key, resp["preferred_read_replica"], node)
                 if records:
                     sim = self.sim
                     topic, part = sim._key_parts[key]  # sim.split_key(key)
-                    self.consumed.extend([{"id": rid, "topic": topic, "partition": part,
-                                           "offset": i, "at_ms": now}
-                                          for i, (_epoch, rid) in enumerate(records, offset)])
+                    if "from_follower" in resp:   # read from a follower: the result says which
+                        self.consumed.extend([{"id": rid, "topic": topic, "partition": part,
+                                               "offset": i, "at_ms": now, "replica": node}
+                                              for i, (_epoch, rid) in enumerate(records, offset)])
+                    else:
+                        self.consumed.extend([{"id": rid, "topic": topic, "partition": part,
+                                               "offset": i, "at_ms": now}
+                                              for i, (_epoch, rid) in enumerate(records, offset)])
                     # the invariants' bookkeeping, once per partition rather than once per record
                     sim.on_consumed_records(self.name, key, offset, records)
                     positions[key] = offset + len(records)
                     self.last_epochs[key] = records[-1][0]
             elif err == "OFFSET_OUT_OF_RANGE":
-                self._reset(key, self.config["auto.offset.reset"])
-            else:
+                # with a preferred read replica set it is forgotten, and nothing resets; without
+                # one (the fetch went to the leader) the position resets
+                if self.rack is None or self.clear_read_replica(
+                        key, f"OFFSET_OUT_OF_RANGE at offset {offset} from broker {node}") is None:
+                    self._reset(key, self.config["auto.offset.reset"])
+            elif err not in self._fetch_errors_only_logged():
                 refresh = True
+                if self.rack is not None and self.sim.era.preferred_replica_cleared_on_error \
+                        and err != "UNKNOWN_LEADER_EPOCH":
+                    # KAFKA-14379 (3.3.2): requestMetadataUpdate(tp) forgets the replica too
+                    self.clear_read_replica(key, f"{err} from broker {node}")
         if refresh:
             self.refresh_metadata()
             self.set_timer(self.config["retry.backoff.ms"], self._poll)
+        elif self.rack is not None:
+            self._poll()   # a partition may have moved to another broker (a preferred replica)
         else:
             self._poll_node(node)
+
+    def _fetch_errors_only_logged(self):
+        """Engine 1.4.0: the fetch errors the consumer only logs (``Fetcher.initializeCompletedFetch``
+        @ 2.4.0 – 3.3.1, ``FetchCollector.handleInitializeErrors`` @ 3.7.0 – 4.1.0): UNKNOWN_LEADER_EPOCH
+        (the broker has not yet learned the epoch the consumer's metadata gave it) and
+        UNKNOWN_SERVER_ERROR ask for no metadata update; the partition is fetched again in the next
+        poll, at once. Engine 1.3.0 refreshed metadata after every error but OFFSET_OUT_OF_RANGE."""
+        if self.sim.rules_1_4 and self.sim.era.consumer_truncation_detection:
+            return ("UNKNOWN_LEADER_EPOCH", "UNKNOWN_SERVER_ERROR")
+        return ()
 
     # -- KIP-320 client side: detect truncation after a leader change (§10) ---------------------------
     def _validate(self, key, leader, epoch):

@@ -20,6 +20,10 @@ class ClientBase(RequestTimeouts, Node):
     RECONNECT_BACKOFF_MS = 50
     RECONNECT_BACKOFF_MAX_MS = 1000
     _idle_until = None   # the producer's skip of idle Sender passes (sender.py); backoff resets it
+    #: follower fetching (engine/clients/read_replica.py): a consumer's client.rack, and the
+    #: brokers its last metadata answer listed (kept only for a consumer with a rack)
+    rack = None
+    metadata_brokers = None
 
     def __init__(self, sim, name, config):
         Node.__init__(self, name, sim)
@@ -126,6 +130,8 @@ class ClientBase(RequestTimeouts, Node):
             return
         self.node_ok(node)
         self.metadata_ms = self.scheduler.now_ms
+        if self.rack is not None:
+            self.metadata_brokers = frozenset(body["brokers"])
         counts = {}
         split = self.sim.split_key
         leaders = self.leaders

@@ -6,7 +6,8 @@ and sends one Produce per broker with one batch per partition, at most
 ``max.in.flight.requests.per.connection`` at a time. Errors are retried per the era's ``retries``
 (0 up to 2.0; unbounded within ``delivery.timeout.ms`` from 2.1) after ``retry.backoff.ms``, and
 NOT_LEADER / network errors refresh metadata first. A consumer reads every assigned partition
-from its leader up to the high watermark.
+from its leader up to the high watermark, or — with ``client.rack`` and a rack-aware leader
+(KIP-392, ``read_replica``) — from a follower of its rack up to that follower's.
 
 The pieces live along the Java client's seams: ``network_client`` (metadata, reconnect backoff),
 ``partitioner``, ``sender`` and ``consumer_fetcher``. ``Producer``, ``Consumer``, ``Record`` and
@@ -15,6 +16,7 @@ The pieces live along the Java client's seams: ``network_client`` (metadata, rec
 from engine.clients.consumer_fetcher import ConsumerFetcher
 from engine.clients.network_client import DISCONNECTS, ClientBase  # noqa: F401
 from engine.clients.partitioner import Partitioner, key_partition, murmur2  # noqa: F401
+from engine.clients.read_replica import PreferredReadReplica
 from engine.clients.sender import REFRESH_METADATA, RETRIABLE, Sender  # noqa: F401
 
 BATCH_RECORDS = 163  # batch.size 16384 / 100-byte records
@@ -92,6 +94,9 @@ class Producer(Partitioner, Sender, ClientBase):
     #: whether unkeyed records use the sticky partitioner (``_sticky``), set on first use; a
     #: class default: older snapshots lack the attribute
     _sticky_partitioner = None
+    #: the request-time sensor behind request-latency-avg (engine.metrics.sensors), made on the
+    #: first response; a class default: older snapshots lack the attribute
+    request_time = None
 
     def __init__(self, sim, name, spec, config):
         ClientBase.__init__(self, sim, name, config)
@@ -277,7 +282,7 @@ class Producer(Partitioner, Sender, ClientBase):
                 "in_flight": dict((str(k), v) for k, v in self.in_flight.items())}
 
 
-class Consumer(ConsumerFetcher, ClientBase):
+class Consumer(ConsumerFetcher, PreferredReadReplica, ClientBase):
     def __init__(self, sim, name, spec, config):
         ClientBase.__init__(self, sim, name, config)
         self.spec = spec
@@ -292,6 +297,7 @@ class Consumer(ConsumerFetcher, ClientBase):
         self.by_node = None       # leader -> assigned keys (rebuilt on each metadata update)
         self.error = None
         self.handlers = {}
+        self.init_read_replicas(config)
 
     def assigned(self):
         count = self.topic_partitions.get(self.topic, 0)
@@ -310,6 +316,12 @@ class Consumer(ConsumerFetcher, ClientBase):
         self.running = False
 
     def _keys_led_by(self, node):
+        """The assigned partitions whose fetches go to ``node``: its leader's, or with a rack the
+        broker ``read_target`` picks (not cached then: a preferred replica expires with time)."""
+        if self.rack is not None:
+            now = self.scheduler.now_ms
+            return [key for key in self.assigned()
+                    if self.read_target(key, self.leaders.get(key, (-1, -1))[0], now) == node]
         by_node = self.by_node
         if by_node is None:
             by_node = self.by_node = {}
@@ -322,6 +334,8 @@ class Consumer(ConsumerFetcher, ClientBase):
 
     def on_metadata_updated(self):
         self.by_node = None
+        if self.rack is not None:
+            self.clear_read_replicas_on_new_leader()
         start = self.spec.get("from")
         for key in self.assigned():
             if key not in self.positions and key not in self.resetting:
@@ -332,5 +346,9 @@ class Consumer(ConsumerFetcher, ClientBase):
         self._poll()
 
     def view(self):
-        return {"type": "consumer", "running": self.running, "positions": dict(self.positions),
-                "read": len(self.consumed), "error": self.error}
+        out = {"type": "consumer", "running": self.running, "positions": dict(self.positions),
+               "read": len(self.consumed), "error": self.error}
+        if self.rack is not None:   # follower fetching (docs/model.md §21.8): where each is read
+            out["rack"] = self.rack
+            out["reads"] = self.read_replicas_view()
+        return out

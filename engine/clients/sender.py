@@ -8,6 +8,7 @@ refresh metadata first.
 """
 from engine.core.messages import PRODUCE
 from engine.clients.network_client import DISCONNECTS
+from engine.metrics import sensors
 
 RETRIABLE = {"NOT_LEADER_OR_FOLLOWER", "NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
              "REQUEST_TIMED_OUT", "NETWORK_EXCEPTION", "UNKNOWN_TOPIC_OR_PARTITION",
@@ -171,7 +172,7 @@ class Sender:
             return
         self.in_flight[node] = self.in_flight.get(node, 0) + 1
         self.request(node, PRODUCE, body, self.config["request.timeout.ms"], self._on_produce_response,
-                     (node, batches))
+                     (node, batches, self.scheduler.now_ms))
 
     def _dequeue(self, batch):
         self._idle_until = None
@@ -185,7 +186,9 @@ class Sender:
             self.ready_keys.pop(batch.key, None)
 
     def _on_produce_response(self, ctx, body, error):
-        node, batches = ctx
+        node, batches = ctx[0], ctx[1]
+        if error is None and len(ctx) > 2:
+            self._record_request_latency(self.scheduler.now_ms - ctx[2])
         self._idle_until = None
         self.in_flight[node] -= 1
         if error in DISCONNECTS:
@@ -219,6 +222,15 @@ class Sender:
         if refresh:
             self.refresh_metadata()
         self._send_ready()
+
+    def _record_request_latency(self, latency_ms):
+        """SenderMetrics.recordLatency: every produce response that arrived (not a disconnect, not
+        a timeout) goes into the request-time sensor (docs/model.md §22.5). Kafka's own metric
+        state: nothing in the engine reads it back; a request sent before a snapshot that lacked
+        the send time is not recorded."""
+        if self.request_time is None:
+            self.request_time = sensors.new_stat()
+        sensors.record(self.request_time, latency_ms, self.scheduler.now_ms)
 
     def _can_retry(self, batch, err):
         if err not in RETRIABLE or not self.running:

@@ -26,6 +26,12 @@ AUTO_REBALANCE_FIRST_DELAY_MS = 5000
 
 
 class Controller(ControllerChannelManager, ControllerEvents, PartitionStateMachine, AlterIsrController):
+    #: LeaderElectionRateAndTimeMs (docs/model.md §22.4): when the BrokerChange event being
+    #: processed started, and (end ms, duration ms) of each one processed by this process.
+    #: Kafka's metric state, read only by engine/metrics; class defaults for older snapshots.
+    broker_change_started_ms = None
+    broker_change_times = ()
+
     def __init__(self, broker):
         self.broker = broker
         self.sim = broker.sim
@@ -142,6 +148,7 @@ class Controller(ControllerChannelManager, ControllerEvents, PartitionStateMachi
         if not self.active:
             return
         self.active = False
+        self.broker_change_started_ms = None   # the event in progress is abandoned
         self.sim.emit("controller_resigned", broker=self.node_id, epoch=self.epoch, reason=reason)
         for name, env in self.queue:
             if name == "alter_isr":  # processAlterIsr when no longer active (docs/model.md §17.7)
@@ -181,6 +188,7 @@ class Controller(ControllerChannelManager, ControllerEvents, PartitionStateMachi
         while self.queue and not self.busy and self.active:
             name, arg = self.queue.pop(0)
             self.busy = True
+            self.broker_change_started_ms = self.sim.now_ms if name == "broker_change" else None
             self.phases = [(getattr(self, "_event_" + name), arg)]
             self._continue()
 
@@ -193,7 +201,18 @@ class Controller(ControllerChannelManager, ControllerEvents, PartitionStateMachi
             method(arg)
             return
         self.busy = False
+        if self.broker_change_started_ms is not None:
+            self._time_broker_change()
         self._next_event()
+
+    def _time_broker_change(self):
+        """ControllerEventManager times each event by its ControllerState; BrokerChange's timer
+        keeps the old name LeaderElectionRateAndTimeMs (ControllerState @ 1.1.1 - 3.9)."""
+        now = self.sim.now_ms
+        if not self.broker_change_times:
+            self.broker_change_times = []
+        self.broker_change_times.append((now, now - self.broker_change_started_ms))
+        self.broker_change_started_ms = None
 
     def _then(self, *phases):
         """Run these phases before the rest of the current event."""

@@ -10,6 +10,7 @@ registration record, begin a controlled shutdown (its leaderships move away) whe
 and grant SHUTDOWN_NOW when it leads nothing and every active broker has caught up with the
 records that began the shutdown.
 """
+from engine.kraft.heartbeat_tracker import HeartbeatTracker
 from engine.kraft.metadata_image import BROKER_CHANGE, REGISTER_BROKER
 
 #: PeriodicTask.DEFAULT_IMMEDIATE_PERIOD_NS @ 4.1.0: a task that has more to do runs again this soon
@@ -18,6 +19,12 @@ IMMEDIATE_PERIOD_MS = 10
 
 class BrokerControl:
     """Mixin of ``QuorumController``."""
+    #: 4.1 from engine 1.4.0: the sessions of (broker, epoch) pairs (``BrokerHeartbeatTracker``)
+    tracker = None
+
+    def new_tracker(self):
+        if self.tracked_sessions() and self.sim.rules_1_4:
+            self.tracker = HeartbeatTracker(self.config["broker.session.timeout.ms"])
 
     # -- registration ----------------------------------------------------------------------------------
     def on_broker_registration(self, env):
@@ -40,7 +47,7 @@ class BrokerControl:
             self.remove_from_isrs(broker, f"broker {broker} re-registered after a"
                                           f"{'n unclean' if not clean else ' clean'} shutdown",
                                   unclean_shutdown=unclean)
-        epoch = len(self.voter.log)
+        epoch = self.voter.next_offset()   # the offset of its RegisterBrokerRecord
         record = {"broker": broker, "broker_epoch": epoch, "fenced": True,
                   "in_controlled_shutdown": False, "clean": clean, "incarnation": body["incarnation"]}
         if body.get("rack") is not None:   # RegisterBrokerRecord.Rack (docs/model.md §21.1)
@@ -49,7 +56,7 @@ class BrokerControl:
         if self.tracked_sessions():
             self.contact.pop(broker, None)  # the new epoch has no session until its first heartbeat
         else:
-            self.contact[broker] = self.now_ms
+            self.touch(broker)
         self.reschedule_fence_check()
         self.reply_after_commit(env, {"error": None, "broker_epoch": epoch})
 
@@ -61,7 +68,17 @@ class BrokerControl:
         used 3.9's rule in both eras."""
         return bool(self.era.fence_check_period_divisor) and self.sim.rules_1_3
 
+    def touch(self, broker):
+        """``BrokerHeartbeatManager.touch``: a new last contact. The dict keeps the order of the
+        last touches, which breaks ties between equal contact times as 3.9's unfenced list does
+        (``BrokerHeartbeatStateList.add`` puts a broker after those with the same time)."""
+        self.contact.pop(broker, None)
+        self.contact[broker] = self.now_ms
+
     def _session_valid(self, broker):
+        if self.tracker is not None:  # hasValidSession(id, epoch of the registration) @ 4.1.0
+            epoch = self.image.brokers[broker]["broker_epoch"]
+            return self.tracker.has_valid_session(broker, epoch, self.now_ms)
         last = self.contact.get(broker)
         return last is not None and last + self.config["broker.session.timeout.ms"] >= self.now_ms
 
@@ -69,11 +86,13 @@ class BrokerControl:
     def on_broker_heartbeat(self, env):
         body = env.body
         broker = body["broker"]
+        if self.tracker is not None:  # trackBrokerHeartbeat, before the epoch is looked at
+            self.tracker.update(broker, body["broker_epoch"], self.now_ms)
         reg = self.image.brokers.get(broker)
         if reg is None or reg["broker_epoch"] != body["broker_epoch"]:
             self.voter.reply(env, {"error": "STALE_BROKER_EPOCH"})
             return
-        self.contact[broker] = self.now_ms
+        self.touch(broker)
         self.reported[broker] = body["current_metadata_offset"]
         self.reschedule_fence_check()
         should_shut_down = False
@@ -102,7 +121,7 @@ class BrokerControl:
                                       reason=f"heartbeat from broker {broker} with WantShutDown: "
                                              f"its leaderships move away")
             self.remove_from_isrs(broker, f"controlled shutdown of broker {broker}")
-            self.cs_offset[broker] = len(self.voter.log) - 1
+            self.cs_offset[broker] = self.voter.next_offset() - 1
             return False
         lowest = min([off for b, off in self.reported.items()
                       if b != broker and self.image.is_active(b)], default=None)
@@ -151,7 +170,10 @@ class BrokerControl:
             return
         # maybeFenceOneStaleBroker fences one broker per run and answers "more to do": the task
         # runs again after PeriodicTask's immediate period, then every period from there
-        fenced = self._fence_stale(strict=True, one=True)
+        if self.tracker is not None:
+            fenced = self._remove_one_expired()
+        else:
+            fenced = self._fence_stale(strict=True, one=True)
         self.voter.set_timer(IMMEDIATE_PERIOD_MS if fenced else period, self._periodic_fence_check,
                              period)
 
@@ -177,11 +199,40 @@ class BrokerControl:
         self._fence_stale(strict=False)
         self.reschedule_fence_check()
 
+    def _remove_one_expired(self):
+        """``ReplicationControlManager.maybeFenceOneStaleBroker`` @ 4.1.0 (engine 1.4.0): the first
+        expired (broker, epoch) pair leaves the tracker; a pair of a previous epoch (or of an
+        unknown broker) writes nothing, the current epoch's is fenced — already fenced or not, so
+        a broker fenced by its controlled shutdown gets a second fence record once its last
+        heartbeat is a session old (``handleBrokerFenced`` does not look). Either way the task
+        has more to do. Engine 1.3.0 skipped fenced brokers and iterated by id."""
+        key = self.tracker.remove_expired(self.now_ms)
+        if key is None:
+            return False
+        broker, epoch = key
+        reg = self.image.brokers.get(broker)
+        if reg is not None and reg["broker_epoch"] == epoch:
+            last = self.contact.get(broker)
+            already = (f" (broker epoch {epoch} is already fenced: 4.1 writes the fence record "
+                       f"again)") if reg["fenced"] else ""
+            self.operation(self.fence, broker, f"no heartbeat from broker {broker} since {last} ms: "
+                                               f"broker.session.timeout.ms "
+                                               f"{self.tracker.session_ms} expired{already}")
+        return True
+
+    def _stale_order(self):
+        """3.9 (engine 1.4.0): oldest contact first, ties in the order of the last touches
+        (``findOneStaleBroker`` takes the head of the unfenced list, sorted by last contact
+        time, one broker per event, the next event at once). Engine 1.3.0: by broker id."""
+        if not self.sim.rules_1_4:
+            return sorted(self.contact)
+        return sorted(self.contact, key=self.contact.__getitem__)
+
     def _fence_stale(self, strict, one=False):
         """Fence the stale brokers (only the first with ``one``); True if any was fenced."""
         session = self.config["broker.session.timeout.ms"]
         fenced = False
-        for broker in sorted(self.contact):
+        for broker in self._stale_order():
             reg = self.image.brokers.get(broker)
             last = self.contact[broker]
             expired = last + session < self.now_ms if strict else last + session <= self.now_ms

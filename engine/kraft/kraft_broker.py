@@ -30,6 +30,9 @@ CONTROLLED_SHUTDOWN_WAIT_MS = 300000
 class KraftBroker(MetadataFetcher, Broker):
     #: combined mode (§20.11): the QuorumVoter that lives in this broker's process
     colocated_voter = None
+    #: the observer's quorum-state file (engine 1.4.0): the Raft epoch and leader it knew last
+    disk_raft_epoch = 0
+    disk_raft_leader = None
 
     def __init__(self, sim, broker_id):
         self.disk_broker_epoch = -1  # the clean-shutdown file: the epoch of a clean stop
@@ -42,6 +45,7 @@ class KraftBroker(MetadataFetcher, Broker):
         Broker._reset_memory(self)
         self.md_image = MetadataImage()
         self.md_touched = {}
+        self.md_brokers_touched = False
         self.metadata_offset = 0
         self.md_in_flight = False
         self.md_voter_index = 0
@@ -51,6 +55,7 @@ class KraftBroker(MetadataFetcher, Broker):
         self.fenced = True
         self.hb_in_flight = False
         self.ever_unfenced = False
+        self.ready_to_unfence = False   # BrokerLifecycleManager.readyToUnfence (engine 1.4.0)
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def start(self, _=None):
@@ -59,6 +64,11 @@ class KraftBroker(MetadataFetcher, Broker):
         recovered = self._boot_process()
         if self.sim.rules_1_3:
             self.handlers = self.closed_handlers  # engine 1.2.0: served once registered
+        if self.sim.rules_1_4 and self.colocated_voter is None:
+            # QuorumState.initialize: an observer starts in the epoch of its quorum-state file
+            # (0 on a new disk), following the leader it names; engine 1.3.0 started at -1.
+            # (Combined mode: the broker reads the local voter's log and leader, §20.11.)
+            self.raft_epoch, self.raft_leader = self.disk_raft_epoch, self.disk_raft_leader
         self.disk_broker_epoch = -1
         self.sim.emit("broker_starting", broker=self.node_id, reason=f"process start: {recovered}")
         self.fetch_metadata()
@@ -113,10 +123,13 @@ class KraftBroker(MetadataFetcher, Broker):
         interval = self.config["broker.heartbeat.interval.ms"]
         timeout = interval if self.era.heartbeat_timeout_is_interval \
             else self.config["broker.session.timeout.ms"] // 2
+        if self.sim.rules_1_4:
+            want_fence = not self.ready_to_unfence  # sendBrokerHeartbeat: setWantFence(!readyToUnfence)
+        else:  # engine 1.3.0: as soon as the broker had applied its own registration record
+            want_fence = self.metadata_offset <= self.broker_epoch
         body = {"broker": self.node_id, "broker_epoch": self.broker_epoch,
                 "current_metadata_offset": self.metadata_offset - 1,
-                "want_fence": self.metadata_offset <= self.broker_epoch,
-                "want_shut_down": self.state == "shutting_down"}
+                "want_fence": want_fence, "want_shut_down": self.state == "shutting_down"}
         self.hb_in_flight = True
         self.request(self.controller_id, BROKER_HEARTBEAT, body, timeout, self._on_heartbeat, None)
 
@@ -135,6 +148,9 @@ class KraftBroker(MetadataFetcher, Broker):
             if body["should_shut_down"] and self.state == "shutting_down":
                 self._finish_shutdown("the controller granted the controlled shutdown")
                 return
+            if self._becomes_ready_to_unfence(body):
+                self.set_timer(0, self._heartbeat)  # SetReadyToUnfenceEvent: the next one at once
+                return
         if self.state == "shutting_down":
             delay = SHUTDOWN_HEARTBEAT_MS
         elif not self.ever_unfenced:
@@ -142,6 +158,18 @@ class KraftBroker(MetadataFetcher, Broker):
         else:
             delay = self.config["broker.heartbeat.interval.ms"]
         self.set_timer(delay, self._heartbeat)
+
+    def _becomes_ready_to_unfence(self, body):
+        """Engine 1.4.0, ``BrokerServer.startup`` @ 3.9.0 / 4.1.0: the first heartbeat answer with
+        ``isCaughtUp`` completes ``initialCatchUpFuture``; with the first metadata publish done
+        (the broker published at its registration) the server calls ``setReadyToUnfence``, whose
+        event sends the next heartbeat at once, now asking to be unfenced. So the broker asks one
+        heartbeat after the controller saw it caught up; engine 1.3.0 asked in the first heartbeat
+        sent after it had applied its registration record."""
+        if not self.sim.rules_1_4 or self.ready_to_unfence or not body["is_caught_up"]:
+            return False
+        self.ready_to_unfence = True
+        return True
 
     # -- controlled shutdown (through heartbeats) ------------------------------------------------------
     def shutdown(self):
@@ -170,6 +198,8 @@ class KraftBroker(MetadataFetcher, Broker):
         self.disk_broker_epoch = epoch
 
     def _stop(self, state, close_session, net_state="refusing"):
+        # every transition of the observer's QuorumState is durable: the file holds the last one
+        self.disk_raft_epoch, self.disk_raft_leader = max(self.raft_epoch, 0), self.raft_leader
         self.state = state
         self.new_incarnation()
         self._reset_memory()

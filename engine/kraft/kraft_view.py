@@ -31,6 +31,7 @@ def quorum_view(sim):
     records = []
     for record in log[-LOG_VIEW:]:
         entry = dict(record)
+        entry.pop("log_time_ms", None)   # the metrics' append time (docs/model.md §22.8), not shown
         entry["committed"] = record["offset"] < hw
         entry["text"] = record.get("text") or record_text(record)
         records.append(entry)
@@ -81,7 +82,7 @@ def controller_result(sim):
 def metadata_log_result(sim):
     out = []
     for record in sim.quorum.committed_log:
-        entry = {k: v for k, v in record.items() if k != "text"}
+        entry = {k: v for k, v in record.items() if k not in ("text", "log_time_ms")}
         out.append(entry)
     return out
 

@@ -17,6 +17,8 @@ RETRY_BACKOFF_MS = 20
 
 class MetadataFetcher:
     """Mixin of ``KraftBroker``."""
+    #: brokers' records replayed since the last publish (engine 1.4.0); class default for snapshots
+    md_brokers_touched = False
 
     def fetch_metadata(self, _=None):
         if self.state not in ("starting", "running", "shutting_down") or self.md_in_flight:
@@ -38,12 +40,17 @@ class MetadataFetcher:
         if self.state not in ("starting", "running", "shutting_down"):
             return
         if error or body is None or body.get("error"):
-            hint = (body or {}).get("leader")
-            if hint is not None and hint != target and not error:
-                self.raft_leader = hint
+            if self.sim.rules_1_4:
+                if self._after_refusal(target, body, error):
+                    self.fetch_metadata()  # handled: the RequestManager is ready at once
+                    return
             else:
-                self.raft_leader = None
-                self.md_voter_index += 1  # ask the next voter who leads (pollFollowerAsObserver)
+                hint = (body or {}).get("leader")
+                if hint is not None and hint != target and not error:
+                    self.raft_leader = hint
+                else:
+                    self.raft_leader = None
+                    self.md_voter_index += 1  # ask the next voter who leads (pollFollowerAsObserver)
             self.set_timer(RETRY_BACKOFF_MS, self.fetch_metadata)
             return
         self.raft_leader = body["leader"]
@@ -57,7 +64,36 @@ class MetadataFetcher:
             self.publish()  # MetadataLoader: one new image per batch, once caught up and registered
         self.fetch_metadata()
 
+    def _after_refusal(self, target, body, error):
+        """Engine 1.4.0: a refusal names the voter's epoch and leader, and the observer moves as
+        ``KafkaRaftClient.maybeHandleCommonResponse`` -> ``maybeTransition`` @ 3.9.0 / 4.1.0 says:
+        to a higher epoch (following the leader named, if any), or to the named leader of its own
+        epoch when it knows none; an older epoch (UNKNOWN_LEADER_EPOCH: the voter is behind) is
+        ignored. It asks the next voter when it knows no leader, or when the one it follows
+        refused without news (a resigned leader names itself). True when it learned a new leader
+        to fetch from: Kafka fetches from it at once (the refusal was handled, no backoff); any
+        other refusal waits ``controller.quorum.retry.backoff.ms`` (simplification: Kafka asks
+        again at once after every refusal it handled)."""
+        before = (self.raft_epoch, self.raft_leader)
+        if not error and body is not None and body.get("epoch") is not None:
+            epoch, leader = body["epoch"], body.get("leader")
+            if epoch > self.raft_epoch:
+                self.raft_epoch, self.raft_leader = epoch, leader
+            elif epoch == self.raft_epoch and leader is not None and self.raft_leader is None:
+                self.raft_leader = leader
+        moved = (self.raft_epoch, self.raft_leader) != before
+        if error or self.raft_leader is None or (self.raft_leader == target and not moved):
+            self.raft_leader = None
+            self.md_voter_index += 1  # ask the next voter who leads (pollFollowerAsObserver)
+            return False
+        return moved
+
     def publish(self):
+        if self.md_brokers_touched:
+            # engine 1.4.0: the metadata cache (KRaftMetadataCache.setImage) takes the new image's
+            # brokers at the publish, before the partitions are applied (its publisher runs first)
+            self.md_brokers_touched = False
+            self._cache_brokers()
         touched, self.md_touched = self.md_touched, {}
         for topic, index in touched:
             self.apply_partition(topic, index)
@@ -67,13 +103,20 @@ class MetadataFetcher:
         self.metadata_offset = record["offset"] + 1
         kind = record["type"]
         if kind in (REGISTER_BROKER, BROKER_CHANGE):
-            self.live_brokers = {b: reg["broker_epoch"] for b, reg in self.md_image.brokers.items()
-                                 if self.md_image.is_active(b)}
+            if self.sim.rules_1_4:
+                self.md_brokers_touched = True  # the cache changes at the next publish
+            else:  # engine 1.3.0: the cache changed record by record
+                self._cache_brokers()
             reg = self.md_image.brokers.get(self.node_id)
             if reg is not None and reg["broker_epoch"] == self.broker_epoch:
                 self.fenced = reg["fenced"]
         elif kind in (PARTITION, PARTITION_CHANGE):
             self.md_touched[(record["topic"], record["partition"])] = None
+
+    def _cache_brokers(self):
+        """The metadata cache's brokers for clients and ISR eligibility: the active ones."""
+        self.live_brokers = {b: reg["broker_epoch"] for b, reg in self.md_image.brokers.items()
+                             if self.md_image.is_active(b)}
 
     def apply_partition(self, topic, index):
         reg = self.md_image.partitions[(topic, index)]

@@ -9,6 +9,7 @@ registration, heartbeats and fencing are in ``broker_control``.
 """
 from engine.core.messages import ALTER_PARTITION, BROKER_HEARTBEAT, BROKER_REGISTRATION
 from engine.kraft.broker_control import BrokerControl
+from engine.kraft.java_order import timeline_order
 from engine.kraft.leader_balance import LeaderBalance
 from engine.kraft.metadata_image import (NO_OP, PARTITION, PARTITION_CHANGE, TOPIC, MetadataImage)
 from engine.kraft.partition_change import build_change, change_text, merge, new_registration
@@ -28,6 +29,7 @@ class QuorumController(BrokerControl, LeaderBalance):
         self.reported = {}        # broker -> CurrentMetadataOffset of its last heartbeat
         self.cs_offset = {}       # broker -> end offset of the batch that began its shutdown
         self.running = True
+        self.new_tracker()
 
     @property
     def now_ms(self):
@@ -37,10 +39,16 @@ class QuorumController(BrokerControl, LeaderBalance):
         self.operation(self._activate)
 
     def _activate(self):
-        for broker, reg in self.image.brokers.items():
+        brokers = list(self.image.brokers)
+        if self.sim.rules_1_4:  # CCM.activate walks brokerRegistrations, a TimelineHashMap
+            brokers = timeline_order(brokers)
+        for broker in brokers:
+            reg = self.image.brokers[broker]
             if reg["fenced"] and self.tracked_sessions():
                 continue  # CCM.activate @ 4.1.0: the tracker starts with the unfenced brokers only
-            self.contact[broker] = self.now_ms  # CCM.activate: a fresh session for everyone
+            self.touch(broker)  # CCM.activate: a fresh session for everyone
+            if self.tracker is not None:
+                self.tracker.update(broker, reg["broker_epoch"], self.now_ms)
         self.voter.set_timer(self.config["metadata.max.idle.interval.ms"], self._no_op_tick)
         self.start_fence_checks()
         self.start_balance_task()
@@ -74,7 +82,7 @@ class QuorumController(BrokerControl, LeaderBalance):
         return record
 
     def reply_after_commit(self, env, answer):
-        end = len(self.voter.log)
+        end = self.voter.next_offset()  # what this operation wrote, lingering or not
         if end <= self.voter.hw:
             self.voter.reply(env, answer)
         else:

@@ -63,6 +63,7 @@ class QuorumVoter(RaftElection, RaftReplication, RaftResign, Node):
         self.cq_fetched = set()
         self.cq_token = 0
         self.fetch_in_flight = False
+        self.accumulator = []        # leader: records lingering before the next drain (1.4.0)
         self.shutting_down = False   # KafkaRaftClient.shutdown under way (raft_resign)
         self.commit_listener = None  # combined mode: the broker of this process, waiting for news
 

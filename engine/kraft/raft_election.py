@@ -55,10 +55,13 @@ class RaftElection:
         return (f"epoch {self.epoch} had no winner (votes of {sorted(self.votes)}, refused by "
                 f"{sorted(self.rejected)}, no answer from {sorted(others)}): ")
 
-    def _send_votes(self, epoch, pre_vote):
+    def _vote_body(self, epoch, pre_vote):
         last_epoch = self.log[-1]["epoch"] if self.log else 0
-        body = {"candidate_id": self.node_id, "candidate_epoch": epoch, "pre_vote": pre_vote,
+        return {"candidate_id": self.node_id, "candidate_epoch": epoch, "pre_vote": pre_vote,
                 "last_offset_epoch": last_epoch, "last_offset": len(self.log)}
+
+    def _send_votes(self, epoch, pre_vote):
+        body = self._vote_body(epoch, pre_vote)
         self.vote_round += 1
         for voter in self.voters:
             if voter != self.node_id:
@@ -89,6 +92,7 @@ class RaftElection:
             return
         body = env.body
         cand_epoch = body["candidate_epoch"]
+        answered = ()
         if body["pre_vote"]:
             if self.sim.rules_1_3 and cand_epoch - 1 > self.epoch:
                 # 4.1.0 handleVoteRequest: the request's replica epoch (the prospective's own,
@@ -104,12 +108,26 @@ class RaftElection:
                 if self.role == "prospective" and self.voted_for is None:
                     # 4.1.0 QuorumState.prospectiveAddVotedState: a new ProspectiveState with the
                     # vote, its own pre-vote count starting again
+                    answered = sorted((self.votes | self.rejected) - {self.node_id})
                     self.votes = {self.node_id}
                     self.rejected = set()
                 self.voted_for = body["candidate_id"]
                 self._arm_election_timer()
         self.reply(env, {"error": None, "epoch": self.epoch, "leader": self._vote_response_leader(),
                          "voter": self.node_id, "vote_granted": granted})
+        if answered and self.sim.rules_1_4:
+            self._ask_again(answered)
+
+    def _ask_again(self, answered):
+        """4.1.0 ``pollProspective`` -> ``maybeSendVoteRequests`` after ``prospectiveAddVotedState``
+        (engine 1.4.0): the new ProspectiveState's election has every other voter unrecorded, so
+        the voter sends a pre-vote again to each one the RequestManager finds ready — those whose
+        answer it had (an answer resets the connection); those still awaited or backing off are
+        asked when their request completes, as before. Engine 1.3.0 asked nobody again, so the
+        answers it had dropped were lost to the count."""
+        body = self._vote_body(self.epoch + 1, True)
+        for voter in answered:
+            self._send_vote(voter, body)
 
     def _may_vote(self):
         """Who can grant a (real) vote in its epoch: an unattached voter; from 4.1 also a prospective

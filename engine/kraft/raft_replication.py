@@ -38,41 +38,128 @@ class RaftReplication:
                              f"{sorted(self.votes)} (a majority of {len(self.voters)} voters)")
         self.append(LEADER_CHANGE, {"leader": self.node_id, "voters": list(self.voters),
                                     "granting_voters": sorted(self.votes)})
-        for voter in self.voters:
-            if voter != self.node_id:
-                self._send_begin_epoch(voter)
+        if self.sim.rules_1_4:
+            self.begin_epoch_requests = {}
+            self._begin_epoch_round(self.epoch)
+        else:  # engine 1.3.0: once, and again after each failure until acknowledged
+            for voter in self.voters:
+                if voter != self.node_id:
+                    self._send_begin_epoch(voter)
         self._reset_check_quorum()
         self.maybe_advance_hw()
 
     def _send_begin_epoch(self, voter):
-        self.request(voter, BEGIN_QUORUM_EPOCH, {"leader": self.node_id, "epoch": self.epoch},
-                     self.config["controller.quorum.request.timeout.ms"], self._on_begin_epoch_ack,
-                     (voter, self.epoch))
+        return self.request(voter, BEGIN_QUORUM_EPOCH, {"leader": self.node_id, "epoch": self.epoch},
+                            self.config["controller.quorum.request.timeout.ms"],
+                            self._on_begin_epoch_ack, (voter, self.epoch))
 
     def _on_begin_epoch_ack(self, ctx, body, error):
         voter, epoch = ctx
         if self.role != "leader" or epoch != self.epoch:
             return
-        if error or body is None:
+        if self.sim.rules_1_4:
+            self._begin_epoch_answered(voter, body, error)
+        elif error or body is None:
             self.set_timer(RETRY_BACKOFF_MS, self._resend_begin_epoch, ctx)  # until acknowledged
             return
-        self.observe_epoch(body["epoch"], None)
+        if body is not None and not error:
+            self.observe_epoch(body["epoch"], None)
+
+    # engine 1.4.0: KafkaRaftClient.maybeSendBeginQuorumEpochRequests @ 3.9.0 / 4.1.0 -------------
+    #: leader: voter -> (corr, sent_ms) of its BeginQuorumEpoch in flight, or (None, failed_ms)
+    #: while backing off (RequestManager's ConnectionState)
+    begin_epoch_requests = None
+
+    def _begin_epoch_round(self, epoch):
+        """Every ``fetch.timeout.ms / 2`` (``LeaderState.beginQuorumEpochTimer``, first at once) the
+        leader sends BeginQuorumEpoch to every other voter, acknowledged or not, that has no request
+        in flight and is not backing off (``RequestManager.isReady``); one that failed is tried
+        again only at the next round."""
+        if not self.running or self.role != "leader" or epoch != self.epoch:
+            return
+        now = self.scheduler.now_ms
+        for voter in self.voters:
+            if voter != self.node_id and self._begin_epoch_ready(voter, now):
+                self.begin_epoch_requests[voter] = (self._send_begin_epoch(voter), now)
+        self.set_timer(self.config["controller.quorum.fetch.timeout.ms"] // 2,
+                       self._begin_epoch_round, epoch)
+
+    def _begin_epoch_ready(self, voter, now):
+        corr, since = self.begin_epoch_requests.get(voter, (None, None))
+        if since is None:
+            return True
+        if corr is not None:  # in flight until its request timeout (hasRequestTimedOut: >=)
+            timeout = self.config["controller.quorum.request.timeout.ms"]
+            return corr not in self.pending or now >= since + timeout
+        return now >= since + RETRY_BACKOFF_MS  # isBackoffComplete
+
+    def _begin_epoch_answered(self, voter, body, error):
+        """``RequestManager.onResponseResult``: an answer makes the voter ready, a failure backs it
+        off ``controller.quorum.retry.backoff.ms``. A request timeout needs no backoff: the
+        RequestManager counts a request as timed out (ready) from its deadline on, before the
+        channel fails it."""
+        corr = self.begin_epoch_requests.get(voter, (None, None))[0]
+        if corr is not None and corr in self.pending:
+            return  # the answer to an older request (isResponseExpected: not the one in flight)
+        if error or body is None:
+            failed = error != "REQUEST_TIMED_OUT"
+            self.begin_epoch_requests[voter] = (None, self.scheduler.now_ms if failed else None)
+        else:
+            self.begin_epoch_requests.pop(voter, None)
 
     def _resend_begin_epoch(self, ctx):
         if self.role == "leader" and ctx[1] == self.epoch:
             self._send_begin_epoch(ctx[0])
 
+    def next_offset(self):
+        """The offset the leader's next record gets: its log end plus what lingers."""
+        return len(self.log) + len(self.accumulator)
+
     def append(self, kind, fields):
-        """The leader appends one record in its epoch (the 25 ms linger is simplified away, §20.1).
-        Inside a batch (``begin_batch``) nothing is sent or committed before the batch ends."""
-        record = {"offset": len(self.log), "epoch": self.epoch, "type": kind}
+        """The leader appends one record in its epoch. From engine 1.4.0 a controller's record
+        lingers in the accumulator first (``linger``); the LeaderChange record is a control
+        message, drained at once (``appendControlMessages`` -> ``forceDrain``). Engine 1.3.0:
+        inside a batch (``begin_batch``) nothing is sent or committed before the batch ends."""
+        # log_time_ms: the record's append timestamp, which a broker's last-applied-record-lag-ms
+        # measures from (docs/model.md §22.6); left out of the run result, like "text"
+        record = {"offset": self.next_offset(), "epoch": self.epoch, "type": kind,
+                  "log_time_ms": self.scheduler.now_ms}
         record.update(fields)
+        if self.sim.rules_1_4 and kind != LEADER_CHANGE:
+            self.linger(record)
+            return record
         self.log.append(record)
         if self.batch_base is not None:
             record["batch"] = self.batch_base
             return record
         self._batch_appended()
         return record
+
+    # engine 1.4.0: BatchAccumulator @ 3.9.0 / 4.1.0 -----------------------------------------------
+    #: records appended since the last drain, not yet in the log (class default for old snapshots)
+    accumulator = ()
+
+    def linger(self, record):
+        """``BatchAccumulator.append``: the record joins the current batch; the first record after a
+        drain starts the linger timer (``maybeResetLinger``), and the leader drains the batch
+        ``controller.quorum.append.linger.ms`` later (``KafkaRaftClient.maybeAppendBatches``:
+        ``timeUntilDrain``). So every controller operation of those 25 ms shares one batch, which
+        is appended, sent to the fetchers and committed whole. (The 8 MiB batch size, which
+        would complete a batch sooner, is never reached here.)"""
+        if not self.accumulator:
+            self.accumulator = []
+            self.set_timer(self.config["controller.quorum.append.linger.ms"], self._drain, self.epoch)
+        self.accumulator.append(record)
+
+    def _drain(self, epoch):
+        if not self.running or self.role != "leader" or epoch != self.epoch or not self.accumulator:
+            return  # the leadership ended: LeaderState.close released what lingered
+        records, self.accumulator = self.accumulator, []
+        base = records[0]["offset"]
+        for record in records:
+            record["batch"] = base
+            self.log.append(record)
+        self._batch_appended()
 
     def begin_batch(self):
         """KafkaRaftClient.prepareAppend/schedulePreparedAppend: the records of one controller
@@ -107,15 +194,23 @@ class RaftReplication:
             return
         body = env.body
         voter = body["replica_id"] in self.voter_states
-        if voter and body["epoch"] > self.epoch:
-            self.observe_epoch(body["epoch"], None)
-        if self.role != "leader":
-            self.reply(env, {"error": "NOT_LEADER_OR_FOLLOWER", "epoch": self.epoch,
-                             "leader": self.leader_id})
-            return
-        if voter and body["epoch"] < self.epoch:
-            self.reply(env, {"error": "FENCED_LEADER_EPOCH", "epoch": self.epoch, "leader": self.node_id})
-            return
+        if self.sim.rules_1_4:
+            error = self._fetch_error(body["epoch"])
+            if error is not None:
+                self.reply(env, {"error": error, "epoch": self.epoch,
+                                 "leader": self.leader_or_sentinel()})
+                return
+        else:  # engine 1.3.0: a voter's higher epoch moved this one; observers were not checked
+            if voter and body["epoch"] > self.epoch:
+                self.observe_epoch(body["epoch"], None)
+            if self.role != "leader":
+                self.reply(env, {"error": "NOT_LEADER_OR_FOLLOWER", "epoch": self.epoch,
+                                 "leader": self.leader_id})
+                return
+            if voter and body["epoch"] < self.epoch:
+                self.reply(env, {"error": "FENCED_LEADER_EPOCH", "epoch": self.epoch,
+                                 "leader": self.node_id})
+                return
         offset = body["fetch_offset"]
         if voter:
             diverging = self._diverging_end(offset, body["last_fetched_epoch"])
@@ -132,6 +227,25 @@ class RaftReplication:
             return
         self.parked[env.id] = env
         self.set_timer(MAX_FETCH_WAIT_MS, self._expire_parked, env.id)
+
+    def _fetch_error(self, epoch):
+        """``KafkaRaftClient.validateLeaderOnlyRequest`` @ 3.9.0 / 4.1.0, for voters and observers
+        alike (engine 1.4.0): an older epoch is FENCED_LEADER_EPOCH, a newer one
+        UNKNOWN_LEADER_EPOCH — the receiver does not move to it (``handleFetchRequest`` never
+        transitions) — and the right epoch at a voter that does not lead NOT_LEADER_OR_FOLLOWER.
+        The answer names this voter's epoch and ``quorum.leaderIdOrSentinel()``."""
+        if epoch < self.epoch:
+            return "FENCED_LEADER_EPOCH"
+        if epoch > self.epoch:
+            return "UNKNOWN_LEADER_EPOCH"
+        return None if self.role == "leader" else "NOT_LEADER_OR_FOLLOWER"
+
+    def leader_or_sentinel(self):
+        """``QuorumState.leaderIdOrSentinel``: a resigned voter's election names itself
+        (``ResignedState.election`` @ 3.9.0 / 4.1.0); engine 1.3.0 named nobody."""
+        if self.role == "resigned" and self.sim.rules_1_4:
+            return self.node_id
+        return self.leader_id
 
     def _readable_end(self, voter):
         """Voters read the whole log; observers only what is committed (simplification, §20.1)."""
@@ -243,5 +357,6 @@ class RaftReplication:
 
     def _deactivate(self, reason):
         self.parked = {}
+        self.accumulator = []
         if self.controller is not None:
             self.quorum.deactivate(self, reason)

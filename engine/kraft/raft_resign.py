@@ -39,8 +39,11 @@ class RaftResign:
                       reason=f"{reason}; EndQuorumEpoch to the other voters, preferred successors "
                              f"{successors} (by fetched offset)")
         parked, self.parked = list(self.parked.values()), {}
-        for env in parked:  # fetchPurgatory.completeAllExceptionally(NOT_LEADER_OR_FOLLOWER)
-            self.reply(env, {"error": "NOT_LEADER_OR_FOLLOWER", "epoch": self.epoch, "leader": None})
+        # fetchPurgatory.completeAllExceptionally(NOT_LEADER_OR_FOLLOWER), answered while still the
+        # leader (transitionToResigned): it names itself (engine 1.4.0; 1.3.0 named nobody)
+        named = self.node_id if self.sim.rules_1_4 else None
+        for env in parked:
+            self.reply(env, {"error": "NOT_LEADER_OR_FOLLOWER", "epoch": self.epoch, "leader": named})
         self._transition("resigned", self.epoch)
         body = {"leader": self.node_id, "epoch": self.epoch, "preferred_successors": successors}
         for voter in self.voters:

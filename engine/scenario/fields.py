@@ -125,9 +125,28 @@ def config_value(version, key, value, field, scopes):
         raise ScenarioError(field, f"{json.dumps(value)} is not a boolean", "true or false")
     if kind == "acks":
         return acks_text(value, field)
+    if kind == "str":
+        return config_text(value, field)
     choices = kind.split(":", 1)[1].split("|")
+    if value is None and key in eras.UNSET_DEFAULT_FROM:
+        return None   # Kafka's null: the key left unset (replica.selector.class: no selector)
     if value not in choices:
         raise ScenarioError(field, f"{json.dumps(value)} is not a valid {key}", " or ".join(choices))
+    return value
+
+
+#: A free-text config value (client.rack: Kafka takes any string) is bounded for the page.
+MAX_CONFIG_TEXT = 64
+
+
+def config_text(value, field):
+    """A string config value: empty (unset) or up to MAX_CONFIG_TEXT printable characters."""
+    if not isinstance(value, str):
+        raise ScenarioError(field, f"{json.dumps(value)[:60]} is not a string",
+                            f"a string of at most {MAX_CONFIG_TEXT} printable characters")
+    if len(value) > MAX_CONFIG_TEXT or not value.isprintable():
+        raise ScenarioError(field, f"{json.dumps(value)[:80]} is not a usable value",
+                            f"at most {MAX_CONFIG_TEXT} printable characters")
     return value
 
 

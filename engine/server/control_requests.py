@@ -104,5 +104,14 @@ class ControlRequests:
         parts = {k: {"leader": st["leader"], "leader_epoch": st["leader_epoch"], "isr": st["isr"],
                      "replicas": st["replicas"]}
                  for k, st in self.metadata.items() if topics is None or st["topic"] in topics}
+        if self.sim.rules_1_4 and not self.era.kraft:
+            live = self.live_brokers
+            for answer in parts.values():
+                if answer["leader"] >= 0 and answer["leader"] not in live:
+                    # MetadataCache.getPartitionMetadata (0.10.2 – 2.x) / ZkMetadataCache (3.x):
+                    # a leader missing from the cache's alive brokers is LEADER_NOT_AVAILABLE,
+                    # leader -1 (the epoch kept); engine 1.3.0 named the dead leader. (KRaft's
+                    # cache names any registered leader, fenced or not: no change there.)
+                    answer["leader"] = -1
         self.reply(env, {"error": None, "brokers": sorted(self.live_brokers),
                          "controller_id": self.controller_id, "partitions": parts})

@@ -15,13 +15,18 @@ FETCH_ERRORS_THAT_WAIT = ("NOT_LEADER_OR_FOLLOWER", "FENCED_LEADER_EPOCH", "UNKN
 
 
 class FetchState:
-    __slots__ = ("offset", "truncating", "delayed_until_ms", "leader_epoch")
+    #: ``lag``: the partition's FetcherLagMetrics (AbstractFetcherThread.processFetchRequest):
+    #: the leader HW in the last fetch response minus the follower's next fetch offset, read only
+    #: by the ReplicaFetcherManager MaxLag gauge (engine/metrics, docs/model.md §22.3). A state
+    #: pickled before it existed has no value: the gauge reads 0.
+    __slots__ = ("offset", "truncating", "delayed_until_ms", "leader_epoch", "lag")
 
     def __init__(self, offset, truncating, leader_epoch):
         self.offset = offset
         self.truncating = truncating
         self.delayed_until_ms = 0
         self.leader_epoch = leader_epoch
+        self.lag = 0
 
 
 class Fetcher:
@@ -90,6 +95,10 @@ class ReplicaFollower:
         if self.era.alter_isr:
             self.alter_isr_reset(part, st.get("leader_recovery_state", 0))  # docs/model.md §17.4
         if was_leader:
+            self.complete_all_delayed(part.key)
+        elif part.key in self.fetch_purgatory:
+            # consumer fetches parked on this follower (KIP-392, §21.8): a new leader epoch
+            # fences them (makeFollowers completes delayed fetches of the partition)
             self.complete_all_delayed(part.key)
         restart = old_leader != leader or self.era.refetch_on_epoch_bump
         if not restart:
@@ -290,6 +299,8 @@ class ReplicaFollower:
         out_of_range = []
         states = fetcher.partitions
         partitions = self.partitions
+        parked = self.fetch_purgatory   # consumer fetches parked on this follower (§21.8)
+        hw_moved = None
         for key, resp in body["partitions"].items():
             if key not in states:
                 continue
@@ -310,14 +321,20 @@ class ReplicaFollower:
                 leo = log.leo
                 fs.offset = leo
                 hw = resp["hw"]
+                fs.lag = hw - leo if hw > leo else 0   # max(0, HW - nextOffset): MaxLag's input
                 new_hw = leo if leo < hw else hw  # min(): assigned, not max'ed: it can go down (§5.2)
                 if new_hw != log.hw:
                     log.hw = new_hw
                     self.sim.invariants.on_hw(self, key, log)  # a follower HW move: compare replicas
+                    if key in parked:
+                        hw_moved = hw_moved or []
+                        hw_moved.append(key)
             elif err == "OFFSET_OUT_OF_RANGE":
                 out_of_range.append(key)
             else:
                 self._back_off(fetcher, [key])
+        if hw_moved is not None and self.era.follower_hw_completes_fetch:
+            self.complete_follower_fetches(hw_moved)   # KAFKA-14334 (3.3.2): before the next fetch
         if out_of_range:
             fetcher.in_flight = True
             self.request(fetcher.leader, LIST_OFFSETS,

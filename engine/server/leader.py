@@ -8,6 +8,7 @@ in ``purgatory``; ``DelayedOp`` stays here (snapshots pickle it by this module p
 from engine.server.isr_maintenance import IsrMaintenance
 from engine.server.partition import NEVER_MS, RemoteReplica, update_fetch_state
 from engine.server.purgatory import Purgatory
+from engine.server.read_replica import ReadReplicaSelection
 
 #: The states in which a broker serves requests (``Broker.running``; hot handlers test it inline).
 SERVING_STATES = ("running", "shutting_down")
@@ -25,7 +26,7 @@ class DelayedOp:
         self.results = results  # produce: the per-partition answer being built
 
 
-class ReplicaLeader(IsrMaintenance, Purgatory):
+class ReplicaLeader(IsrMaintenance, Purgatory, ReadReplicaSelection):
     # -- becoming leader (Partition.makeLeader, §2.2 reset, §1.3) ---------------------------------
     def make_leader(self, part, st):
         now = self.scheduler.now_ms
@@ -169,6 +170,10 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
         replica_id = body["replica_id"]
         follower = replica_id >= 0
         now = self.scheduler.now_ms
+        # KIP-392 (§21.8): a consumer that sends its rack may read from a follower, and its leader
+        # may name one; None for every other fetch (and before 2.4)
+        rack = body.get("rack_id") if self.era.follower_fetching else None
+        unwatched = None   # keys a parked fetch answers but no HW move of theirs completes
         reads = {}   # key -> (error answer,) or (None, hw, leo, start, records, leader epoch)
         fetch_offsets = {}
         ready = False
@@ -181,6 +186,14 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
         for key, req in body["partitions"].items():
             part = partitions[key] if key in partitions else None
             if part is None or not part.is_leader:
+                if rack is not None and part is not None:
+                    answer = self.follower_read(part, req)
+                    reads[key] = (answer,)
+                    if answer["error"] or answer["records"]:
+                        ready = True
+                    else:
+                        fetch_offsets[key] = req["fetch_offset"]   # parks here until its HW moves
+                    continue
                 reads[key] = ({"error": "NOT_LEADER_OR_FOLLOWER"},)
                 ready = True
                 continue
@@ -190,6 +203,19 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
                     reads[key] = ({"error": "FENCED_LEADER_EPOCH" if current < part.leader_epoch
                                    else "UNKNOWN_LEADER_EPOCH"},)
                     ready = True
+                    continue
+            if rack is not None:
+                preferred = self.preferred_read_replica(part, rack, req["fetch_offset"], now)
+                if preferred is not None:
+                    reads[key] = (self.redirect_answer(part, preferred),)
+                    if self.era.preferred_replica_answers_now:
+                        ready = True   # KAFKA-13767 (3.3.0)
+                    else:
+                        # up to 3.2 the empty answer parks like any other (DelayedFetch skips
+                        # the partition: only the wait, or another partition, completes it)
+                        fetch_offsets[key] = req["fetch_offset"]
+                        unwatched = unwatched or {}
+                        unwatched[key] = None
                     continue
             log = part.log
             leo = log.leo
@@ -243,6 +269,8 @@ class ReplicaLeader(IsrMaintenance, Purgatory):
         op = DelayedOp(env, fetch_offsets, follower)
         table = self.fetch_purgatory
         for key in fetch_offsets:
+            if unwatched is not None and key in unwatched:
+                continue
             if key in table:
                 table[key].append(op)
             else:

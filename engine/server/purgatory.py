@@ -114,12 +114,17 @@ class Purgatory:
         partitions = self.partitions
         fencing = self.era.kip320_fencing
         follower = op.follower
+        # KIP-392 (§21.8): the read again picks a preferred replica, or reads as a follower
+        rack = None if follower or not self.era.follower_fetching else op.env.body.get("rack_id")
         responses = {}
         for key, offset in op.parts.items():
             part = partitions[key] if key in partitions else None
             # _fetch_error, inlined: this runs for every parked partition on every append. A
             # parked request has current_leader_epoch wherever fencing applies (on_fetch read it).
             if part is None or not part.is_leader:
+                if rack is not None and part is not None:
+                    responses[key] = self.follower_read(part, reqs[key])
+                    continue
                 responses[key] = {"error": "NOT_LEADER_OR_FOLLOWER"}
                 continue
             if fencing:
@@ -127,6 +132,11 @@ class Purgatory:
                 if current != -1 and current != part.leader_epoch:
                     responses[key] = {"error": "FENCED_LEADER_EPOCH" if current < part.leader_epoch
                                       else "UNKNOWN_LEADER_EPOCH"}
+                    continue
+            if rack is not None:
+                preferred = self.preferred_read_replica(part, rack, offset, self.scheduler.now_ms)
+                if preferred is not None:
+                    responses[key] = self.redirect_answer(part, preferred)
                     continue
             log = part.log
             leo = log.leo

@@ -18,6 +18,7 @@ import time
 import traceback
 
 from engine import eras
+from engine.metrics.run_summary import run_with_metrics
 from engine.tools.faults import fault_timeline
 from engine.result import compact_json, history_digest
 from engine.scenario.document import ScenarioError
@@ -54,6 +55,10 @@ RUN_FIELDS = (
     "latency_count", "latency_sum_ms", "latency_max_ms")
 EVENT_FIELDS = ("seq", "t_ms", "type", "topic", "partition", "broker", "leader", "leader_epoch",
                 "isr_size", "min_isr", "kind", "count", "details")
+#: the one extra event row of a run carrying its Kafka metrics summary (engine.metrics.run_summary)
+#: in ``details``, at seq = the history's length and t_ms = the run's end; runs stored before it
+#: have none (docs/sweeps.md)
+METRICS_TYPE = "kafka_metrics"
 
 
 def run_scenario(cell, profile, seed):
@@ -242,7 +247,8 @@ def simulate(row, cell, profile, sweep_id):
     events, hist = [], []
     try:
         sim = Simulation(scenario, compact_history=True)   # HW moves as tuples: only digested
-        result = sim.run(logs=False)  # the summary reads no replica's records
+        kafka_metrics = run_with_metrics(sim)   # the same run, read every 100 ms (docs/model.md §22.7)
+        result = sim.result(logs=False)  # the summary reads no replica's records
     except ScenarioError as exc:
         return _failed(base, "invalid", str(exc), scenario, started), events, hist
     except Exception:  # noqa: BLE001 - an engine bug is a finding of the sweep, not the end of it
@@ -254,8 +260,15 @@ def simulate(row, cell, profile, sweep_id):
                  "history_len": len(history), "sim_events": result["stats"]["events"],
                  "end_ms": result["end_ms"]})
     events = compact_events(history, sim.scenario)
+    events.append(metrics_row(kafka_metrics, len(history), result["end_ms"]))
     base["cpu_ms"] = int((time.process_time() - started) * 1000)
     return tuple(base.get(f) for f in RUN_FIELDS), events, hist
+
+
+def metrics_row(summary, history_len, end_ms):
+    """The run's Kafka metrics as one event row in EVENT_FIELDS order."""
+    return (history_len, end_ms, METRICS_TYPE, None, None, None, None, None, None, None, None, None,
+            compact_json(summary))
 
 
 def _failed(base, status, error, scenario, started):

@@ -4,6 +4,7 @@
 // controller voter in ZooKeeper mode.
 
 import { cutLinks } from "./zones.js";
+import { t } from "./i18n.js";
 
 const RUNNABLE = ["running", "starting", "shutting_down", "paused"];
 const STOPPED = ["stopped", "halted", "registration_failed"];
@@ -24,62 +25,62 @@ function live(s) { return Boolean(s.clock && !s.clock.finished); }
 export const ACTIONS = [
   // -- running the simulation
   { id: "play", group: "run", toolbar: true, keys: [" "], keyLabel: "Space",
-    label: s => playing(s) ? "Pause" : "Play", icon: s => playing(s) ? "pause" : "play",
+    label: s => playing(s) ? t("Pause") : t("Play"), icon: s => playing(s) ? "pause" : "play",
     enabled: s => playing(s) || live(s),
     run: ({ app, store }) => app.control(playing(store) ? "pause" : "play") },
-  { id: "step", group: "run", toolbar: true, keys: ["n", "."], icon: "step", label: "Step to the next event",
+  { id: "step", group: "run", toolbar: true, keys: ["n", "."], icon: "step", label: t("Step to the next event"),
     enabled: live, run: ({ app }) => app.control("step") },
-  { id: "restart", group: "run", toolbar: true, keys: ["r"], icon: "restart", label: "Restart the scenario",
+  { id: "restart", group: "run", toolbar: true, keys: ["r"], icon: "restart", label: t("Restart the scenario"),
     enabled: s => Boolean(s.clock), run: ({ app }) => app.control("restart") },
-  { id: "replay", group: "run", toolbar: true, keys: ["R"], icon: "replay", label: "Replay this session (your commands become the timeline)",
+  { id: "replay", group: "run", toolbar: true, keys: ["R"], icon: "replay", label: t("Replay this session (your commands become the timeline)"),
     enabled: s => Boolean(s.clock && s.clock.commands), run: ({ app }) => app.control("replay") },
-  { id: "slower", group: "speed", keys: ["-", "["], label: "Slower", run: ({ app }) => app.nudgeSpeed(-1) },
-  { id: "faster", group: "speed", keys: ["+", "=", "]"], label: "Faster", run: ({ app }) => app.nudgeSpeed(1) },
-  { id: "realtime", group: "speed", keys: ["u"], label: "Real time (1×)", run: ({ app }) => app.setSpeed(1) },
-  { id: "max", group: "speed", keys: ["m"], label: "As fast as possible", run: ({ app }) => app.setSpeed("max") },
+  { id: "slower", group: "speed", keys: ["-", "["], label: t("Slower"), run: ({ app }) => app.nudgeSpeed(-1) },
+  { id: "faster", group: "speed", keys: ["+", "=", "]"], label: t("Faster"), run: ({ app }) => app.nudgeSpeed(1) },
+  { id: "realtime", group: "speed", keys: ["u"], label: t("Real time (1×)"), run: ({ app }) => app.setSpeed(1) },
+  { id: "max", group: "speed", keys: ["m"], label: t("As fast as possible"), run: ({ app }) => app.setSpeed("max") },
 
   // -- one broker (the selected one, or the one whose menu is open)
-  { id: "crash", group: "broker", keys: ["k"], label: "Crash the process (kill -9)",
+  { id: "crash", group: "broker", keys: ["k"], label: t("Crash the process (kill -9)"),
     enabled: (s, b) => b && RUNNABLE.includes(b.state), command: b => ({ op: "crash", broker: b.id, mode: "process" }) },
-  { id: "power", group: "broker", keys: ["K"], label: "Power failure (unflushed data lost)",
+  { id: "power", group: "broker", keys: ["K"], label: t("Power failure (unflushed data lost)"),
     enabled: (s, b) => b && RUNNABLE.includes(b.state), command: b => ({ op: "crash", broker: b.id, mode: "power" }) },
-  { id: "start", group: "broker", keys: ["s"], label: "Start / restart",
+  { id: "start", group: "broker", keys: ["s"], label: t("Start / restart"),
     enabled: (s, b) => b && ["stopped", "halted", "registration_failed"].includes(b.state), command: b => ({ op: "restart", broker: b.id }) },
-  { id: "shutdown", group: "broker", keys: ["d"], label: "Controlled shutdown",
+  { id: "shutdown", group: "broker", keys: ["d"], label: t("Controlled shutdown"),
     enabled: (s, b) => b && b.state === "running", command: b => ({ op: "shutdown", broker: b.id }) },
-  { id: "pause", group: "broker", keys: ["g"], label: b => b && b.state === "paused" ? "Resume after the pause" : "Pause (long GC stall)",
+  { id: "pause", group: "broker", keys: ["g"], label: b => b && b.state === "paused" ? t("Resume after the pause") : t("Pause (long GC stall)"),
     enabled: (s, b) => b && ["running", "starting", "shutting_down", "paused"].includes(b.state),
     command: b => ({ op: b.state === "paused" ? "resume" : "pause", broker: b.id }) },
-  { id: "isolate-zk", group: "broker", mode: "zk", keys: ["z"], label: "Isolate from ZooKeeper", enabled: (s, b) => Boolean(b),
+  { id: "isolate-zk", group: "broker", mode: "zk", keys: ["z"], label: t("Isolate from ZooKeeper"), enabled: (s, b) => Boolean(b),
     command: b => ({ op: "isolate", broker: b.id, from: "zk" }) },
-  { id: "isolate-controllers", group: "broker", mode: "kraft", keys: ["z"], label: "Isolate from the controllers (not from clients or brokers)",
+  { id: "isolate-controllers", group: "broker", mode: "kraft", keys: ["z"], label: t("Isolate from the controllers (not from clients or brokers)"),
     enabled: (s, b) => Boolean(b), command: b => ({ op: "isolate", broker: b.id, from: "controllers" }) },
-  { id: "isolate-brokers", group: "broker", keys: ["i"], label: "Isolate from the other brokers", enabled: (s, b) => Boolean(b),
+  { id: "isolate-brokers", group: "broker", keys: ["i"], label: t("Isolate from the other brokers"), enabled: (s, b) => Boolean(b),
     command: b => ({ op: "isolate", broker: b.id, from: "brokers" }) },
-  { id: "isolate-clients", group: "broker", keys: [], label: "Isolate from clients", enabled: (s, b) => Boolean(b),
+  { id: "isolate-clients", group: "broker", keys: [], label: t("Isolate from clients"), enabled: (s, b) => Boolean(b),
     command: b => ({ op: "isolate", broker: b.id, from: "clients" }) },
-  { id: "isolate-all", group: "broker", keys: ["I"], label: "Isolate from everything", enabled: (s, b) => Boolean(b),
+  { id: "isolate-all", group: "broker", keys: ["I"], label: t("Isolate from everything"), enabled: (s, b) => Boolean(b),
     command: b => ({ op: "isolate", broker: b.id, from: "all" }) },
-  { id: "heal-broker", group: "broker", keys: ["l"], label: "Heal this broker's links",
+  { id: "heal-broker", group: "broker", keys: ["l"], label: t("Heal this broker's links"),
     enabled: (s, b) => Boolean(b && b.isolated_from && b.isolated_from.length),
     command: b => b.isolated_from.map(n => ({ op: "heal", from: b.id, to: n })) },
-  { id: "expire", group: "broker", mode: "zk", keys: ["x"], label: "Expire its ZooKeeper session",
+  { id: "expire", group: "broker", mode: "zk", keys: ["x"], label: t("Expire its ZooKeeper session"),
     enabled: (s, b) => Boolean(b && b.zk && b.zk.session_id !== null), command: b => ({ op: "expire_session", broker: b.id }) },
-  { id: "flush", group: "broker", keys: ["f"], label: "Flush (fsync) its logs",
+  { id: "flush", group: "broker", keys: ["f"], label: t("Flush (fsync) its logs"),
     enabled: (s, b) => b && ["running", "shutting_down", "paused"].includes(b.state), command: b => ({ op: "flush", broker: b.id }) },
 
   // -- one controller voter (KRaft eras; docs/scenario-format.md §4.2: "controller" in place of "broker")
-  { id: "controller-crash", group: "controller", mode: "kraft", keys: [], label: "Crash this controller (kill -9)",
+  { id: "controller-crash", group: "controller", mode: "kraft", keys: [], label: t("Crash this controller (kill -9)"),
     enabled: (s, v) => v && v.state !== "stopped", command: v => ({ op: "crash", controller: v.id }) },
-  { id: "controller-shutdown", group: "controller", mode: "kraft", keys: [], label: "Shut it down (clean: a leader resigns)",
+  { id: "controller-shutdown", group: "controller", mode: "kraft", keys: [], label: t("Shut it down (clean: a leader resigns)"),
     enabled: (s, v) => v && v.state === "running", command: v => ({ op: "shutdown", controller: v.id }) },
-  { id: "controller-pause", group: "controller", mode: "kraft", keys: [], label: v => v && v.state === "paused" ? "Resume after the pause" : "Pause (long GC stall)",
+  { id: "controller-pause", group: "controller", mode: "kraft", keys: [], label: v => v && v.state === "paused" ? t("Resume after the pause") : t("Pause (long GC stall)"),
     enabled: (s, v) => v && v.state !== "stopped", command: v => ({ op: v.state === "paused" ? "resume" : "pause", controller: v.id }) },
-  { id: "controller-isolate", group: "controller", mode: "kraft", keys: [], label: "Isolate from everything",
+  { id: "controller-isolate", group: "controller", mode: "kraft", keys: [], label: t("Isolate from everything"),
     enabled: (s, v) => Boolean(v), command: v => ({ op: "isolate", controller: v.id, from: "all" }) },
-  { id: "controller-heal", group: "controller", mode: "kraft", keys: [], label: "Heal this controller's links",
+  { id: "controller-heal", group: "controller", mode: "kraft", keys: [], label: t("Heal this controller's links"),
     enabled: (s, v) => Boolean(v && cutPeers(s, v.id).length), command: (v, s) => cutPeers(s, v.id).map(n => ({ op: "heal", from: v.id, to: n })) },
-  { id: "controller-restart", group: "controller", mode: "kraft", keys: [], label: "Start / restart",
+  { id: "controller-restart", group: "controller", mode: "kraft", keys: [], label: t("Start / restart"),
     enabled: (s, v) => v && v.state === "stopped", command: v => ({ op: "restart", controller: v.id }) },
 
   // -- one zone (a run with racks; docs/scenario-format.md §4.3: one command with "rack" acts on
@@ -97,22 +98,22 @@ export const ACTIONS = [
     command: z => ({ op: "heal", rack: z.rack }) },
 
   // -- the cluster
-  { id: "heal-all", group: "cluster", keys: ["h"], label: "Heal every link", enabled: s => Boolean(s.links && (s.links.blocked.length || s.links.slow.length)),
+  { id: "heal-all", group: "cluster", keys: ["h"], label: t("Heal every link"), enabled: s => Boolean(s.links && (s.links.blocked.length || s.links.slow.length)),
     command: () => ({ op: "heal" }) },
-  { id: "preferred", group: "cluster", keys: ["e"], label: "Preferred replica election (all partitions)", enabled: live,
+  { id: "preferred", group: "cluster", keys: ["e"], label: t("Preferred replica election (all partitions)"), enabled: live,
     command: () => ({ op: "elect_preferred" }) },
-  { id: "produce10", group: "cluster", keys: ["p"], label: "Produce 10 records (acks=all, console producer)",
+  { id: "produce10", group: "cluster", keys: ["p"], label: t("Produce 10 records (acks=all, console producer)"),
     enabled: s => live(s) && Boolean(s.meta && s.meta.topics.length),
     command: (b, s) => ({ op: "produce", topic: s.meta.topics[0].name, count: 10, acks: "all", producer: "console" }) },
 
   // -- the page
-  { id: "open-picker", group: "view", keys: ["o"], label: "Scenarios and new cluster…", run: ({ app }) => app.openPicker() },
-  { id: "config", group: "view", keys: ["c"], label: "Config editor…", run: ({ app }) => app.openConfig() },
-  { id: "violation", group: "view", keys: ["v"], label: "Jump to the latest violation", enabled: s => s.violations.length > 0,
+  { id: "open-picker", group: "view", keys: ["o"], label: t("Scenarios and new cluster…"), run: ({ app }) => app.openPicker() },
+  { id: "config", group: "view", keys: ["c"], label: t("Config editor…"), run: ({ app }) => app.openConfig() },
+  { id: "violation", group: "view", keys: ["v"], label: t("Jump to the latest violation"), enabled: s => s.violations.length > 0,
     run: ({ app }) => app.jumpToViolation() },
-  { id: "clear", group: "view", keys: ["Escape"], keyLabel: "Esc", label: "Clear selection and highlight", run: ({ app }) => app.clearSelection() },
-  { id: "share", group: "view", keys: [], label: "Copy a link to this room", run: ({ app }) => app.share() },
-  { id: "help", group: "view", keys: ["?"], label: "Help and shortcuts", run: ({ app }) => app.openHelp() },
+  { id: "clear", group: "view", keys: ["Escape"], keyLabel: "Esc", label: t("Clear selection and highlight"), run: ({ app }) => app.clearSelection() },
+  { id: "share", group: "view", keys: [], label: t("Copy a link to this room"), run: ({ app }) => app.share() },
+  { id: "help", group: "view", keys: ["?"], label: t("Help and shortcuts"), run: ({ app }) => app.openHelp() },
 ];
 
 export const BY_ID = Object.fromEntries(ACTIONS.map(a => [a.id, a]));
@@ -157,18 +158,18 @@ export function runAction(action, ctx) {
   if (action.group === "controller") {
     const v = ctx.voter;
     if (!v || !isEnabled(action, ctx.store, v)) return;
-    ctx.app.command(action.command(v, ctx.store), `${labelOf(action, ctx.store, v)} (controller ${v.id})`);
+    ctx.app.command(action.command(v, ctx.store), t("{label} (controller {id})", { label: labelOf(action, ctx.store, v), id: v.id }));
     return;
   }
   const b = broker(ctx);
   if (action.group === "broker" && !b) {
-    ctx.app.toast("Select a broker first", "click a broker card or press its id (0-9)");
+    ctx.app.toast(t("Select a broker first"), t("click a broker card or press its id (0-9)"));
     return;
   }
   if (!isEnabled(action, ctx.store, b)) return;
   if (action.command) {
     const op = action.command(b, ctx.store);
-    ctx.app.command(op, labelOf(action, ctx.store, b) + (b ? ` (broker ${b.id})` : ""));
+    ctx.app.command(op, (b ? t("{label} (broker {id})", { label: labelOf(action, ctx.store, b), id: b.id }) : labelOf(action, ctx.store, b)));
   } else {
     action.run(ctx);
   }

@@ -1,4 +1,5 @@
 // Formatting numbers and times the way the screen shows them.
+import { t } from "./i18n.js";
 
 export function seconds(ms) {
   if (ms === null || ms === undefined) return "–";
@@ -14,7 +15,7 @@ export function shortSeconds(ms) {
 }
 
 export function speed(v) {
-  if (v === "max") return "max";
+  if (v === "max") return t("max");
   if (v >= 10) return v.toFixed(0) + "×";
   if (v >= 1) return v.toFixed(1).replace(/\.0$/, "") + "×";
   return v.toFixed(2).replace(/0$/, "") + "×";
@@ -32,9 +33,9 @@ export function json(v) {
 export function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
 
 export function errorText(err) {
-  if (!err) return "unknown error";
-  let s = (err.field ? err.field + ": " : "") + (err.message || "error");
-  if (err.allowed) s += ` (allowed: ${err.allowed})`;
+  if (!err) return t("unknown error");
+  let s = (err.field ? err.field + ": " : "") + (err.message || t("error"));
+  if (err.allowed) s += t(" (allowed: {allowed})", { allowed: err.allowed });
   return s;
 }
 

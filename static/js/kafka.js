@@ -4,6 +4,7 @@ import { configsField, describeConfigs } from "./configs.js";
 import { h } from "./dom.js";
 import { elrColumns, topicId, quorumStatus, quorumReplication } from "./kraft.js";
 import { brokerApiVersions, hasListEndpoints, listEndpoints } from "./broker_tools.js";
+import { t } from "./i18n.js";
 
 /** `kraft`: against a KRaft broker (3.8+) the header carries the TopicId and every partition line
  *  the Elr and LastKnownElr columns (TopicCommand from 3.8, through DescribeTopicPartitions). */
@@ -156,5 +157,5 @@ export function runShell(line, { meta, partitions, znodes, quorum = null, broker
 /** An era as a drop-down option ("2.7 · AlterIsr"), the rules that distinguish it as its tooltip
  *  (notes from /api/eras, docs/scenario-format.md §4). */
 export function eraOption(v, note) {
-  return h("option", { value: v, text: note ? `${v} · ${note.short}` : v, title: note ? `rules of ${note.rules_of}: ${note.text}` : "" });
+  return h("option", { value: v, text: note ? `${v} · ${note.short}` : v, title: note ? t("rules of {rules}: {text}", { rules: note.rules_of, text: note.text }) : "" });
 }

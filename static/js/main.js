@@ -11,6 +11,7 @@ import { toast } from "./ui/toast.js";
 import { openMenu, closeMenu, menuOpen } from "./ui/menu.js";
 import { openPicker, openConfig, openHelp, openInspect } from "./ui/dialogs.js";
 import { rackOf, zoneOf, zoneState } from "./zones.js";
+import { t, withLang } from "./i18n.js";
 
 const store = createStore();
 const SPEEDS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, "max"];
@@ -25,11 +26,13 @@ const app = {
   /** The room's bounded series of one partition since the run started (the time chart's past). */
   fetchRoomSeries: key => (store.room ? getJSON(`/api/rooms/${encodeURIComponent(store.room)}/series?partition=${encodeURIComponent(key)}`)
     : Promise.resolve(null)),
+  /** The room's Kafka metrics since the run started (the Metrics tab's past). */
+  fetchRoomMetrics: () => (store.room ? getJSON(`/api/rooms/${encodeURIComponent(store.room)}/metrics`) : Promise.resolve(null)),
 
   async control(action, value) {
     const payload = value === undefined ? { action } : { action, value };
     const reply = await conn.request("control", payload);
-    if (!reply.ok) toast(`Cannot ${action}`, errorText(reply.error), "error");
+    if (!reply.ok) toast(t("Cannot {action}", { action }), errorText(reply.error), "error");
     else if (action === "step") {
       const evs = reply.events || [];
       if (evs.length) app.selectEvent(evs[evs.length - 1], false);
@@ -43,10 +46,10 @@ const app = {
     let last = null;
     for (const o of ops) {
       const reply = await conn.request("command", o);
-      if (!reply.ok) { toast(`Rejected: ${label || o.op}`, errorText(reply.error), "error"); return false; }
+      if (!reply.ok) { toast(t("Rejected: {what}", { what: label || o.op }), errorText(reply.error), "error"); return false; }
       last = reply.command;
     }
-    toast(label || ops[0].op, last ? `scheduled at ${seconds(last.at_ms)} simulated` : "");
+    toast(label || ops[0].op, last ? t("scheduled at {t} simulated", { t: seconds(last.at_ms) }) : "");
     return true;
   },
 
@@ -69,14 +72,14 @@ const app = {
   async load(source, quiet = false) {
     app.loads = (app.loads || 0) + 1;          // the picker resumes a held run only if nothing was loaded
     const reply = await conn.request("load", source);
-    if (!reply.ok && !quiet) toast("Cannot load the scenario", errorText(reply.error), "error");
-    if (reply.ok) toast("Loaded", reply.room.name);
+    if (!reply.ok && !quiet) toast(t("Cannot load the scenario"), errorText(reply.error), "error");
+    if (reply.ok) toast(t("Loaded"), reply.room.name);
     return quiet ? reply : reply.ok;
   },
 
   async reconfigure(payload) {
     const reply = await conn.request("reconfigure", payload);
-    if (!reply.ok) { toast("Cannot restart with that", errorText(reply.error), "error"); app.requestRender(true); return false; }
+    if (!reply.ok) { toast(t("Cannot restart with that"), errorText(reply.error), "error"); app.requestRender(true); return false; }
     return true;
   },
 
@@ -85,9 +88,9 @@ const app = {
   openHelp: () => openHelp(app),
 
   share() {
-    const url = location.href;
-    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(url).then(() => toast("Link copied", url));
-    else toast("Link to this room", url, "info", 9000);
+    const url = withLang(location.href);        // the link opens in the language of the one who shares it
+    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(url).then(() => toast(t("Link copied"), url));
+    else toast(t("Link to this room"), url, "info", 9000);
   },
 
   brokerMenu(id, anchor) {
@@ -97,9 +100,10 @@ const app = {
     app.requestRender(true);
     const items = ACTIONS.filter(a => a.group === "broker" && inMode(a, store)).map(a => ({ id: a.id, label: labelOf(a, store, b), key: keyLabel(a),
       enabled: isEnabled(a, store, b), run: () => runAction(a, { app, store, broker: store.brokers.get(id) }) }));
-    const kraft = store.quorum ? `${b.fenced ? " · fenced" : ""}${b.broker_epoch !== undefined ? ` · broker epoch ${b.broker_epoch}` : ""}` : "";
+    const kraft = store.quorum ? `${b.fenced ? t(" · fenced") : ""}${b.broker_epoch !== undefined ? t(" · broker epoch {epoch}", { epoch: b.broker_epoch }) : ""}` : "";
     const rack = rackOf(store, id);
-    openMenu(`Broker ${id} · ${b.state}${b.controller ? " · controller" : ""}${kraft}${rack === null ? "" : ` · zone ${rack}`}`, items, anchor);
+    openMenu(t("Broker {id} · {state}", { id, state: b.state }) + (b.controller ? t(" · controller") : "") + kraft
+      + (rack === null ? "" : t(" · zone {rack}", { rack })), items, anchor);
   },
 
   /** The actions on one zone (a run with racks): each is one command with "rack". */
@@ -108,7 +112,8 @@ const app = {
     if (!z.brokers.length && !z.voters.length) return;
     const items = ACTIONS.filter(a => a.group === "zone").map(a => ({ id: a.id, label: labelOf(a, store, z),
       enabled: isEnabled(a, store, z), run: () => runAction(a, { app, store, zone: zoneOf(store, rack) }) }));
-    openMenu(`Zone ${rack} · ${zoneState(z, store.links, z.others).text}`, items, anchor);
+    const state = zoneState(z, store.links, z.others).text;
+    openMenu(t("Zone {rack} · {state}", { rack, state }), items, anchor);
   },
 
   /** One zone action at once (the zone box's own button): the same path as the menu's item. */
@@ -123,27 +128,27 @@ const app = {
     if (!v) return;
     const items = ACTIONS.filter(a => a.group === "controller").map(a => ({ id: a.id, label: labelOf(a, store, v),
       enabled: isEnabled(a, store, v), run: () => runAction(a, { app, store, voter: voterOf(store, id) }) }));
-    const active = store.quorum.active === id ? " · active controller" : "";
-    openMenu(`Controller ${id} · Raft ${v.role}, epoch ${v.epoch}${active}`, items, anchor);
+    const active = store.quorum.active === id ? t(" · active controller") : "";
+    openMenu(t("Controller {id} · Raft {role}, epoch {epoch}", { id, role: v.role, epoch: v.epoch }) + active, items, anchor);
   },
 
   partitionMenu(key, anchor) {
     const p = store.partitions.get(key);
     if (!p) return;
     const items = [
-      { id: "inspect", label: "Inspect the logs (record by record)…", run: () => openInspect(app, key) },
-      { id: "preferred", label: `Preferred replica election (→ broker ${p.replicas[0]})`,
+      { id: "inspect", label: t("Inspect the logs (record by record)…"), run: () => openInspect(app, key) },
+      { id: "preferred", label: t("Preferred replica election (→ broker {id})", { id: p.replicas[0] }),
         run: () => app.command({ op: "elect_preferred", topic: p.topic, partition: p.partition }, `preferred election ${key}`) },
       "-",
-      { id: "produce-all", label: "Produce 10 records here, acks=all",
+      { id: "produce-all", label: t("Produce 10 records here, acks=all"),
         run: () => app.command({ op: "produce", topic: p.topic, partition: p.partition, count: 10, acks: "all", producer: "console" }, `produce 10 to ${key} (acks=all)`) },
-      { id: "produce-1", label: "Produce 10 records here, acks=1",
+      { id: "produce-1", label: t("Produce 10 records here, acks=1"),
         run: () => app.command({ op: "produce", topic: p.topic, partition: p.partition, count: 10, acks: "1", producer: "console" }, `produce 10 to ${key} (acks=1)`) },
       "-",
       { id: "describe", label: "kafka-topics.sh --describe --topic " + p.topic, run: () => { app.showTab("cli"); cli.exec(`kafka-topics.sh --describe --topic ${p.topic}`); } },
       // KRaft has no state znode: its state is the PartitionChangeRecords in the quorum panel
-      store.quorum ? { id: "state", label: "its records in the metadata log", run: () => app.showTab("zk") }
-        : { id: "state", label: "get its state znode", run: () => { app.showTab("cli"); cli.exec(`get /brokers/topics/${p.topic}/partitions/${p.partition}/state`); } },
+      store.quorum ? { id: "state", label: t("its records in the metadata log"), run: () => app.showTab("zk") }
+        : { id: "state", label: t("get its state znode"), run: () => { app.showTab("cli"); cli.exec(`get /brokers/topics/${p.topic}/partitions/${p.partition}/state`); } },
     ];
     openMenu(key, items, anchor);
   },
@@ -167,7 +172,7 @@ const app = {
     app.requestRender(true);
     if (store.ui.selectedEvent !== null) timeline.reveal(store.ui.selectedEvent, store);
     requestAnimationFrame(() => partitions.scrollTo(key));
-    toast(`${v.invariant} in ${key}`, cause ? `cause: ${cause.type} at ${seconds(cause.t_ms)} — ${cause.reason}` : v.detail, "error", 9000);
+    toast(t("{invariant} in {partition}", { invariant: v.invariant, partition: key }), cause ? t("cause: {type} at {t} — {reason}", { type: cause.type, t: seconds(cause.t_ms), reason: cause.reason }) : v.detail, "error", 9000);
   },
 };
 
@@ -213,11 +218,11 @@ async function joinOrCreate() {
   if (wanted) {
     const reply = await conn.request("join", { room: wanted });
     if (reply.ok) return afterJoin(reply.room);
-    toast("That simulation is gone", errorText(reply.error) + " — starting a new one.", "error");
+    toast(t("That simulation is gone"), errorText(reply.error) + t(" — starting a new one."), "error");
   }
   const reply = await conn.request("create", { library: document.body.dataset.defaultScenario });
   if (reply.ok) afterJoin(reply.room);
-  else toast("Cannot start a simulation", errorText(reply.error), "error", 20000);
+  else toast(t("Cannot start a simulation"), errorText(reply.error), "error", 20000);
 }
 
 function afterJoin(room) {
@@ -234,9 +239,9 @@ function onKey(e) {
   e.preventDefault();
   closeMenu();
   if (found.select !== undefined) {
-    if (store.brokers.has(found.select)) { app.selectBroker(found.select); toast(`Broker ${found.select} selected`, store.quorum
-      ? "k crash · s start · d shutdown · g pause · z isolate from the controllers · i from the brokers"
-      : "k crash · s start · d shutdown · g pause · z/i isolate · x expire session"); }
+    if (store.brokers.has(found.select)) { app.selectBroker(found.select); toast(t("Broker {id} selected", { id: found.select }), store.quorum
+      ? t("k crash · s start · d shutdown · g pause · z isolate from the controllers · i from the brokers")
+      : t("k crash · s start · d shutdown · g pause · z/i isolate · x expire session")); }
     return;
   }
   runAction(found, { app, store });
@@ -247,7 +252,7 @@ view.start();
 
 conn = connectSocket({
   onFrame,
-  onConnect: () => { setConn(true, "live"); joinOrCreate(); },
-  onDisconnect: reason => setConn(false, "reconnecting…" + (reason ? "" : "")),
+  onConnect: () => { setConn(true, t("live")); joinOrCreate(); },
+  onDisconnect: reason => setConn(false, t("reconnecting…") + (reason ? "" : "")),
 });
 app.socket = conn.socket;     // the tests drop and restore the connection through it

@@ -1,4 +1,5 @@
 // Colours with a meaning: leader epochs, message kinds, timeline categories.
+import { t } from "./i18n.js";
 
 const EPOCHS = ["#4fb3ff", "#b58cff", "#ffb547", "#3fd0a0", "#ff7aa8", "#a3d65c", "#ff8c5a", "#7d8bff",
                 "#4fd8e0", "#e0a0ff"];
@@ -13,12 +14,12 @@ export const MESSAGE_KINDS = [
   { kind: "fetch", label: "Fetch", color: "#4fb3ff" },
   { kind: "produce", label: "Produce", color: "#3fd0a0" },
   { kind: "control", label: "LeaderAndIsr / UpdateMetadata", color: "#d98cff", mode: "zk" },
-  { kind: "alterisr", label: "AlterIsr / AlterPartition (leader → controller)", color: "#f0e442" },
+  { kind: "alterisr", label: t("AlterIsr / AlterPartition (leader → controller)"), color: "#f0e442" },
   { kind: "zk", label: "ZooKeeper", color: "#ffb547", mode: "zk" },
-  { kind: "raft", label: "Raft: Vote · BeginQuorumEpoch · metadata Fetch", color: "#d98cff", mode: "kraft" },
+  { kind: "raft", label: t("Raft: Vote · BeginQuorumEpoch · metadata Fetch"), color: "#d98cff", mode: "kraft" },
   { kind: "heartbeat", label: "BrokerRegistration / BrokerHeartbeat", color: "#ffb547", mode: "kraft" },
   { kind: "epoch", label: "OffsetsForLeaderEpoch", color: "#ff8c5a" },
-  { kind: "other", label: "Metadata / other", color: "#8b99ad" },
+  { kind: "other", label: t("Metadata / other"), color: "#8b99ad" },
 ];
 const KIND_COLOR = Object.fromEntries(MESSAGE_KINDS.map(k => [k.kind, k.color]));
 

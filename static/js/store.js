@@ -2,6 +2,8 @@
 // "p:orders-0", "z:/controller", "c:p1"), plus what the user is looking at. Frames are applied
 // here; renderers read from here and are told which keys changed since they last drew.
 
+import { t } from "./i18n.js";
+
 const MAX_EVENTS = 4000;
 const MAX_MESSAGES = 500;
 
@@ -180,7 +182,7 @@ const CATEGORY = {
   broker_starting: "broker", broker_started: "broker", broker_stopped: "broker", broker_registered: "broker",
   session_expired: "broker", zk_disconnected: "broker", zk_reconnected: "broker", zk_session_lost: "broker",
   produce_error: "client", produce_failed: "client", consumer_error: "client", consumer_reset: "client",
-  consumer_truncation_detected: "client",
+  consumer_truncation_detected: "client", consumer_read_replica: "client",
   fault: "fault", violation: "violation",
   // KRaft eras (docs/scenario-format.md §4.2)
   partition_change: "election", isr_updated: "isr", raft_leader_elected: "controller", controller_activated: "controller",
@@ -192,16 +194,16 @@ const CATEGORY = {
 };
 
 export const CATEGORIES = [
-  { id: "isr", label: "ISR" }, { id: "election", label: "leaders" }, { id: "log", label: "truncation" },
-  { id: "hw", label: "HW moves" }, { id: "controller", label: "controller" }, { id: "broker", label: "brokers & ZK" },
-  { id: "client", label: "clients" }, { id: "fault", label: "actions & faults" }, { id: "violation", label: "violations" },
-  { id: "other", label: "other" },
+  { id: "isr", label: "ISR" }, { id: "election", label: t("leaders") }, { id: "log", label: t("truncation") },
+  { id: "hw", label: t("HW moves") }, { id: "controller", label: t("controller") }, { id: "broker", label: t("brokers & ZK") },
+  { id: "client", label: t("clients") }, { id: "fault", label: t("actions & faults") }, { id: "violation", label: t("violations") },
+  { id: "other", label: t("other") },
 ];
 
 /** A category's name in the run's era: KRaft runs have no ZooKeeper, their brokers register with
  *  and heartbeat to the controller quorum. */
 export function categoryLabel(category, kraft) {
-  return kraft && category.id === "broker" ? "brokers & quorum" : category.label;
+  return kraft && category.id === "broker" ? t("brokers & quorum") : category.label;
 }
 
 export function categoryOf(event) {

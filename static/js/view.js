@@ -6,6 +6,7 @@
 // own controls, so what a partition card says at a moment cannot drift between them.
 import { applyFrame, takeChanges, touched, emptyHighlight } from "./store.js";
 import { BY_ID, runAction } from "./actions.js";
+import { t } from "./i18n.js";
 import { createTopbar } from "./render/topbar.js";
 import { createMap } from "./render/map.js";
 import { createPartitions } from "./render/partitions.js";
@@ -21,6 +22,8 @@ import { closeMenu } from "./ui/menu.js";
 import { loadEras } from "./ui/dialogs.js";
 import { $$ } from "./dom.js";
 import { createSeries, recordFrame } from "./series.js";
+import { createMetricsSeries, recordMetrics } from "./metrics.js";
+import { createMetrics } from "./render/metrics.js";
 
 /** Draw `app.store` with the shared renderers. The view also gives `app` the methods every page
  *  answers the same way (requestRender, showTab, selectBroker, clearSelection), since the
@@ -29,6 +32,7 @@ import { createSeries, recordFrame } from "./series.js";
 export function createView(app, { adaptStrips = false, afterRender = null } = {}) {
   const store = app.store;
   store.series = createSeries();          // the live chart's samples, from the frames below
+  store.metricSeries = createMetricsSeries();   // Kafka's metrics the frames carry (Metrics tab)
   let forceNext = true;
   const perf = { render: 0, animate: 0, parse: 0, renders: 0, frames: 0, parts: {}, stripEvery: 1 };
 
@@ -70,7 +74,8 @@ export function createView(app, { adaptStrips = false, afterRender = null } = {}
   const map = createMap(app);
   const partitions = createPartitions(app);
   const timeline = createTimeline(app);
-  const tabs = { timeline, zk: coordination(app), clients: createClients(app), network: createNetwork(app), cli: createCli(app) };
+  const tabs = { timeline, zk: coordination(app), clients: createClients(app), network: createNetwork(app), cli: createCli(app),
+    metrics: createMetrics(app) };
   const alarms = createAlarms(app);
 
   // a tab's panel is drawn only while it shows; forced, it redraws from scratch
@@ -146,7 +151,7 @@ export function createView(app, { adaptStrips = false, afterRender = null } = {}
      *  follow what the store holds (the transport then asks for a full one). */
     apply(frame) {
       const result = applyFrame(store, frame, performance.now());
-      if (result === "ok") recordFrame(store.series, frame, frame.clock.t_ms);
+      if (result === "ok") { recordFrame(store.series, frame, frame.clock.t_ms); recordMetrics(store.metricSeries, frame); }
       if (frame.full) forceNext = true;
       return result;
     },
@@ -200,8 +205,8 @@ function coordination(app) {
     fresh = true;
     zk.show(!kraft); quorum.show(kraft);
     if (!tab) return;
-    tab.textContent = kraft ? "Quorum" : "ZooKeeper";
-    tab.title = kraft ? "The controller quorum (Raft) and its metadata log" : "The znode tree";
+    tab.textContent = kraft ? t("Quorum") : "ZooKeeper";
+    tab.title = kraft ? t("The controller quorum (Raft) and its metadata log") : t("The znode tree");
   }
   return {
     sync,

@@ -228,3 +228,29 @@ def test_table_headers_sit_over_their_columns(page, base):
         }""", table)
         for name, th_align, td_align, right in pairs:
             assert th_align == td_align and right == 0, (table, name, th_align, td_align, right)
+
+
+def test_kafka_metric_outputs_are_chosen_like_the_others(page, base, app):
+    """The runs' Kafka metrics (km_* of analytics_cells) are heat-map outputs in their own group,
+    drawn from the report's numbers; a cell analysed without them says nothing of them."""
+    engine = app.extensions["isrlab_analytics"].engine
+    with engine.begin() as conn:
+        for cell_id, unclean in {0: 0.0, 1: 1.5, 2: 0.25, 3: None}.items():
+            conn.execute(update(analytics_cells).where(analytics_cells.c.cell_id == cell_id).values(
+                km_runs=None if unclean is None else 2, km_unclean_elections_mean=unclean,
+                km_under_min_isr_ms_mean=None if unclean is None else 2500.0,
+                km_offline_max=None if unclean is None else 1, km_max_lag_peak=None if unclean is None else 5070))
+    page.goto(base + "/analytics/web?m1=km_unclean_elections_mean&m2=km_under_min_isr_ms_mean")
+    page.wait_for_selector("#map-1 g.cell")
+    group = page.locator("#metric-1 optgroup")
+    assert group.count() == 1 and "Kafka" in group.get_attribute("label")
+    assert "UncleanLeaderElectionsPerSec count, per run" in group.locator("option").all_text_contents()
+    values = {page.locator(f"#map-1 g.cell[data-cell='{c}']").get_attribute("data-cell"):
+              page.locator(f"#map-1 g.cell[data-cell='{c}'] text.value").text_content() for c in range(4)}
+    assert values == {"0": "0.00", "1": "1.5", "2": "0.25", "3": "–"}
+    assert page.locator("#map-2 g.cell[data-cell='0'] text.value").text_content() == "2.50 s"
+    page.locator("#map-1 g.cell[data-cell='1']").click()
+    page.wait_for_selector("#cell-facts .fact")
+    facts = page.locator("#cell-facts").inner_text()
+    assert "UncleanLeaderElectionsPerSec count, per run" in facts and "peak MaxLag (messages)" in facts
+    assert "5070" in facts

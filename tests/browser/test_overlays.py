@@ -51,6 +51,29 @@ def test_the_violation_bar_leaves_the_jumped_to_partition_in_view(small_page, se
     assert not overlap(box(page, f"{card} .pchart canvas"), box(page, "#alarms"))
 
 
+def test_at_1024x768_jump_to_cause_leaves_the_whole_card_clear_of_the_bar(browser, server):  # noqa: F811
+    """At 1024 px the bar's title wraps to three lines: the room the main column keeps below its
+    content is the bar's height with its words in it (it was measured empty, one line short, and
+    the chart's bottom stayed under the bar)."""
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    try:
+        _app, base = server
+        open_page(page, base)
+        assert page.evaluate("() => window.isrlab.load({library: 'kip101-scenario-1-v0.10'}, true)")["ok"]
+        page.evaluate("() => window.isrlab.setSpeed('max')")
+        wait_store(page, "s.clock.paused_reason === 'violation'", timeout=60000)
+        page.click("#jump-cause")
+        page.wait_for_timeout(900)                              # the smooth scroll settles
+        bar = box(page, "#alarms")
+        room = page.evaluate("() => parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--alarm-space'))")
+        assert room == pytest.approx(bar["height"] + 20, abs=1)
+        card = box(page, ".pcard[data-key='orders-0']")
+        assert bar["height"] > 60                               # it really is the tall, wrapped bar
+        assert card["y"] + card["height"] <= bar["y"], (card, bar)
+    finally:
+        page.close()
+
+
 def test_a_previous_runs_toast_does_not_stay_over_the_next_run(small_page, server):
     page = small_page
     _app, base = server

@@ -3,7 +3,7 @@ holds — a crashed broker's ZooKeeper session, the partition counts, a stopped 
 producer uses, a topic's configs in the CLI corner."""
 from playwright.sync_api import expect
 
-from tests.browser.conftest import open_page, wait_store
+from tests.browser.conftest import open_page, pick_library, wait_store
 from tests.browser.test_truth import load
 
 
@@ -117,3 +117,41 @@ def test_zookeeper_era_tools_print_only_the_topics_overrides(page, server):
     page.click(".tabs button[data-tab=cli]")
     expect(page.locator("#panel-cli")).to_contain_text("kafka-topics.sh --zookeeper zk:2181 --describe")
     assert cli(page, "kafka-configs.sh --describe --entity-type topics --entity-name orders") == "Configs for topic 'orders' are "
+
+
+def _client_rows(page):
+    """The names in the Producers and the Consumers tables (the ledger is a table too)."""
+    return page.evaluate("""() => ['producer', 'consumer'].map(head => {
+      const table = Array.from(document.querySelectorAll('#panel-clients table.grid'))
+        .find(t => t.querySelector('th') && t.querySelector('th').textContent === head);
+      return Array.from(table.tBodies[0].rows).map(tr => tr.cells[0].textContent);
+    })""")
+
+
+def test_loading_another_story_leaves_none_of_the_previous_storys_clients(page, server):
+    """Issue 34 item 11: the Clients tab after a story change lists the new story's clients only —
+    also when the old story had clients added by hand and the change went through the picker,
+    which holds the old run while it is open."""
+    _app, base = server
+    open_page(page, base)
+    load(page, "broker-failure-clean-election")
+    page.click("button[data-tab='clients']")
+    wait_store(page, "s.clients.has('p1') && s.clients.has('c1')")
+    page.click("#produce-button")
+    page.evaluate("() => window.isrlab.command({op: 'consume', consumer: 'c9', topic: 'orders', from: 'earliest'})")
+    wait_store(page, "s.clients.has('console') && s.clients.has('c9')")
+    producers, consumers = _client_rows(page)
+    assert set(producers) == {"p1", "console"} and set(consumers) == {"c1", "c9"}
+    pick_library(page, "not-enough-replicas")
+    page.click("button[data-tab='clients']")
+    wait_store(page, "s.clients.has('strict') && s.clients.has('relaxed') && s.clock.t_ms > 2000")
+    page.wait_for_timeout(400)
+    producers, consumers = _client_rows(page)
+    assert sorted(producers) == ["relaxed", "strict"], producers
+    assert consumers == [], consumers
+    assert sorted(page.evaluate("() => Array.from(window.isrlab.store.clients.keys())")) == ["relaxed", "strict"]
+    # the cluster map draws the same clients
+    names = [t.split()[0] for t in page.locator("#nodes .node.client .cname").all_inner_texts()]
+    assert sorted(names) == ["relaxed", "strict"], names
+    chips = page.inner_text("#panel-clients .counts")
+    assert "LOST" in chips and "console" not in chips

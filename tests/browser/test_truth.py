@@ -165,3 +165,37 @@ def test_ledger_filters_by_status_and_producer_and_pages(page, server):
     assert pages > 0 and page.locator("#ledger tbody tr", has_text="old-0").count() == 1
     # the outcome chips print no "null" next to LOST (replaceChildren(null) did)
     assert "null" not in page.inner_text("#panel-clients .counts")
+
+
+def _cards_and_clock(page):
+    page.wait_for_timeout(400)
+    return page.evaluate("""() => ({
+      t: window.isrlab.store.clock.t_ms,
+      cards: Array.from(document.querySelectorAll('.pcard')).map(c =>
+        [c.dataset.key, c.querySelector('.facts').innerText.replace(/\\s+/g, ' ')]),
+      brokers: Array.from(window.isrlab.store.brokers.values()).map(b => [b.id, b.state]),
+    })""")
+
+
+def test_a_reload_after_a_pause_at_max_speed_shows_what_the_page_showed(page, server):
+    """Issue 34 item 11: a room restarted at maximum speed and paused; a reload of its link at that
+    moment shows the same moment — leader, epoch and ISR of every partition — as before."""
+    _app, base = server
+    open_page(page, base)
+    load(page, KIP101)
+    page.evaluate("() => window.isrlab.setSpeed('max')")
+    wait_store(page, "s.clock.t_ms > 2000", timeout=60000)
+    run = page.evaluate("() => window.isrlab.store.run")
+    page.evaluate("() => window.isrlab.control('restart')")
+    wait_store(page, "s.run !== arg && s.clock.t_ms > 8000", arg=run, timeout=60000)
+    page.evaluate("() => window.isrlab.control('pause')")
+    wait_store(page, "!s.clock.playing")
+    before = _cards_and_clock(page)
+    assert before["cards"], before
+    page.reload()
+    page.wait_for_function("() => window.isrlab && window.isrlab.store.meta && window.isrlab.store.clock"
+                           " && window.isrlab.store.partitions.size > 0")
+    wait_store(page, "!s.clock.playing && s.clock.t_ms === arg", arg=before["t"])
+    after = _cards_and_clock(page)
+    assert after == before
+    assert cards_match_store(page) == []

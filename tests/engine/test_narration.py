@@ -303,7 +303,7 @@ STORIES = {
         # restarted at 55 s, broker 2 too waits for its old session (4.1) before it can rejoin
         step("isr_expand", 50000 + 9000, 50000 + 2000 + 9000 + 2000 + 1000, isr=[0, 1, 2]),
     ],
-    # docs/model.md §21.8: az-b (brokers 2, 3) crashes at 10 s; the controller learns it when the
+    # docs/model.md §21.9: az-b (brokers 2, 3) crashes at 10 s; the controller learns it when the
     # sessions expire and every partition keeps an ISR of two in the other zones
     "lose-one-zone": [
         at("fault", 10000, op="crash", rack="az-b", brokers=[2, 3]),
@@ -338,6 +338,17 @@ STORIES = {
         at("fault", 55000, op="restart", rack="az-b"),
         at("truncation", 55000, partition=1, broker=2),
     ],
+    # 3.7, KIP-392 (docs/model.md §21.8): the first redirect is answered at once (KAFKA-13767);
+    # the failed fetch to the stopped follower sends the consumer back at once (KAFKA-14379)
+    "follower-fetch-zone": [
+        step("consumer_read_replica", 0, 300, consumer="reader-b", replica=1, leader=0),
+        at("fault", 20000, op="shutdown", broker=1),
+        at("isr_shrink", 20000, isr=[0, 2]),
+        at("consumer_read_replica", 20000, consumer="reader-b", replica=None),
+        at("fault", 35000, op="restart", broker=1),
+        step("isr_expand", 35000, 35000 + 1000, isr=[0, 2, 1]),
+        step("consumer_read_replica", 35000, 35000 + 1000, consumer="reader-b", replica=1, leader=0),
+    ],
 }
 
 #: What the end of each story shows: which acknowledged records are lost, and by which rule.
@@ -370,7 +381,18 @@ OUTCOMES = {
     # what orders-1 acknowledged while its ISR was [2, 3], both in az-b
     "two-replicas-in-one-zone-unclean": lambda lost, run: lost and all(r["partition"] == 1 and 5000 < r["acked_ms"] < 15000
                                                                        for r in lost),
+    # nothing lost; reader-b read every record reader-a did but the newest few, most of them from
+    # broker 1 (its az-b follower), none from it once its shutdown was done (20 s + a few ms)
+    "follower-fetch-zone": lambda lost, run: not lost and not run["violations"] and _zone_reads_ok(run),
 }
+
+
+def _zone_reads_ok(run):
+    a, b = run["consumed"]["reader-a"], run["consumed"]["reader-b"]
+    from_follower = [r for r in b if r.get("replica") == 1]
+    return ([r["offset"] for r in b] == list(range(len(b))) and len(a) - 5 <= len(b) <= len(a)
+            and len(from_follower) > len(b) // 2
+            and not any(20000 + 100 < r["at_ms"] < 35000 for r in from_follower))
 
 
 def _matches(event, want):

@@ -337,7 +337,15 @@ def test_process_broker_heartbeat_in_controlled_shutdown(era):
     assert started and granted and started[0]["t_ms"] <= granted[0]["t_ms"]
     part = result["partitions"]["foo-0"]
     assert part["leader"] != 0 and 0 not in part["isr"]
-    assert [e["broker"] for e in events(result, "broker_fenced")] == [0]
+    fences = events(result, "broker_fenced")
+    # at commit: the 25 ms linger (engine 1.4.0) and a fetch round trip
+    assert fences[0]["broker"] == 0 and fences[0]["t_ms"] <= granted[0]["t_ms"] + 25 + 5
+    # 4.1 (engine 1.4.0): the tracker still holds the stopped broker's last heartbeat; when that
+    # session expires, maybeFenceOneStaleBroker writes the fence record again (4.1.0 does not look
+    # whether the broker is fenced); 3.9's unfenced list no longer holds it
+    assert [e["broker"] for e in fences] == ([0, 0] if era == "4.1" else [0])
+    if era == "4.1":
+        assert fences[1]["t_ms"] > granted[0]["t_ms"] + 9000        # a session after the grant
 
 
 def test_elr_broker_fence():

@@ -352,3 +352,81 @@ def test_single_voter_becomes_leader_at_once(era):
     old = cluster(era, 10000, controllers=[3000], engine_version="1.2.0")
     old.advance_to(999)
     assert voter(old, 3000).role == "unattached"
+
+
+# -- engine 1.4.0: BeginQuorumEpoch rounds, Fetch refusals ---------------------------------------------
+def _messages(sim, kind, what="send"):
+    """(t_ms, source, target, body) of every ``kind`` message the network sees from now on."""
+    seen = []
+
+    def observe(event, env):
+        if event == what and env.type == kind:
+            seen.append((sim.scheduler.now_ms, env.source, env.target, env.body))
+    sim.network.observer = observe
+    return seen
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_begin_quorum_epoch_heartbeat(era):
+    """Kafka: KafkaRaftClientTest.testBeginQuorumEpochHeartbeat at 3.9.0 / 4.1.0 — the leader sends
+    BeginQuorumEpoch to every other voter each beginQuorumEpochTimeoutMs (fetch.timeout.ms / 2 =
+    1000 here), nothing in between, though the voters acknowledged and fetch. Engine 1.3.0 sent
+    it once per voter."""
+    sim, leader, epoch, followers = started(era, 3000)
+    elected = history(sim, "raft_leader_elected")[-1]["t_ms"]
+    sent = _messages(sim, "BeginQuorumEpoch")
+    first = elected + ((3000 - elected) // 1000 + 1) * 1000    # the next round after 3000 ms
+    sim.advance_to(first)
+    assert sorted(dst for t, src, dst, body in sent if t == first) == followers
+    sim.advance_to(first + 500)
+    assert len(sent) == len(followers)                       # half a period: nothing new
+    sim.advance_to(first + 1000)
+    assert sorted(dst for t, src, dst, body in sent if t == first + 1000) == followers
+    assert all(src == leader and body["epoch"] == epoch for t, src, dst, body in sent)
+    old, leader, _, _ = started(era, 3000, engine_version="1.3.0")
+    sent = _messages(old, "BeginQuorumEpoch")
+    old.advance_to(first + 1000)
+    assert sent == []
+
+
+def test_resign_will_complete_fetch_purgatory():
+    """Kafka: KafkaRaftClientTest.testResignWillCompleteFetchPurgatory at 3.9.0 — on resigning (here
+    a graceful shutdown) the leader answers its parked Fetches NOT_LEADER_OR_FOLLOWER, naming
+    itself as the leader of its epoch (the answers are built while it still leads). Engine 1.3.0
+    named nobody."""
+    for version, named in ((None, True), ("1.3.0", False)):
+        sim, leader, epoch, followers = started("3.9-kraft", engine_version=version)
+        answers = _messages(sim, "FetchResponse")
+        sim.apply({"op": "shutdown", "controller": leader})
+        sim.advance_to(4001)
+        refused = [(dst, body) for t, src, dst, body in answers
+                   if src == leader and body.get("error") == "NOT_LEADER_OR_FOLLOWER"]
+        # the parked Fetches of both followers and of the three brokers (observers)
+        assert sorted(dst for dst, _ in refused) == [0, 1, 2] + followers
+        assert all(body["epoch"] == epoch for _, body in refused)
+        assert all(body["leader"] == (leader if named else None) for _, body in refused)
+
+
+def _fetch(sim, source, target, epoch):
+    """A Fetch from ``source`` (a broker: an observer) in Raft epoch ``epoch``, as it arrives."""
+    sim.network.send(source, target, "Fetch", {"replica_id": source, "epoch": epoch,
+                                               "fetch_offset": 0, "last_fetched_epoch": -1},
+                     (0, 10 ** 9), True)
+
+
+@pytest.mark.parametrize("era", ["3.9-kraft", "4.1"])
+def test_fetch_in_a_higher_epoch_is_unknown_leader_epoch(era):
+    """Kafka: KafkaRaftClientTest.testInvalidFetchRequest at 3.9.0 / 4.1.0, its UNKNOWN_LEADER_EPOCH
+    case (validateLeaderOnlyRequest: a Fetch in epoch + 1 is answered UNKNOWN_LEADER_EPOCH with
+    the leader's own epoch and id, and the leader stays leader in its epoch; its INVALID_REQUEST
+    cases are request validation, not modelled). A Fetch in an older epoch is FENCED_LEADER_EPOCH
+    naming the leader."""
+    sim, leader, epoch, _ = started(era, 3000)
+    answers = _messages(sim, "FetchResponse")
+    _fetch(sim, 0, leader, epoch + 1)
+    _fetch(sim, 1, leader, epoch - 1)
+    sim.advance_to(3010)
+    got = {dst: (body["error"], body["epoch"], body["leader"]) for t, src, dst, body in answers
+           if src == leader and dst in (0, 1) and body.get("error")}
+    assert got == {0: ("UNKNOWN_LEADER_EPOCH", epoch, leader), 1: ("FENCED_LEADER_EPOCH", epoch, leader)}
+    assert voter(sim, leader).role == "leader" and voter(sim, leader).epoch == epoch

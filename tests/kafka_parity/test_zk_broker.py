@@ -401,3 +401,32 @@ def test_illegal_required_acks_are_refused_before_the_run():
     doc = cluster("3.7", [], clients=[{**producer(), "acks": "2"}])
     with pytest.raises(ScenarioError):
         load(doc)
+
+
+# -- the metadata cache (MetadataCache / ZkMetadataCache) ----------------------------------------------
+def _metadata_answer(sim, broker):
+    answers = []
+    broker.reply = lambda _env, body: answers.append(body)
+    broker.on_metadata(Envelope(0, "c", broker.node_id, "Metadata", {"topics": ["t"]}, 0, 0, 0, True))
+    del broker.reply
+    return answers[0]["partitions"]["t-0"]
+
+
+@pytest.mark.parametrize("version", ["1.1", "2.6", "3.3", "3.7"])
+def test_get_topic_metadata_partition_leader_not_available(version):
+    """Kafka: MetadataCacheTest.getTopicMetadataPartitionLeaderNotAvailable at 3.3.1 (the same rule
+    in MetadataCache.getPartitionMetadata @ 1.1.0 / 2.x and ZkMetadataCache @ 3.x): an
+    UpdateMetadata names broker 0 alive and leader 1 for the partition; the metadata answer has
+    LEADER_NOT_AVAILABLE, leader -1 (no node), the ISR kept. Engine 1.3.0 named broker 1."""
+    for engine_version, leader in ((None, -1), ("1.3.0", 1)):
+        sim = Simulation(cluster(version, [], duration_ms=5000), engine_version=engine_version)
+        sim.advance_to(3000)
+        broker = sim.brokers[0]
+        state = dict(broker.metadata["t-0"], leader=1, isr=[0], replicas=[0], leader_epoch=1)
+        broker.reply = lambda _env, body: None
+        broker.on_update_metadata(Envelope(0, 2, 0, "UpdateMetadata", {
+            "controller_id": 0, "controller_epoch": broker.known_controller_epoch, "broker_epoch": -1,
+            "live_brokers": {0: broker.broker_epoch}, "partitions": [state]}, 0, 0, 0, True))
+        del broker.reply
+        answer = _metadata_answer(sim, broker)
+        assert (answer["leader"], answer["isr"], answer["leader_epoch"]) == (leader, [0], 1)

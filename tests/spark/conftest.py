@@ -1,6 +1,7 @@
 """Spark fixtures: one SparkSession for the whole test session (local[2], quiet, loopback),
-SQLite stores in temporary folders, and a throwaway PostgreSQL server listening on 127.0.0.1
-(the JDBC driver needs TCP; the store tests' server listens on a Unix socket only)."""
+SQLite stores in temporary folders, a throwaway PostgreSQL server listening on 127.0.0.1
+(the JDBC driver needs TCP; the store tests' server listens on a Unix socket only), and a real
+Spark standalone cluster (a master and two one-core workers on 127.0.0.1, ``standalone.py``)."""
 import os
 import socket
 import subprocess
@@ -51,6 +52,16 @@ def pg_tcp():
     server = TcpPgServer(bindir).start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="module")
+def spark_cluster(tmp_path_factory):
+    """A standalone master and two workers (1 core, 1 GB each), stopped with every JVM they
+    started when the module's tests are done."""
+    from .standalone import Standalone
+    cluster = Standalone(str(tmp_path_factory.mktemp("standalone")), workers=2).start()
+    yield cluster
+    cluster.stop()
 
 
 @pytest.fixture

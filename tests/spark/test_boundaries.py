@@ -66,6 +66,38 @@ def test_session_settings_are_quiet_and_local():
     assert session.QUICK_JIT not in cluster["spark.executor.extraJavaOptions"]
 
 
+def test_cluster_executors_get_no_path_of_the_drivers_disk():
+    """Local executors share the driver's JVM options; a cluster's get only Debian's JNI folders:
+    no log4j2 file of the checkout, no class archive, no class path (spark.jars ships the JDBC
+    drivers to every executor)."""
+    local = session.session_conf()
+    assert local["spark.executor.extraClassPath"] == local["spark.driver.extraClassPath"]
+    assert session.LOG4J2 in local["spark.executor.extraJavaOptions"]
+    for master in ("spark://somewhere:7077", "spark://127.0.0.1:7077", "yarn"):
+        cluster = session.session_conf(master)
+        assert "spark.executor.extraClassPath" not in cluster
+        assert cluster["spark.executor.extraJavaOptions"] == session.node_java_options()
+        assert "/usr/share/java/postgresql.jar" in cluster["spark.jars"].split(",")
+        assert session.LOG4J2 in cluster["spark.driver.extraJavaOptions"]      # the driver keeps it
+    assert session.node_java_options() == ("-Djava.library.path=/usr/lib/x86_64-linux-gnu/jni:"
+                                           "/usr/lib/aarch64-linux-gnu/jni:/usr/lib/jni")
+
+
+@pytest.mark.parametrize("master,loopback", [
+    (None, True), ("local[*]", True), ("local[2]", True), ("spark://127.0.0.1:7077", True),
+    ("spark://localhost:7077", True), ("spark://127.0.0.1:7077,127.0.0.1:7078", True),
+    ("spark://10.1.2.3:7077", False), ("spark://spark-master:7077", False), ("yarn", False),
+    ("k8s://https://10.0.0.1:6443", False)])
+def test_the_driver_binds_to_loopback_only_for_a_master_on_this_machine(master, loopback):
+    env = session.driver_environment(master, {})
+    assert ("SPARK_LOCAL_IP" in env) == loopback
+    assert env.get("SPARK_LOCAL_IP", "127.0.0.1") == "127.0.0.1"
+    assert env["PYSPARK_PYTHON"] == sys.executable
+    # what the caller set is kept: the nodes' Python, the driver's own address
+    given = {"PYSPARK_PYTHON": "/opt/py311/bin/python3", "SPARK_LOCAL_IP": "192.0.2.7"}
+    assert session.driver_environment(master, dict(given)).items() >= given.items()
+
+
 def test_the_running_session_uses_this_interpreter(spark):
     import sys
     assert os.environ["PYSPARK_PYTHON"] == sys.executable

@@ -75,10 +75,22 @@ def test_without_pypy_on_the_node_the_task_runs_in_process(capsys):
     payload, rows = _task_inputs()
     assert worker.interpreter_for("/nowhere/pypy3") is None and worker.interpreter_for("off") is None
     missing = list(worker.run_task(iter(rows[:1]), payload, "pypy", pypy="/nowhere/pypy3"))
+    assert capsys.readouterr().err.count("/nowhere/pypy3 is not on this node; simulating in process") == 1
     broken = list(worker.run_task(iter(rows[:1]), payload, "pypy", pypy="/bin/false"))
+    assert "/bin/false cannot run the engine" in capsys.readouterr().err   # a broken PyPy is said, not hidden
     want = _without_cpu(next(worker.run_in_process(rows[:1], payload.value["cells"], payload.value["profiles"], "pypy")))
     assert _without_cpu(missing[0]) == _without_cpu(broken[0]) == want
-    assert "simulating in process" in capsys.readouterr().err       # a broken PyPy is said, not hidden
+
+
+def test_auto_on_a_node_without_pypy_runs_in_process_without_a_note(capsys, monkeypatch):
+    """"auto" means "where the node has one": its absence is no news. A name the sweep gave is
+    looked up on the node that runs the task, and its absence is said there (above)."""
+    payload, rows = _task_inputs()
+    monkeypatch.setattr(worker, "PYPY_COMMAND", "no-such-pypy3")
+    assert worker.interpreter_for("auto") is None
+    lines = list(worker.run_task(iter(rows[:1]), payload, "pypy", pypy="auto"))
+    assert json.loads(lines[0])[0][sweep_run.RUN_FIELDS.index("status")] == "ok"
+    assert capsys.readouterr().err == ""
 
 
 def _stored(store):

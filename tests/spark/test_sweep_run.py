@@ -36,6 +36,8 @@ def test_the_row_counts_what_the_result_document_says():
 def test_kept_events_are_the_replication_story_in_order():
     run, events, _hist, result = _one_run()
     history = result["history"]
+    assert events[-1][2] == sweep_run.METRICS_TYPE and events[-1][0] == len(history)
+    events = events[:-1]                     # the Kafka metrics row (test below)
     kept = [e for e in history if e["type"] in sweep_run.KEPT_TYPES]
     assert [row[0] for row in events] == [i for i, e in enumerate(history) if e["type"] in sweep_run.KEPT_TYPES]
     assert [row[2] for row in events] == [e["type"] for e in kept]
@@ -51,6 +53,26 @@ def test_kept_events_are_the_replication_story_in_order():
     # a leader's own ISR shrink names no leader; the controller's does
     for e in by_type.get("isr_shrink", []):
         assert (e["leader"] is None) == (e["kind"] == "leader")
+
+
+def test_the_last_row_carries_the_runs_kafka_metrics():
+    """One extra event row per run (type kafka_metrics, seq = history length, t_ms = the end):
+    the summary of engine.metrics.run_summary, its counts equal to the history's own."""
+    run, events, _hist, result = _one_run()
+    row = dict(zip(sweep_run.EVENT_FIELDS, events[-1]))
+    assert (row["type"], row["seq"], row["t_ms"]) == ("kafka_metrics", run["history_len"], run["end_ms"])
+    summary = json.loads(row["details"])
+    history = result["history"]
+    assert summary["sample_ms"] == 100
+    assert summary["isr_shrinks"] == sum(1 for e in history if e["type"] == "isr_shrink" and "by" not in e)
+    assert summary["isr_expands"] == sum(1 for e in history if e["type"] == "isr_expand")
+    assert summary["record_errors"] == sum(len(e["records"]) for e in history if e["type"] == "produce_failed")
+    assert summary["unclean_elections"] == sum(1 for e in history if e["type"] == "leader_elected"
+                                               and e.get("kind") == "unclean")
+    assert summary["under_min_isr_ms"] is None            # 0.10 has no UnderMinIsrPartitionCount
+    assert summary["metadata_lag_ms_peak"] is None and summary["fenced_brokers_max"] is None
+    assert summary["under_replicated_ms"] % 100 == 0 and summary["under_replicated_ms"] > 0
+    assert summary["active_controller_max"] == 1
 
 
 def test_latency_buckets_keep_two_significant_digits():

@@ -141,6 +141,47 @@ def test_cell_with_three_runs_one_lost(spark):
     assert math.isclose(c["p_loss_lo"], lo, abs_tol=5e-5) and math.isclose(c["p_loss_hi"], hi, abs_tol=5e-5)
 
 
+def test_kafka_metrics_of_the_runs_per_cell(spark):
+    """The kafka_metrics rows of cell 0's runs (run 0 from a 0.10 era: no UnderMinIsr; run 3 is
+    invalid and run 2 was stored before the metrics existed): means over the runs that have the
+    value, peaks over the runs; the cell without any row gets nulls."""
+    import json
+    from app.sweeps.schemas import KAFKA_METRICS_READ_SCHEMA
+    runs = runs_df(spark, {"run_no": 0}, {"run_no": 1}, {"run_no": 2}, {"run_no": 3, "status": "invalid"},
+                   {"run_no": 4, "cell_id": 1})
+    base = {"sample_ms": 100, "at_min_isr_ms": 0, "isr_shrinks": 0, "isr_expands": 0, "active_controller_max": 1,
+            "fenced_brokers_max": None, "metadata_lag_ms_peak": None}
+    km = spark.createDataFrame([
+        ("s", 0, json.dumps({**base, "under_replicated_ms": 1000, "under_min_isr_ms": None, "offline_ms": 300,
+                             "offline_max": 1, "no_active_controller_ms": 0, "unclean_elections": 1,
+                             "max_lag_peak": 0, "record_errors": 7, "request_latency_avg_peak": 10.0})),
+        ("s", 1, json.dumps({**base, "under_replicated_ms": 2000, "under_min_isr_ms": 500, "offline_ms": 0,
+                             "offline_max": 0, "no_active_controller_ms": 18100, "unclean_elections": 0,
+                             "max_lag_peak": 5070, "record_errors": 0, "request_latency_avg_peak": 311.712})),
+        ("s", 3, json.dumps({**base, "under_replicated_ms": 9900, "under_min_isr_ms": 9900, "offline_ms": 9900,
+                             "offline_max": 9, "no_active_controller_ms": 0, "unclean_elections": 9,
+                             "max_lag_peak": 9, "record_errors": 9, "request_latency_avg_peak": 9.0}))],
+        KAFKA_METRICS_READ_SCHEMA)
+    results = T.analyse(runs, events_df(spark, story()), T.cell_latency(runs, spark.createDataFrame(
+        [], LATENCY_TABLE_SCHEMA)), kafka_metrics=km)
+    cells = {r["cell_id"]: r.asDict() for r in results["analytics_cells"].collect()}
+    T.release(results)
+    c = cells[0]
+    assert c["km_runs"] == 2
+    assert c["km_under_replicated_ms_mean"] == 1500.0 and c["km_under_min_isr_ms_mean"] == 500.0
+    assert c["km_offline_ms_mean"] == 150.0 and c["km_offline_max"] == 1
+    assert c["km_no_controller_ms_mean"] == 9050.0 and c["km_unclean_elections_mean"] == 0.5
+    assert c["km_max_lag_peak"] == 5070 and c["km_record_errors_mean"] == 3.5
+    assert c["km_request_latency_peak_max"] == 311.712
+    assert all(cells[1][k] is None for k in T.KM_COLUMNS)
+    # without the rows at all (a job over an older store): the columns exist, null
+    plain = T.analyse(runs, events_df(spark, story()), T.cell_latency(runs, spark.createDataFrame(
+        [], LATENCY_TABLE_SCHEMA)))
+    row = plain["analytics_cells"].where("cell_id = 0").collect()[0].asDict()
+    T.release(plain)
+    assert all(row[k] is None for k in T.KM_COLUMNS)
+
+
 def test_invariant_counts(spark):
     runs = runs_df(spark, {"run_no": 0}, {"run_no": 1})
     events = events_df(spark, story() + [{"run_no": 1, "seq": 1, "t_ms": 5, "type": "violation",

@@ -35,6 +35,7 @@ ORDER = (
     "lose-one-zone",
     "two-replicas-in-one-zone",
     "two-replicas-in-one-zone-unclean",
+    "follower-fetch-zone",
 )
 
 _HERE = os.path.dirname(__file__)

@@ -19,6 +19,16 @@ export const METRICS = {
   isr_churn_mean: { label: "ISR changes per run", fmt: "num" },
   nonconverged_share: { label: "Runs that did not converge after healing", fmt: "pct", max: 1,
     value: (m) => (m.runs ? m.nonconverged / m.runs : null) },
+  // Kafka's own metrics by MBean (the runs' kafka_metrics rows; none for runs stored before them)
+  km_under_min_isr_ms_mean: { label: "Time with UnderMinIsrPartitionCount > 0, per run", fmt: "ms", group: "kafka" },
+  km_under_replicated_ms_mean: { label: "Time with UnderReplicatedPartitions > 0, per run", fmt: "ms", group: "kafka" },
+  km_offline_ms_mean: { label: "Time with OfflinePartitionsCount > 0, per run", fmt: "ms", group: "kafka" },
+  km_offline_max: { label: "Peak OfflinePartitionsCount", fmt: "num", group: "kafka" },
+  km_no_controller_ms_mean: { label: "Time with ActiveControllerCount 0, per run", fmt: "ms", group: "kafka" },
+  km_unclean_elections_mean: { label: "UncleanLeaderElectionsPerSec count, per run", fmt: "num", group: "kafka" },
+  km_max_lag_peak: { label: "Peak ReplicaFetcherManager MaxLag (messages)", fmt: "num", group: "kafka" },
+  km_record_errors_mean: { label: "Producer record errors (record-error-total), per run", fmt: "num", group: "kafka" },
+  km_request_latency_peak_max: { label: "Peak producer request-latency-avg", fmt: "ms", group: "kafka" },
 };
 
 export function metricValue(key, metrics) {

@@ -30,12 +30,20 @@ function setParam(key, value) {
 
 function options(select, items, current) {
   select.replaceChildren();
-  for (const [value, label] of items) {
+  const groups = new Map();          // an item's third element names its <optgroup>
+  for (const [value, label, group] of items) {
     const o = document.createElement("option");
     o.value = value;
     o.textContent = label;
     if (value === current) o.selected = true;
-    select.appendChild(o);
+    if (!group) { select.appendChild(o); continue; }
+    if (!groups.has(group)) {
+      const g = document.createElement("optgroup");
+      g.label = group;
+      groups.set(group, g);
+      select.appendChild(g);
+    }
+    groups.get(group).appendChild(o);
   }
 }
 
@@ -88,7 +96,8 @@ function draw() {
     box.appendChild(label);
   }
   const grid = layout(report.cells, axes, x, y, filters);
-  const metricItems = Object.entries(METRICS).map(([k, m]) => [k, m.label]);
+  const metricItems = Object.entries(METRICS).map(([k, m]) =>
+    [k, m.label, m.group === "kafka" ? "Kafka's own metrics (MBean names, read every 100 ms)" : null]);
   options($("#metric-1"), metricItems, st.m1);
   options($("#metric-2"), metricItems, st.m2);
   const pick = (cellId) => { setParam("cell", cellId); draw(); };
@@ -129,6 +138,15 @@ async function showCell(cell) {
     fact(facts, `${format(m.latency_p50_ms, "ms")} / ${format(m.latency_p99_ms, "ms")}`, "produce latency p50 / p99");
     fact(facts, format(m.isr_churn_mean, "num"), "ISR changes per run");
     fact(facts, `${m.nonconverged}`, "runs not converged after healing");
+    if (m.km_runs) {
+      // Kafka's own metrics (MBean names), read every 100 ms of each run (docs/model.md §22.7)
+      fact(facts, format(m.km_under_min_isr_ms_mean, "ms"), "UnderMinIsrPartitionCount > 0, per run");
+      fact(facts, format(m.km_offline_ms_mean, "ms"), `OfflinePartitionsCount > 0, per run (peak ${m.km_offline_max ?? "–"})`);
+      fact(facts, format(m.km_unclean_elections_mean, "num"), "UncleanLeaderElectionsPerSec count, per run");
+      fact(facts, `${m.km_max_lag_peak ?? "–"}`, "peak MaxLag (messages)");
+      fact(facts, format(m.km_record_errors_mean, "num"), "producer record errors (record-error-total), per run");
+      fact(facts, format(m.km_no_controller_ms_mean, "ms"), "ActiveControllerCount 0, per run");
+    }
     if (m.runs_invalid || m.runs_error) fact(facts, `${m.runs_invalid} / ${m.runs_error}`, "runs invalid / engine errors");
   } else {
     fact(facts, `${cell.runs_stored}`, "runs stored (not analysed yet)");

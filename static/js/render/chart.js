@@ -7,6 +7,7 @@
 import { h, setText } from "../dom.js";
 import { seconds } from "../format.js";
 import { withHistory } from "../series.js";
+import { t } from "../i18n.js";
 
 const H = 132, LEFT = 46, RIGHT = 8, TOP = 12, BAND = 16, BOTTOM = 14;
 const BROKER_COLORS = ["#4fb3ff", "#3fd0a0", "#ff7aa8", "#ffb547", "#b58cff", "#a3d65c", "#4fd8e0", "#ff8c5a"];
@@ -14,11 +15,11 @@ const BROKER_COLORS = ["#4fb3ff", "#3fd0a0", "#ff7aa8", "#ffb547", "#b58cff", "#
 // (history type "fault") are told apart by their op: a restart or a heal is no fault, and a
 // produce or a config change is the scenario's action, drawn small and grey.
 const MARK_KINDS = {
-  crash: ["#ff5d6c", "C", "crash / shutdown"], pause: ["#ff9f5a", "P", "pause"],
-  network: ["#ff5d6c", "N", "network fault"], recover: ["#3fd0a0", "R", "restart / resume / heal"],
-  action: ["#8b99ad", "·", "client or config action"],
-  leader_elected: ["#ffe066", "E", "election"], partition_offline: ["#ff5d6c", "O", "offline (no leader)"],
-  truncation: ["#c77dff", "T", "truncation"],
+  crash: ["#ff5d6c", "C", t("crash / shutdown")], pause: ["#ff9f5a", "P", t("pause")],
+  network: ["#ff5d6c", "N", t("network fault")], recover: ["#3fd0a0", "R", t("restart / resume / heal")],
+  action: ["#8b99ad", "·", t("client or config action")],
+  leader_elected: ["#ffe066", "E", t("election")], partition_offline: ["#ff5d6c", "O", t("offline (no leader)")],
+  truncation: ["#c77dff", "T", t("truncation")],
 };
 const OP_KIND = {
   crash: "crash", shutdown: "crash", expire_session: "crash", pause: "pause",
@@ -202,7 +203,7 @@ export function createChart(app) {
       legend.__key = legendKey;
       const kinds = Object.keys(MARK_KINDS).filter(k => shown.has(k));
       legend.replaceChildren(...s.brokers.map((b, i) => h("span", { style: { color: brokerColor(i) }, text: `b${b} ━ HW ┅ LEO` })),
-        h("span.dim", { text: "band: ISR size · equal lines drawn 2 px apart" }),
+        h("span.dim", { text: t("band: ISR size · equal lines drawn 2 px apart") }),
         ...kinds.map(k => h("span.mark-key", { style: { color: MARK_KINDS[k][0] }, dataset: { kind: k },
           text: `${MARK_KINDS[k][1]} ${MARK_KINDS[k][2]}` })));
     }

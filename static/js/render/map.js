@@ -6,9 +6,11 @@ import { MAP, clusterLayout, messagePath, curvePoint, messageDuration, progress,
 import { messageColor, messageKind, messageName, DROP_COLOR, MESSAGE_KINDS } from "../palette.js";
 import { sortedBrokers } from "../store.js";
 import { isKraft, dedicatedVoters } from "../kraft.js";
+import { t } from "../i18n.js";
 import { createVoterLayer, kraftLines, updateKraftLines, updateFencingDeadline } from "./quorum_map.js";
 import { createZoneLayer } from "./zone_map.js";
 import { zoneGroups } from "../zones.js";
+import { readsLines } from "./clients.js";
 
 const STATE_LABEL = { running: "running", starting: "starting", shutting_down: "shutting down", stopped: "down",
   halted: "halted", registration_failed: "reg. failed", paused: "paused (GC)" };
@@ -57,8 +59,8 @@ export function createMap(app) {
     const mode = kraft ? "kraft" : "zk";
     legend.replaceChildren(...MESSAGE_KINDS.filter(k => !k.mode || k.mode === mode)
       .map(k => h("span", { dataset: { kind: k.kind } }, h("i", { style: { background: k.color } }), k.label)),
-    h("span", { title: "Messages shorter than a frame are drawn in slow motion; filled = request, hollow = response" },
-      h("i", { style: { background: DROP_COLOR } }), "dropped"), alterEl);
+    h("span", { title: t("Messages shorter than a frame are drawn in slow motion; filled = request, hollow = response") },
+      h("i", { style: { background: DROP_COLOR } }), t("dropped")), alterEl);
   }
   fillLegend(false);
 
@@ -129,8 +131,8 @@ export function createMap(app) {
       if (p.leader === b.id) zkLeads.push(p.key);
     }
     for (const key of b.leads || []) if (!zkLeads.includes(key)) believes.push(key);
-    let leads = `leads ${zkLeads.length}`;
-    if (believes.length) leads += ` · thinks it leads ${believes.join(", ")}`;
+    let leads = t("leads {n}", { n: zkLeads.length });
+    if (believes.length) leads += t(" · thinks it leads {list}", { list: believes.join(", ") });
     setText(el.querySelector(".leads"), leads);
     setClass(el.querySelector(".leads"), "note", believes.length > 0);
     const iso = el.querySelector(".iso");
@@ -207,8 +209,12 @@ export function createMap(app) {
     el.style.left = box.x + "px"; el.style.top = box.y + "px";
     el.className = "node client " + c.type + (c.running ? "" : " stopped");
     setText(el.querySelector(".kind"), c.type === "producer" ? "▲" : "▼");
-    el.title = c.type === "producer" ? `producer ${c.name} → ${c.topic}` : `consumer ${c.name} ← ${c.topic}`;
-    const extra = c.type === "producer" ? ` acks=${c.acks}${c.rate_per_s ? " " + c.rate_per_s + "/s" : ""}` : ` read ${c.read}`;
+    el.title = c.type === "producer" ? `producer ${c.name} → ${c.topic}` : [`consumer ${c.name} ← ${c.topic}`, ...readsLines(c)].join("\n");
+    // a consumer reading from followers (KIP-392) names them: "← b1"
+    const followers = c.reads ? [...new Set(Object.values(c.reads).filter(r => r.role === "follower").map(r => "b" + r.broker))] : [];
+    const extra = c.type === "producer" ? ` acks=${c.acks}${c.rate_per_s ? " " + c.rate_per_s + "/s" : ""}`
+      : ` read ${c.read}` + (followers.length ? ` ← ${followers.join(",")}` : "");
+    el.dataset.reads = readsLines(c).join("; ");
     setText(el.querySelector(".cname"), c.name + extra);
   }
 
@@ -231,15 +237,15 @@ export function createMap(app) {
     const line = document.getElementById("controller-line");
     if (!zb) {
       const q = store.quorum;
-      setText(line, q.active === null || q.active === undefined ? `no active controller · Raft epoch ${q.raft_epoch}`
-        : `active controller: ${q.active} · Raft epoch ${q.raft_epoch} · metadata HW ${q.high_watermark}`);
+      setText(line, q.active === null || q.active === undefined ? t("no active controller · Raft epoch {epoch}", { epoch: q.raft_epoch })
+        : t("active controller: {id} · Raft epoch {epoch} · metadata HW {hw}", { id: q.active, epoch: q.raft_epoch, hw: q.high_watermark }));
       return;
     }
     zkEl.style.left = zb.x + "px"; zkEl.style.top = zb.y + "px";
     const eph = Array.from(store.znodes.values()).filter(n => n.ephemeral_owner).length;
-    setText(zkEl.querySelector(".sub"), `${store.znodes.size} znodes · ${eph} ephemeral`);
+    setText(zkEl.querySelector(".sub"), t("{n} znodes · {eph} ephemeral", { n: store.znodes.size, eph }));
     const c = store.controller || {};
-    setText(line, c.broker === null || c.broker === undefined ? "no controller" : `controller: broker ${c.broker} · controller epoch ${c.epoch}`);
+    setText(line, c.broker === null || c.broker === undefined ? t("no controller") : t("controller: broker {id} · controller epoch {epoch}", { id: c.broker, epoch: c.epoch }));
   }
 
   /** Every animation frame: session countdowns and the canvas (links, messages). */

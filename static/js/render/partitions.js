@@ -10,6 +10,7 @@ import { newAxisState, logRange, axisWindow, offsetAtX, zoomAxis, panAxis, focus
 import { createChart, fitCanvas } from "./chart.js";
 import { wireAxis, wireLedger } from "./axisinput.js";
 import { minIsr, unclean } from "./topicconfig.js";
+import { t } from "../i18n.js";
 import { elrEnabled } from "../kraft.js";
 import { epochColor } from "../palette.js";
 import { isOffline, isUnderReplicated, leaderGone } from "../health.js";
@@ -49,7 +50,7 @@ function drawEpochKey(maxEpoch) {
   epochKeyDrawn = top;
   const swatches = [];
   for (let e = 0; e <= top; e++) swatches.push(h("i.sw.epoch", { style: { background: epochColor(e) }, title: `leader epoch ${e}` }), `${e} `);
-  document.getElementById("epoch-key").replaceChildren("colour = leader epoch ", ...swatches,
+  document.getElementById("epoch-key").replaceChildren(t("colour = leader epoch") + " ", ...swatches,
     maxEpoch > top ? "… · " : "· ");
 }
 
@@ -104,7 +105,7 @@ export function createPartitions(app) {
     const ruler = h("canvas.pruler", { height: RULER_H });
     const follow = h("button.small.pfollow", { type: "button", title: "Show every offset and follow the log's tail (double-click the strips)",
       onclick: () => resetAxis(card.dataset.key) });
-    const axisLabel = h("div.paxis-label", null, h("span.dim", { text: "offsets" }));
+    const axisLabel = h("div.paxis-label", null, h("span.dim", { text: t("offsets") }));
     const axisInfo = h("div.paxis-info", null, follow, h("span.dim.paxis-range"));
     wireAxis(app, card, canvas, { pitch: PITCH, axis: key => axisOf(key), tooltip, redraw: () => app.requestRender(true),
       describe: (key, broker, x, w) => describe(card, broker, x, w) });
@@ -204,7 +205,7 @@ export function createPartitions(app) {
       drawRuler(fitCanvas(card.__axisEls[1], stripW || 300, RULER_H).c, win, stripW || 300, RULER_H);
     }
     const [, , info] = card.__axisEls;
-    setText(info.querySelector(".pfollow"), axis.follow ? (axis.span === null ? "all offsets" : "following the tail") : "⇥ follow the tail");
+    setText(info.querySelector(".pfollow"), axis.follow ? (axis.span === null ? t("all offsets") : t("following the tail")) : t("⇥ follow the tail"));
     setClass(info.querySelector(".pfollow"), "on", axis.follow);
     setText(info.querySelector(".paxis-range"), `${Math.max(0, Math.ceil(win.lo))}–${Math.floor(win.hi) - 1}`);
     card.dataset.axis = `${win.lo} ${win.span} ${stripW || 300}`;   // the layout, for tests and the curious
@@ -330,9 +331,10 @@ export function createPartitions(app) {
     const offline = live.filter(p => isOffline(store, p)).length, urp = live.filter(p => isUnderReplicated(store, p)).length;
     const gone = live.filter(p => leaderGone(store, p)).length;
     const crowded = all.filter(p => Object.keys(sameRack(store, p)).length).length;
-    setText(summary, `${all.length} partition${all.length === 1 ? "" : "s"} · ${urp} under-replicated · ${offline} offline`
-      + (gone ? ` · ${gone} with its leader down (not counted until the controller notices)` : "")
-      + (crowded ? ` · ⚠ ${crowded} with two replicas in one zone: one zone failure takes both` : ""));
+    setText(summary, (all.length === 1 ? t("{n} partition · {urp} under-replicated · {offline} offline", { n: 1, urp, offline })
+      : t("{n} partitions · {urp} under-replicated · {offline} offline", { n: all.length, urp, offline }))
+      + (gone ? t(" · {n} with its leader down (not counted until the controller notices)", { n: gone }) : "")
+      + (crowded ? t(" · ⚠ {n} with two replicas in one zone: one zone failure takes both", { n: crowded }) : ""));
     setClass(summary, "zone-warn", crowded > 0);
     drawEpochKey(Math.max(0, ...all.map(p => p.leader_epoch || 0)));
     let widthChanged = widthKey !== lastWidthKey;

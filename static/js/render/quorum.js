@@ -6,14 +6,15 @@
 import { h, reconcile, setText, setClass, clear } from "../dom.js";
 import { epochColor } from "../palette.js";
 import { recordSummary, recordTarget, voterHw } from "../kraft.js";
+import { t } from "../i18n.js";
 
 const ROLE_TITLE = {
-  leader: "Raft leader: the active controller, the only one that writes the metadata log",
-  follower: "fetches the metadata log from the leader; votes in elections",
-  candidate: "asking the other voters for their votes (Vote) in a new epoch",
-  prospective: "pre-vote (4.x): checks that it could win before bumping the epoch",
-  unattached: "knows no leader in its epoch",
-  resigned: "a leader that gave up (shutdown or lost the quorum)",
+  leader: t("Raft leader: the active controller, the only one that writes the metadata log"),
+  follower: t("fetches the metadata log from the leader; votes in elections"),
+  candidate: t("asking the other voters for their votes (Vote) in a new epoch"),
+  prospective: t("pre-vote (4.x): checks that it could win before bumping the epoch"),
+  unattached: t("knows no leader in its epoch"),
+  resigned: t("a leader that gave up (shutdown or lost the quorum)"),
 };
 // what a record's fields are called, Kafka's names first; the rest of the fields follow
 const SHOWN = ["offset", "epoch", "type", "committed", "topic", "partition", "leader", "isr", "elr", "last_known_elr",
@@ -23,9 +24,9 @@ export function createQuorum(app) {
   const root = h("div.quorum");
   const head = h("div.qhead.small");
   const votersEl = h("div.qvoters");
-  const logHead = h("div.qloghead.small", null, h("span", { text: "Metadata log" }), h("span.dim.qlogfacts"),
-    h("span.dim.qlogkey", { text: " · columns: offset · eN = the Raft epoch that wrote it · record" }));
-  const logEl = h("div.qlog", { role: "list", "aria-label": "metadata log" });
+  const logHead = h("div.qloghead.small", null, h("span", { text: t("Metadata log") }), h("span.dim.qlogfacts"),
+    h("span.dim.qlogkey", { text: t(" · columns: offset · eN = the Raft epoch that wrote it · record") }));
+  const logEl = h("div.qlog", { role: "list", "aria-label": t("metadata log") });
   const hwMark = h("div.qhw", { role: "separator" });
   const detail = h("pre.block.qdetail", { hidden: true });
   root.append(head, votersEl, logHead, logEl, detail);
@@ -45,21 +46,21 @@ export function createQuorum(app) {
     const active = q.active === v.id;
     el.className = "qvoter r-" + v.role + " s-" + v.state + (active ? " active" : "") + (store.ui.highlight.voters.has(v.id) ? " hl" : "");
     el.dataset.voter = v.id;
-    setText(el.querySelector(".qvid"), `Controller ${v.id}`);
+    setText(el.querySelector(".qvid"), t("Controller {id}", { id: v.id }));
     const role = el.querySelector(".qrole");
     setText(role, v.role);
     role.title = ROLE_TITLE[v.role] || "";
     setText(el.querySelector(".qv3"), `epoch ${v.epoch} · LEO ${v.log_end_offset} · HW ${voterHw(v)}`);
     // the leader is what the cluster calls the active controller; a stopped voter keeps its last state
-    const voted = v.voted_for === null || v.voted_for === undefined ? "" : `voted for ${v.voted_for}`;
-    const line = v.state !== "running" ? `${v.state}${voted ? " · " + voted : ""}` : active ? "active controller" : voted || "no vote cast";
+    const voted = v.voted_for === null || v.voted_for === undefined ? "" : t("voted for {id}", { id: v.voted_for });
+    const line = v.state !== "running" ? `${v.state}${voted ? " · " + voted : ""}` : active ? t("active controller") : voted || t("no vote cast");
     const four = el.querySelector(".qv4");
     setText(four, line);
     setClass(four, "activec", active && v.state === "running");
   }
 
   function createNoOps() {
-    return h("div.qrec.qnoop", { title: "NoOpRecords: the active controller appends one every metadata.max.idle.interval.ms (500 ms) so that brokers see the log advance" },
+    return h("div.qrec.qnoop", { title: t("NoOpRecords: the active controller appends one every metadata.max.idle.interval.ms (500 ms) so that brokers see the log advance") },
       h("span.qoff.mono"), h("span.qep.mono"), h("span.qwhat", null, h("span.qtype", { text: "NoOp" }), " ", h("span.qtext")));
   }
 
@@ -115,12 +116,12 @@ export function createQuorum(app) {
   function render(store, changes, force) {
     const q = store.quorum;
     if (!q) return;
-    const active = q.active === null || q.active === undefined ? "none (election in progress)" : q.active;
-    setText(head, `Raft epoch ${q.raft_epoch} · active controller ${active} · high watermark ${q.high_watermark}`);
+    const active = q.active === null || q.active === undefined ? t("none (election in progress)") : q.active;
+    setText(head, t("Raft epoch {epoch} · active controller {active} · high watermark {hw}", { epoch: q.raft_epoch, active, hw: q.high_watermark }));
     reconcile(votersEl, q.voters, v => v.id, createVoter, (el, v) => updateVoter(el, v, q, store));
     const first = q.log.length ? q.log[0].offset : q.log_len;
-    const shown = q.log.length < q.log_len ? `offsets ${first}–${q.log_len - 1} of ${q.log_len}` : `${q.log_len} records`;
-    setText(logHead.querySelector(".qlogfacts"), ` · ${shown} · ${q.log.filter(r => !r.committed).length} uncommitted`);
+    const shown = q.log.length < q.log_len ? t("offsets {first}–{last} of {n}", { first, last: q.log_len - 1, n: q.log_len }) : t("{n} records", { n: q.log_len });
+    setText(logHead.querySelector(".qlogfacts"), " · " + shown + t(" · {n} uncommitted", { n: q.log.filter(r => !r.committed).length }));
     const key = JSON.stringify([q.log.length && q.log[q.log.length - 1].offset, q.high_watermark, q.log_len, selected, force]);
     if (key === lastKey && !force) return;
     lastKey = key;

@@ -1,6 +1,7 @@
 // The replication story: every event with the rule that fired, filterable, clickable.
 import { h, clear, setText } from "../dom.js";
 import { categoryOf, categoryLabel, CATEGORIES } from "../store.js";
+import { t } from "../i18n.js";
 import { isKraft } from "../kraft.js";
 
 const MAX_ROWS = 700;
@@ -15,6 +16,7 @@ const LABEL = {
   session_expired: "session expired", zk_disconnected: "ZK disconnected", zk_reconnected: "ZK reconnected",
   zk_session_lost: "ZK session lost", produce_error: "produce error", produce_failed: "produce failed",
   consumer_error: "consumer error", consumer_reset: "consumer reset", consumer_truncation_detected: "consumer truncation",
+  consumer_read_replica: "read replica",
   violation: "VIOLATION", events_skipped: "…",
   // KRaft eras (docs/scenario-format.md §4.2)
   partition_change: "PartitionChangeRecord", isr_updated: "ISR updated", raft_leader_elected: "Raft leader elected",
@@ -111,17 +113,17 @@ export function createTimeline(app) {
       if (box.checked) enabled.add(c.id); else enabled.delete(c.id);
       rebuild = true; app.requestRender();
     } });
-    filters.appendChild(h("label.c-" + c.id, { title: `show ${c.label} events` }, box, h("span", { text: categoryLabel(c, false) })));
+    filters.appendChild(h("label.c-" + c.id, { title: t("show {category} events", { category: c.label }) }, box, h("span", { text: categoryLabel(c, false) })));
   }
   // the filters' words follow the era: "brokers & ZK" in ZooKeeper eras, "brokers & quorum" in KRaft
   function relabel() {
     CATEGORIES.forEach((c, k) => {
       const label = filters.children[k];
       setText(label.lastChild, categoryLabel(c, kraft));
-      label.title = `show ${categoryLabel(c, kraft)} events`;
+      label.title = t("show {category} events", { category: categoryLabel(c, kraft) });
     });
   }
-  const search = h("input.tl-search", { type: "text", placeholder: "filter: text, partition, broker (e.g. orders-0, b2, truncat)",
+  const search = h("input.tl-search", { type: "text", placeholder: t("filter: text, partition, broker (e.g. orders-0, b2, truncat)"),
     oninput: () => { rebuild = true; app.requestRender(); } });
   const listEl = h("div.tl-list", { role: "list" });
   const more = h("div.tl-more");

@@ -5,6 +5,7 @@ import { seconds, speed as fmtSpeed } from "../format.js";
 import { speedFromSlider, sliderFromSpeed } from "../geometry.js";
 import { icon as svgIcon } from "../icons.js";
 import { eraOption } from "../kafka.js";
+import { t } from "../i18n.js";
 
 export function createTopbar(app) {
   const toolbar = document.getElementById("toolbar");
@@ -14,7 +15,7 @@ export function createTopbar(app) {
     toolbar.appendChild(b);
     buttons.push([a, b]);
   }
-  const maxBtn = h("button", { type: "button", dataset: { action: "max" }, title: "As fast as possible (m)", text: "max",
+  const maxBtn = h("button", { type: "button", dataset: { action: "max" }, title: t("As fast as possible (m)"), text: t("max"),
     onclick: () => runAction(ACTIONS.find(a => a.id === "max"), { app, store: app.store }) });
   const range = document.getElementById("speed-range");
   range.after(maxBtn);
@@ -26,12 +27,12 @@ export function createTopbar(app) {
   const storyText = document.getElementById("story-text"), storyMore = document.getElementById("story-more");
   document.getElementById("story-toggle").addEventListener("click", e => {
     storyEl.classList.toggle("collapsed");
-    e.currentTarget.textContent = storyEl.classList.contains("collapsed") ? "show" : "hide";
+    e.currentTarget.textContent = storyEl.classList.contains("collapsed") ? t("show") : t("hide");
     storyMore.hidden = storyEl.classList.contains("collapsed") || !storyLong();
   });
   storyMore.addEventListener("click", () => {
     storyText.classList.toggle("clamped");
-    storyMore.textContent = storyText.classList.contains("clamped") ? "more" : "less";
+    storyMore.textContent = storyText.classList.contains("clamped") ? t("more") : t("less");
   });
   /** Whether the guide has more than its two clamped lines (one layout read, on a new story). */
   function storyLong() {
@@ -51,7 +52,7 @@ export function createTopbar(app) {
       const label = labelOf(a, store);
       const icon = typeof a.icon === "function" ? a.icon(store) : a.icon;
       if (b.__icon !== icon) { b.__icon = icon; b.replaceChildren(svgIcon(icon)); }
-      b.title = `${label} (${keyLabel(a)})`;
+      b.title = t("{label} ({key})", { label, key: keyLabel(a) });
       b.setAttribute("aria-label", label);
       b.disabled = !isEnabled(a, store);
     }
@@ -60,33 +61,33 @@ export function createTopbar(app) {
       setText(nameEl, store.meta.name);
       nameEl.title = store.meta.name;                  // the whole title, when the button cuts it
       document.title = `${store.meta.name} — ISR Lab`;
-      setText(storyText, store.meta.description || "A cluster of your own: break it and watch what Kafka does.");
+      setText(storyText, store.meta.description || t("A cluster of your own: break it and watch what Kafka does."));
       storyMore.hidden = storyEl.classList.contains("collapsed") || !storyLong();
       if (era.value !== store.meta.kafka_version) era.value = store.meta.kafka_version;
       const note = notes[store.meta.kafka_version];
-      era.title = note ? `kafka_version ${store.meta.kafka_version} (rules of ${note.rules_of}): ${note.text}` : "kafka_version";
+      era.title = note ? t("kafka_version {v} (rules of {rules}): {text}", { v: store.meta.kafka_version, rules: note.rules_of, text: note.text }) : "kafka_version";
     }
     if (!c) return;
     setText(document.getElementById("clock-time"), seconds(c.t_ms));
     setText(document.getElementById("clock-total"), "/ " + seconds(c.duration_ms));
     document.getElementById("progress-bar").style.width = (100 * c.t_ms / c.duration_ms).toFixed(2) + "%";
-    const reasons = { violation: "paused: violation", step: "stepping", "record limit": "paused: record limit", error: "paused: error" };
-    const state = c.finished ? "finished" : c.playing ? "playing" : reasons[c.paused_reason] || "paused";
+    const reasons = { violation: t("paused: violation"), step: t("stepping"), "record limit": t("paused: record limit"), error: t("paused: error") };
+    const state = c.finished ? t("finished") : c.playing ? t("playing") : reasons[c.paused_reason] || t("paused");
     const pill = document.getElementById("clock-state");
     setText(pill, state);
     pill.className = "state-pill" + (c.playing ? " playing" : "") + (["violation", "error", "record limit"].includes(c.paused_reason) ? " violation" : "");
     // a room gets a fair share of the server's simulation time: a big cluster runs slower than asked
     const tooBig = c.behind && c.speed !== "max" && c.actual_speed < 0.9 * c.speed;
-    const actual = !c.playing ? "" : c.speed === "max" ? `actual ${fmtSpeed(Math.max(0, c.actual_speed))} (as fast as possible)`
-      : tooBig ? `running at ${fmtSpeed(Math.max(0, c.actual_speed))} — cluster too large for the ${fmtSpeed(c.speed)} asked`
-      : `actual ${fmtSpeed(Math.max(0, c.actual_speed))}`;
+    const actual = !c.playing ? "" : c.speed === "max" ? t("actual {speed} (as fast as possible)", { speed: fmtSpeed(Math.max(0, c.actual_speed)) })
+      : tooBig ? t("running at {speed} — cluster too large for the {asked} asked", { speed: fmtSpeed(Math.max(0, c.actual_speed)), asked: fmtSpeed(c.speed) })
+      : t("actual {speed}", { speed: fmtSpeed(Math.max(0, c.actual_speed)) });
     setText(document.getElementById("clock-actual"), actual);
     if (document.activeElement !== range) {
       range.value = String(sliderFromSpeed(c.speed));
       setText(document.getElementById("speed-label"), fmtSpeed(c.speed));
     }
     setClass(maxBtn, "primary", c.speed === "max");
-    setText(document.getElementById("viewers"), c.viewers > 1 ? `${c.viewers} watching` : "");
+    setText(document.getElementById("viewers"), c.viewers > 1 ? t("{n} watching", { n: c.viewers }) : "");
     const notice = document.getElementById("notice");
     notice.hidden = !c.notice;
     setText(notice, c.notice || "");

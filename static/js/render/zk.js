@@ -2,12 +2,13 @@
 import { h, reconcile, setText, setClass, clear } from "../dom.js";
 import { hex } from "../format.js";
 import { zkGet } from "../kafka.js";
+import { t } from "../i18n.js";
 
 const GONE_MS = 1000;
 
 export function createZk(app) {
   const panel = document.getElementById("panel-zk");
-  const head = h("div.dim.small", { text: "Click a znode for its data and stat. Changes flash (amber = written, green = created, red = deleted)." });
+  const head = h("div.dim.small", { text: t("Click a znode for its data and stat. Changes flash (amber = written, green = created, red = deleted).") });
   const tree = h("div.zk-tree");
   const detail = h("div.zk-detail");
   const root = h("div.zk-root", null, head, tree, detail);

@@ -13,6 +13,7 @@ import { createBar, SPEEDS } from "./bar.js";
 import { toast } from "../ui/toast.js";
 import { openMenu, closeMenu, menuOpen } from "../ui/menu.js";
 import { openHelp, openInspect } from "../ui/dialogs.js";
+import { lang } from "../i18n.js";
 import { setText } from "../dom.js";
 import { createStory } from "./story.js";
 
@@ -34,13 +35,14 @@ async function shareLink() {
   const f = focusArgs();
   let url;
   if (data.saved) {
-    const reply = await postJSON("/api/links", { run: data.run, ...f });
+    const reply = await postJSON("/api/links", { run: data.run, ...f, lang: lang() });
     if (!reply.ok) { toast("Cannot make a link", errorText(reply.error), "error"); return; }
     url = location.origin + reply.url;
   } else {
     const q = new URLSearchParams({ t: String(f.t_ms) });
     if (f.partition) q.set("p", f.partition);
     if (f.broker !== null && f.broker !== undefined) q.set("b", String(f.broker));
+    q.set("lang", lang());          // the link opens in the sharer's language
     url = `${location.origin}/l/${data.code}?${q}`;
   }
   R.lastLink = url;
@@ -98,6 +100,8 @@ const app = {
   },
   /** The time chart's whole-run series of one partition (one re-simulation on the server). */
   fetchSeries: key => getJSON(`/api/replay/${RID}/series?partition=${encodeURIComponent(key)}`).then(reply => settleJob(reply)),
+  /** Kafka's metrics over the whole run (one re-simulation on the server): the Metrics tab. */
+  fetchMetrics: () => getJSON(`/api/replay/${RID}/metrics`).then(reply => settleJob(reply)),
   async control(action) {
     if (action === "play") { cursor.play(); return true; }
     if (action === "pause") { cursor.pause(); return true; }

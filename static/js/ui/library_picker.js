@@ -1,13 +1,14 @@
 // The library of stories in the scenario picker: grouped by the kind of cluster they run on, with a
 // search box (title, id, era, words of the guide), and the story's details beside the list.
 import { h, clear } from "../dom.js";
+import { t } from "../i18n.js";
 
 // The groups, in the library's teaching order within each: which way an ISR change travels is
 // what a learner picks first.
 const GROUPS = [
-  { id: "zk", title: "ZooKeeper · the leader writes the ISR (0.10 – 2.6)", test: v => !v.startsWith("2.7") && !v.startsWith("3.") && !v.startsWith("4.") },
-  { id: "alter", title: "ZooKeeper · AlterIsr / AlterPartition to the controller (2.7 – 3.7)", test: v => /^(2\.7|3\.[0-7])$/.test(v) },
-  { id: "kraft", title: "KRaft · a Raft controller quorum (3.9-kraft, 4.1)", test: v => v.includes("kraft") || v.startsWith("4.") },
+  { id: "zk", title: t("ZooKeeper · the leader writes the ISR (0.10 – 2.6)"), test: v => !v.startsWith("2.7") && !v.startsWith("3.") && !v.startsWith("4.") },
+  { id: "alter", title: t("ZooKeeper · AlterIsr / AlterPartition to the controller (2.7 – 3.7)"), test: v => /^(2\.7|3\.[0-7])$/.test(v) },
+  { id: "kraft", title: t("KRaft · a Raft controller quorum (3.9-kraft, 4.1)"), test: v => v.includes("kraft") || v.startsWith("4.") },
 ];
 
 /** The group a story belongs to, by its own era. */
@@ -23,11 +24,11 @@ export function matchesQuery(story, query) {
 }
 
 export function libraryPane(app, lib, dlg) {
-  const search = h("input.psearch", { type: "search", placeholder: `search ${lib.length} stories: title, era, KIP, words…`,
-    "aria-label": "search the library", oninput: () => fill() });
+  const search = h("input.psearch", { type: "search", placeholder: t("search {n} stories: title, era, KIP, words…", { n: lib.length }),
+    "aria-label": t("search the library"), oninput: () => fill() });
   const list = h("div.plist", { role: "list" });
   const detail = h("div.pdetail");
-  const empty = h("div.dim.small", { text: "No story matches: try fewer words." });
+  const empty = h("div.dim.small", { text: t("No story matches: try fewer words.") });
   let selected = null;
 
   function select(s) {
@@ -35,11 +36,11 @@ export function libraryPane(app, lib, dlg) {
     for (const b of list.querySelectorAll(".pitem")) b.classList.toggle("active", b.dataset.id === s.id);
     clear(detail);
     detail.append(h("h3", { text: s.name }),
-      h("div.counts", null, h("span.chip.info", { text: `kafka ${s.kafka_version}` }), h("span.chip", { text: `${Array.isArray(s.brokers) ? s.brokers.length : s.brokers} brokers` }),
-        s.racks ? h("span.chip", { text: `${s.racks} zones` }) : null,
-        h("span.chip", { text: `topics: ${s.topics.join(", ")}` }), h("span.chip", { text: `${s.duration_ms / 1000} s` })),
-      h("h3", { text: "What to watch" }), h("p", { text: s.description }),
-      h("button.primary#run-scenario", { type: "button", text: "Run this scenario", onclick: async () => {
+      h("div.counts", null, h("span.chip.info", { text: `kafka ${s.kafka_version}` }), h("span.chip", { text: t("{n} brokers", { n: Array.isArray(s.brokers) ? s.brokers.length : s.brokers }) }),
+        s.racks ? h("span.chip", { text: t("{n} zones", { n: s.racks }) }) : null,
+        h("span.chip", { text: t("topics: {list}", { list: s.topics.join(", ") }) }), h("span.chip", { text: `${s.duration_ms / 1000} s` })),
+      h("h3", { text: t("What to watch") }), h("p", { text: s.description }),
+      h("button.primary#run-scenario", { type: "button", text: t("Run this scenario"), onclick: async () => {
         if (await app.load({ library: s.id })) dlg.close();
       } }));
   }

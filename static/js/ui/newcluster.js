@@ -6,6 +6,8 @@
 import { h } from "../dom.js";
 import { eraOption } from "../kafka.js";
 import { clearFieldErrors, showFieldError } from "../fielderrors.js";
+import { importSection } from "./importcluster.js";
+import { t, t as tr } from "../i18n.js";      // tr: where a topic is named t (babel.cfg extracts both)
 
 const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;      // engine/scenario/fields.py TOPIC_NAME
 const isInt = v => Number.isInteger(v);
@@ -17,46 +19,47 @@ export function checkCluster(doc, limits) {
   const add = (field, message) => errors.push({ field, message });
   const brokers = doc.brokers;
   const brokersOk = isInt(brokers) && brokers >= 1 && brokers <= limits.MAX_BROKERS;
-  if (!brokersOk) add("brokers", `Brokers: ${brokers} is not a whole number from 1 to ${limits.MAX_BROKERS}`);
+  if (!brokersOk) add("brokers", t("Brokers: {value} is not a whole number from 1 to {max}", { value: brokers, max: limits.MAX_BROKERS }));
   const seen = new Set();
   let total = 0;
   doc.topics.forEach((t, i) => {
-    const who = t.name ? `topic ${t.name}` : `topic ${i + 1}`;
+    const who = tr("topic {name}", { name: t.name || i + 1 });
     if (!TOPIC_NAME.test(t.name) || t.name === "." || t.name === "..")
-      add(`topics[${i}].name`, `Topic name '${t.name}' is not a legal Kafka topic name: use letters, digits, '.', '_' and '-' (at most 249)`);
-    else if (seen.has(t.name)) add(`topics[${i}].name`, `Topic ${t.name} is named twice`);
+      add(`topics[${i}].name`, tr("Topic name '{name}' is not a legal Kafka topic name: use letters, digits, '.', '_' and '-' (at most 249)", { name: t.name }));
+    else if (seen.has(t.name)) add(`topics[${i}].name`, tr("Topic {name} is named twice", { name: t.name }));
     seen.add(t.name);
     if (!isInt(t.partitions) || t.partitions < 1 || t.partitions > limits.MAX_PARTITIONS)
-      add(`topics[${i}].partitions`, `Partitions of ${who}: ${t.partitions} is not a whole number from 1 to ${limits.MAX_PARTITIONS}`);
+      add(`topics[${i}].partitions`, tr("Partitions of {who}: {value} is not a whole number from 1 to {max}", { who, value: t.partitions, max: limits.MAX_PARTITIONS }));
     else total += t.partitions;
     if (!isInt(t.replication_factor) || t.replication_factor < 1)
-      add(`topics[${i}].replication_factor`, `Replication factor of ${who}: ${t.replication_factor} is not a whole number from 1`);
+      add(`topics[${i}].replication_factor`, tr("Replication factor of {who}: {value} is not a whole number from 1", { who, value: t.replication_factor }));
     else if (brokersOk && t.replication_factor > brokers)
-      add(`topics[${i}].replication_factor`, `Replication factor of ${who}: ${t.replication_factor} is more than the ${brokers} broker${brokers === 1 ? "" : "s"}`);
+      add(`topics[${i}].replication_factor`, brokers === 1 ? tr("Replication factor of {who}: {value} is more than the {n} broker", { who, value: t.replication_factor, n: brokers })
+        : tr("Replication factor of {who}: {value} is more than the {n} brokers", { who, value: t.replication_factor, n: brokers }));
   });
-  if (!doc.topics.length) add("topics", "Topics: the cluster needs at least one topic");
-  else if (total > limits.MAX_PARTITIONS) add("topics", `Topics: ${total} partitions in all, more than ${limits.MAX_PARTITIONS}`);
+  if (!doc.topics.length) add("topics", t("Topics: the cluster needs at least one topic"));
+  else if (total > limits.MAX_PARTITIONS) add("topics", t("Topics: {n} partitions in all, more than {max}", { n: total, max: limits.MAX_PARTITIONS }));
   const minIsr = doc.config["min.insync.replicas"];
-  if (!isInt(minIsr) || minIsr < 1) add("config.min.insync.replicas", `min.insync.replicas: ${minIsr} is not a whole number from 1`);
+  if (!isInt(minIsr) || minIsr < 1) add("config.min.insync.replicas", t("min.insync.replicas: {value} is not a whole number from 1", { value: minIsr }));
   for (const [key, lo] of [["replica.lag.time.max.ms", 1], ["zookeeper.session.timeout.ms", 300], ["broker.session.timeout.ms", 1]]) {
     const v = doc.config[key];
-    if (v !== undefined && (!isInt(v) || v < lo)) add(`config.${key}`, `${key}: ${v} is not a whole number of ms from ${lo}`);
+    if (v !== undefined && (!isInt(v) || v < lo)) add(`config.${key}`, t("{key}: {value} is not a whole number of ms from {lo}", { key, value: v, lo }));
   }
   const maxS = limits.MAX_DURATION_MS / 1000;
   if (!isInt(doc.duration_ms) || doc.duration_ms < 1000 || doc.duration_ms > limits.MAX_DURATION_MS)
-    add("duration_ms", `Duration: ${doc.duration_ms / 1000} s is not from 1 s to ${maxS} s`);
-  if (!isInt(doc.seed) || doc.seed < 0) add("seed", `Seed: ${doc.seed} is not a whole number from 0`);
+    add("duration_ms", t("Duration: {value} s is not from 1 s to {max} s", { value: doc.duration_ms / 1000, max: maxS }));
+  if (!isInt(doc.seed) || doc.seed < 0) add("seed", t("Seed: {value} is not a whole number from 0", { value: doc.seed }));
   doc.clients.forEach((c, i) => {
     if (c.type === "producer" && (!isInt(c.rate_per_s) || c.rate_per_s < 0 || c.rate_per_s > limits.MAX_RATE_PER_S))
-      add(`clients[${i}].rate_per_s`, `Producer rate: ${c.rate_per_s} is not a whole number of records/s from 0 to ${limits.MAX_RATE_PER_S}`);
+      add(`clients[${i}].rate_per_s`, t("Producer rate: {value} is not a whole number of records/s from 0 to {max}", { value: c.rate_per_s, max: limits.MAX_RATE_PER_S }));
   });
   return errors;
 }
 
 /** The server's error in words: what it says and what is allowed (its field is where it shows). */
 export function serverMessage(err) {
-  if (!err) return "The server refused the scenario";
-  return (err.message || "is not valid") + (err.allowed ? ` (allowed: ${err.allowed})` : "");
+  if (!err) return t("The server refused the scenario");
+  return (err.message || t("is not valid")) + (err.allowed ? t(" (allowed: {allowed})", { allowed: err.allowed }) : "");
 }
 
 export function newClusterPane(app, eras, dlg) {
@@ -69,10 +72,10 @@ export function newClusterPane(app, eras, dlg) {
   const brokers = h("input#nc-brokers", { type: "number", min: 1, max: limits.MAX_BROKERS, value: 3 });
   const topics = h("div.rows#nc-topics");
   const addTopic = (n = "orders", p = 3, rf = 3) => {
-    const row = h("div.row", null, h("input.nc-tname", { type: "text", value: n, size: 16, "aria-label": "topic name" }),
-      h("label", null, "partitions", h("input.nc-tparts", { type: "number", min: 1, max: limits.MAX_PARTITIONS, value: p })),
+    const row = h("div.row", null, h("input.nc-tname", { type: "text", value: n, size: 16, "aria-label": t("topic name") }),
+      h("label", null, t("partitions"), h("input.nc-tparts", { type: "number", min: 1, max: limits.MAX_PARTITIONS, value: p })),
       h("label", null, "RF", h("input.nc-trf", { type: "number", min: 1, max: limits.MAX_BROKERS, value: rf })),
-      h("button.small.ghost", { type: "button", text: "remove", onclick: () => row.remove() }));
+      h("button.small.ghost", { type: "button", text: t("remove"), onclick: () => row.remove() }));
     topics.append(row);
   };
   addTopic();
@@ -98,9 +101,9 @@ export function newClusterPane(app, eras, dlg) {
     session.placeholder = c[sk] ? c[sk].defaults[v] : "";
     unclean.checked = c["unclean.leader.election.enable"].defaults[v];
     const note = (eras.notes || {})[v];
-    const path = note && note.kraft ? "through the active controller (KRaft quorum, no ZooKeeper)"
-      : note && note.isr_path === "controller" ? "through the controller" : "through ZooKeeper";
-    versionNote.textContent = note ? `rules of ${note.rules_of} · ISR changes ${path}: ${note.text}` : "";
+    const path = note && note.kraft ? t("through the active controller (KRaft quorum, no ZooKeeper)")
+      : note && note.isr_path === "controller" ? t("through the controller") : t("through ZooKeeper");
+    versionNote.textContent = note ? t("rules of {rules} · ISR changes {path}: {text}", { rules: note.rules_of, path, text: note.text }) : "";
   };
   version.addEventListener("change", defaults);
   defaults();
@@ -139,7 +142,7 @@ export function newClusterPane(app, eras, dlg) {
       else loose.push(e.message);
     }
     errorEl.textContent = loose.length ? loose.join("\n")
-      : errors.length ? `${errors.length} field${errors.length === 1 ? "" : "s"} to correct (marked in red)` : "";
+      : errors.length ? (errors.length === 1 ? t("{n} field to correct (marked in red)", { n: 1 }) : t("{n} fields to correct (marked in red)", { n: errors.length })) : "";
   };
   const create = async () => {
     const doc = build();
@@ -150,21 +153,29 @@ export function newClusterPane(app, eras, dlg) {
     if (reply && reply.ok) dlg.close();
     else if (reply) show([{ field: (reply.error && reply.error.field) || "", message: serverMessage(reply.error) }]);
   };
+  // what an imported cluster takes from this form: its era and everything but brokers and topics
+  const formParts = () => {
+    const doc = build();
+    return { kafka_version: doc.kafka_version, name: doc.name === "my cluster" ? "" : doc.name, seed: doc.seed,
+      duration_ms: doc.duration_ms, config: doc.config,
+      clients: topic => doc.clients.map(c => ({ ...c, topic })) };
+  };
   pane.append(
+    importSection(app, dlg, formParts),
     h("div.formgrid", null,
-      h("label", { text: "name" }), name,
+      h("label", { text: t("name") }), name,
       h("label", { text: "kafka_version" }), h("div", null, version, versionNote),
-      h("label", { text: `brokers (1–${limits.MAX_BROKERS})` }), h("div", null, brokers),
-      h("label", { text: "topics" }), h("div", null, topics, h("button.small", { type: "button", text: "+ topic", onclick: () => addTopic("t" + (topics.children.length + 1), 1, 3) })),
+      h("label", { text: t("brokers (1–{max})", { max: limits.MAX_BROKERS }) }), h("div", null, brokers),
+      h("label", { text: t("topics") }), h("div", null, topics, h("button.small", { type: "button", text: t("+ topic"), onclick: () => addTopic("t" + (topics.children.length + 1), 1, 3) })),
       h("label", { text: "min.insync.replicas" }), h("div", null, minIsr),
       h("label", { text: "unclean.leader.election.enable" }), unclean,
       h("label", { text: "replica.lag.time.max.ms" }), h("div", null, lag),
       sessionLabel, h("div", null, session),
-      h("label", { text: "steady producer p1" }), h("div", null, producer, " acks ", acks, " rate/s ", rate),
-      h("label", { text: "consumer c1 (from earliest)" }), consumer,
-      h("label", { text: "duration (s)" }), h("div", null, duration),
-      h("label", { text: "seed" }), h("div", null, seed)),
+      h("label", { text: t("steady producer p1") }), h("div", null, producer, " acks ", acks, " " + t("rate/s") + " ", rate),
+      h("label", { text: t("consumer c1 (from earliest)") }), consumer,
+      h("label", { text: t("duration (s)") }), h("div", null, duration),
+      h("label", { text: t("seed") }), h("div", null, seed)),
     errorEl,
-    h("div.form", { style: { marginTop: "12px" } }, h("button.primary#nc-create", { type: "button", text: "Create cluster", onclick: create })));
+    h("div.form", { style: { marginTop: "12px" } }, h("button.primary#nc-create", { type: "button", text: t("Create cluster"), onclick: create })));
   return pane;
 }
