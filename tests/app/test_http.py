@@ -38,9 +38,10 @@ def test_library_lists_every_scenario_with_what_to_watch(http):
     assert all(len(s["description"]) > 80 for s in data)
     kip = next(s for s in data if s["id"] == "kip101-scenario-1-v0.10")
     assert kip["kafka_version"] == "0.10" and kip["topics"] == ["orders"]
-    # the zone stories say how many zones their brokers stand in; the others have no such key
+    # the stories with racks say how many zones their brokers stand in; the others have no such key
     zones = {s["id"]: s["racks"] for s in data if "racks" in s}
-    assert zones == {"lose-one-zone": 3, "two-replicas-in-one-zone": 3, "two-replicas-in-one-zone-unclean": 3}
+    assert zones == {"lose-one-zone": 3, "two-replicas-in-one-zone": 3, "two-replicas-in-one-zone-unclean": 3,
+                     "follower-fetch-zone": 3}
 
 
 def test_eras_table(http):
