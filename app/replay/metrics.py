@@ -7,10 +7,11 @@ within a wall-clock budget (a run too long for it gets the samples reached so fa
 false), as a background job; a complete result is kept with the run's seeker.
 """
 import threading
-import time
 import weakref
 
 from engine.metrics.sampler import MetricsSampler
+
+from .series import sample_run
 
 POINTS = 600
 BUDGET_S = 8.0
@@ -24,16 +25,7 @@ def metrics_series(seeker, points=POINTS, budget_s=BUDGET_S, stopped=lambda: Fal
     sim = seeker.at_time(0)
     sampler = MetricsSampler(sim)
     end = seeker.end_ms
-    out, complete = [], True
-    deadline = time.monotonic() + budget_s
-    for i in range(points):
-        t = round(end * i / max(1, points - 1))
-        if t > sim.now_ms:
-            sim.advance_to(t)
-        out.append(sampler.sample(sim))
-        if (time.monotonic() > deadline or stopped()) and i < points - 1:
-            complete = False
-            break
+    out, complete = sample_run(sim, end, points, budget_s, stopped, lambda: sampler.sample(sim))
     return {"kafka_version": sampler.version, "metrics": sampler.catalog, "points": out, "end_ms": end,
             "complete": complete}
 

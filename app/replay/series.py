@@ -31,6 +31,22 @@ _lock = threading.Lock()
 PER_RUN = 64
 
 
+def sample_run(sim, end_ms, points, budget_s, stopped, take):
+    """``(samples, complete)``: ``take()`` at ``points`` evenly spaced moments of ``sim``'s run, up
+    to ``end_ms``, until the wall-clock budget or ``stopped()`` ends it early (complete false)."""
+    out, complete = [], True
+    deadline = time.monotonic() + budget_s
+    for i in range(points):
+        t = round(end_ms * i / max(1, points - 1))
+        if t > sim.now_ms:
+            sim.advance_to(t)
+        out.append(take())
+        if (time.monotonic() > deadline or stopped()) and i < points - 1:
+            complete = False
+            break
+    return out, complete
+
+
 def partition_series(seeker, key, points=POINTS, budget_s=BUDGET_S, stopped=lambda: False):
     """``{brokers, points, marks, end_ms, complete}``; None when ``key`` is not a partition.
     ``stopped()`` (the job's cancel, time and memory check) ends the sampling early, like the budget."""
@@ -41,16 +57,7 @@ def partition_series(seeker, key, points=POINTS, budget_s=BUDGET_S, stopped=lamb
         return None
     brokers = list(spec["assignment"][str(int(index))])
     end = seeker.end_ms
-    out, complete = [], True
-    deadline = time.monotonic() + budget_s
-    for i in range(points):
-        t = round(end * i / max(1, points - 1))
-        if t > sim.now_ms:
-            sim.advance_to(t)
-        out.append(sample(sim, key, brokers))
-        if (time.monotonic() > deadline or stopped()) and i < points - 1:
-            complete = False
-            break
+    out, complete = sample_run(sim, end, points, budget_s, stopped, lambda: sample(sim, key, brokers))
     marks = [[e["t_ms"], e["type"], e.get("reason", e["type"]), e.get("op")] for e in sim.history
              if _marked(e) and (e["type"] == "fault" or sim.key(e.get("topic"), e.get("partition")) == key)]
     return {"brokers": brokers, "points": out, "marks": marks[-200:], "end_ms": end, "complete": complete}

@@ -5,6 +5,8 @@
 // MAX_POINTS every other sample is dropped, first and last kept. A replay fetches the whole run's
 // samples instead (render/metrics.js).
 
+import { thin, withEarlier } from "./series.js";
+
 const MAX_POINTS = 600;
 
 export function createMetricsSeries() { return { run: null, catalog: null, points: [], asked: false }; }
@@ -28,18 +30,8 @@ export function recordMetrics(ms, frame) {
 export function withMetricsHistory(ms, reply) {
   if (!reply || !reply.ok || reply.run !== ms.run || !reply.points.length) return false;
   if (!ms.catalog) ms.catalog = { kafka_version: reply.kafka_version, metrics: reply.metrics };
-  const first = ms.points.length ? ms.points[0][0] : Infinity;
-  let merged = reply.points.filter(p => p[0] < first).concat(ms.points);
-  while (merged.length > MAX_POINTS) merged = thin(merged);
-  ms.points = merged;
+  ms.points = withEarlier(ms.points, reply.points);
   return true;
-}
-
-function thin(points) {
-  const last = points[points.length - 1];
-  const out = points.filter((_, i) => i % 2 === 0);
-  if (out[out.length - 1] !== last) out.push(last);
-  return out;
 }
 
 /** The plotted number of a value: a gauge itself, a meter's or timer's OneMinuteRate, and for a

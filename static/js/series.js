@@ -35,14 +35,21 @@ export function withHistory(series, key, reply) {
   let s = series.parts.get(key);
   if (s && s.brokers.join() !== reply.brokers.join()) return false;
   if (!s) { s = { brokers: reply.brokers, points: [] }; series.parts.set(key, s); }
-  const first = s.points.length ? s.points[0][0] : Infinity;
-  let merged = reply.points.filter(p => p[0] < first).concat(s.points);
-  while (merged.length > MAX_POINTS) merged = thin(merged);
-  s.points = merged;
+  s.points = withEarlier(s.points, reply.points);
   return true;
 }
 
-function thin(points) {
+/** `points` after the fetched `earlier` ones that come before them, thinned to MAX_POINTS (the
+ *  time chart's series and the Metrics tab's samples are kept the same way). */
+export function withEarlier(points, earlier) {
+  const first = points.length ? points[0][0] : Infinity;
+  let merged = earlier.filter(p => p[0] < first).concat(points);
+  while (merged.length > MAX_POINTS) merged = thin(merged);
+  return merged;
+}
+
+/** Every other point, the last one kept. */
+export function thin(points) {
   const last = points[points.length - 1];
   const out = points.filter((_, i) => i % 2 === 0);
   if (out[out.length - 1] !== last) out.push(last);
