@@ -126,6 +126,12 @@ def test_brokers_are_grouped_in_a_labelled_box_per_zone(browser, server, width, 
         # 1920 px: each zone's two brokers side by side; 1024 px: one above the other
         rows = {round(b["y"]) for b in boxes["az-b"]["brokers"].values()}
         assert len(rows) == (1 if width == 1920 else 2), boxes["az-b"]["brokers"]
+        # a failed zone's header keeps its whole name beside its (wider) restart button
+        page.click("#nodes .zone[data-rack='az-b'] .zact")
+        until(page, "s.brokers.get(2).state === 'stopped' && s.brokers.get(3).state === 'stopped'")
+        page.wait_for_timeout(300)
+        assert check_zones(zone_boxes(page), ZONES) == []
+        assert page.inner_text("#nodes .zone[data-rack='az-b'] .zact") == ("restart zone" if width == 1920 else "restart")
         # a run without racks draws no zone
         load(page, "broker-failure-clean-election")
         page.wait_for_timeout(500)

@@ -56,7 +56,9 @@ export function createZoneLayer(app, nodesEl) {
     setText(stateEl, state.text);
     const [id, label, title] = primary(state);
     el.__primary = id;
-    setText(act, label);
+    // a narrow box (three zones at 1024 px) says the verb alone: "restart zone" beside the name
+    // cut "zone az-b" to "zone az-"; the title still names the zone
+    setText(act, box.w < 250 ? label.replace(/ zone$/, "") : label);
     act.title = title;
     // a narrow box keeps its name and buttons; its state is in the name's colour and its title
     el.className = "zone" + (state.down === state.size ? " down" : state.down || state.paused ? " partial" : "")
