@@ -5,12 +5,13 @@
 // path as the broker menu's (app.zoneAction / app.zoneMenu, actions.js group "zone").
 import { h, reconcile, setText, setClass } from "../dom.js";
 import { zoneOf, zoneState } from "../zones.js";
+import { t } from "../i18n.js";
 
 /** What the zone's own button does in its state: fail it, bring it back, or heal its links. */
 function primary(state) {
-  if (state.down === state.size) return ["zone-restart", "restart zone", "start every stopped broker (and controller) of this zone: one command"];
-  if (state.cut && !state.down) return ["zone-heal", "heal zone", "restore every link with an end in this zone: one command"];
-  return ["zone-crash", "fail zone", "crash every broker (and controller) of this zone at the same millisecond: one command"];
+  if (state.down === state.size) return ["zone-restart", t("restart zone"), t("restart"), t("start every stopped broker (and controller) of this zone: one command")];
+  if (state.cut && !state.down) return ["zone-heal", t("heal zone"), t("heal"), t("restore every link with an end in this zone: one command")];
+  return ["zone-crash", t("fail zone"), t("fail"), t("crash every broker (and controller) of this zone at the same millisecond: one command")];
 }
 
 export function createZoneLayer(app, nodesEl) {
@@ -25,8 +26,8 @@ export function createZoneLayer(app, nodesEl) {
     } });
     const name = h("button.zname", { type: "button", onclick: e => app.zoneMenu(el.dataset.rack, e.currentTarget) });
     const act = h("button.small.zact", { type: "button", onclick: () => app.zoneAction(el.dataset.rack, el.__primary) });
-    const more = h("button.small.zmore", { type: "button", text: "▾", title: "zone actions: fail, isolate, restart, heal",
-      "aria-label": "zone actions", onclick: e => app.zoneMenu(el.dataset.rack, e.currentTarget) });
+    const more = h("button.small.zmore", { type: "button", text: "▾", title: t("zone actions: fail, isolate, restart, heal"),
+      "aria-label": t("zone actions"), onclick: e => app.zoneMenu(el.dataset.rack, e.currentTarget) });
     el.append(h("div.zhead", null, name, h("span.zstate"), act, more));
     return el;
   }
@@ -39,9 +40,9 @@ export function createZoneLayer(app, nodesEl) {
     if (box.rack === null) {          // the nodes without broker.rack: no zone to act on
       delete el.dataset.rack;
       el.className = "zone norack";
-      setText(name, "no rack");
+      setText(name, t("no rack"));
       name.disabled = true;
-      name.title = "brokers without broker.rack (Kafka's rack = null)";
+      name.title = t("brokers without broker.rack (Kafka's rack = null)");
       act.hidden = more.hidden = true;
       setText(stateEl, "");
       return;
@@ -52,13 +53,13 @@ export function createZoneLayer(app, nodesEl) {
     const zone = zoneOf(store, box.rack);
     const state = zoneState(zone, store.links, zone.others);
     const ids = [...zone.brokers.map(b => `broker ${b.id}`), ...zone.voters.map(v => `controller ${v.id}`)];
-    setText(name, `zone ${box.rack}`);
+    setText(name, t("zone {rack}", { rack: box.rack }));
     setText(stateEl, state.text);
-    const [id, label, title] = primary(state);
+    const [id, label, short, title] = primary(state);
     el.__primary = id;
     // a narrow box (three zones at 1024 px) says the verb alone: "restart zone" beside the name
     // cut "zone az-b" to "zone az-"; the title still names the zone
-    setText(act, box.w < 250 ? label.replace(/ zone$/, "") : label);
+    setText(act, box.w < 250 ? short : label);
     act.title = title;
     // a narrow box keeps its name and buttons; its state is in the name's colour and its title
     el.className = "zone" + (state.down === state.size ? " down" : state.down || state.paused ? " partial" : "")
