@@ -6,10 +6,11 @@ import pytest
 from playwright.sync_api import expect
 
 from engine.scenario.import_describe import parse_describe
+from engine.scenario.import_tools import parse_api_versions
 from engine.scenario.import_text import numbered_lines
 from tests.browser.conftest import ARTIFACTS, open_page, store, wait_store
 from tests.browser.layout import layout_problems
-from tests.engine.import_samples import DESCRIBE_2_6, DESCRIBE_3_7, as_pasted
+from tests.engine.import_samples import API_VERSIONS_2_6, DESCRIBE_2_6, DESCRIBE_3_7, as_pasted
 
 WIDTHS = [(1024, 768), (1920, 1080)]
 
@@ -83,6 +84,40 @@ def test_two_topics_round_trip_through_the_cli_corner(page, server):
     describe = page.locator("#describe").inner_text()
     assert replicas_of(describe) == replicas_of(DESCRIBE_2_6) == {
         "orders": {0: [1, 2, 3], 1: [2, 3, 1]}, "moving": {0: [1, 2, 3]}}
+
+
+def test_racks_round_trip_through_kafka_broker_api_versions(page, server):
+    """describe + kafka-broker-api-versions.sh -> a run -> the CLI corner's own
+    kafka-broker-api-versions.sh names the same brokers in the same racks (read back by the
+    importer's own parser), and the map draws one zone box per rack."""
+    _app, base = server
+    open_page(page, base)
+    open_import(page)
+    page.select_option("#nc-version", "2.6")
+    page.fill("#nc-import-describe", DESCRIBE_2_6)
+    page.click("#nc-import .import-more > summary")
+    page.fill("#nc-import-brokers", API_VERSIONS_2_6)
+    page.click("#nc-import-read")
+    expect(page.locator("#nc-import-start")).to_be_visible()
+    page.click("#nc-import-start")
+    page.wait_for_selector("dialog#dlg-picker:not([open])", state="attached")
+    wait_store(page, "s.meta && s.meta.name === 'imported cluster' && s.znodes.has('/brokers/ids/3')")
+    page.click(".tabs button[data-tab=cli]")
+    out = page.locator("#cli-out")
+    before = out.locator(":scope > div").count()
+    page.fill("#cli-input", "kafka-broker-api-versions.sh --bootstrap-server broker-1:9092")
+    page.keyboard.press("Enter")
+    expect(out.locator(":scope > div")).to_have_count(before + 2)
+    printed = out.locator(":scope > div").last.inner_text()
+    heads = "\n".join(line for line in printed.splitlines() if " -> " in line)
+    assert heads, printed
+    # the parser wants each node's API list after "-> ("; the node lines alone are read as nodes
+    # that answered with an error, which carry the same id and rack
+    racks = parse_api_versions(numbered_lines(heads.replace(" -> (", " -> ERROR: x"), "api-versions")).racks
+    assert racks == parse_api_versions(numbered_lines(API_VERSIONS_2_6, "api-versions")).racks \
+        == {1: "az-a", 2: "az-b", 3: "az-c"}
+    assert sorted(page.locator("#nodes .zone[data-rack]").evaluate_all("els => els.map(e => e.dataset.rack)")) \
+        == ["az-a", "az-b", "az-c"]
 
 
 def test_a_malformed_line_shows_beside_the_box_and_starts_nothing(page, server):
