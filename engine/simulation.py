@@ -21,8 +21,8 @@ from engine.scenario.document import ScenarioError, _Track, check_op, load
 from engine.scenario.racks import rack_of
 from engine.core.scheduler import new_scheduler
 from engine.sim_operations import TimelineOperations, describe_op  # noqa: F401
-from engine.version import (ENGINE_VERSION, V1_1_0, V1_2_0, has_1_3_rules, has_1_4_rules,  # noqa: F401
-                            supported)
+from engine.version import (ENGINE_VERSION, V1_1_0, V1_2_0, has_1_3_rules,  # noqa: F401
+                            has_1_4_rules, has_1_5_rules, supported)
 from engine.zookeeper.server import ZkServer
 
 TOP_LEVEL_ZNODES = ("/brokers/ids", "/brokers/topics", "/isr_change_notification", "/admin",
@@ -62,6 +62,8 @@ class Simulation(TimelineOperations):
     #: engine 1.4.0's rules (docs/model.md §19): False re-simulates a run of 1.1.0 – 1.3.0 exactly.
     #: Every fix of 1.4.0 asks ``sim.rules_1_4``; False too for snapshots pickled before it.
     rules_1_4 = False
+    #: engine 1.5.0's rules (docs/model.md §19): False re-simulates a run of 1.1.0 – 1.4.0 exactly.
+    rules_1_5 = False
 
     #: high-watermark moves in the history as tuples (engine/history.py): a sweep run's choice
     compact_history = False
@@ -76,6 +78,7 @@ class Simulation(TimelineOperations):
         self.engine_version = supported(engine_version)
         self.rules_1_3 = has_1_3_rules(self.engine_version)
         self.rules_1_4 = has_1_4_rules(self.engine_version)
+        self.rules_1_5 = has_1_5_rules(self.engine_version)
         self.era = eras.ERAS[sc["kafka_version"]]
         self.scheduler = new_scheduler()
         self.streams = Streams(sc["seed"])

@@ -14,16 +14,21 @@ engine 1.1.0's network behaviour (docs/model.md §19, "Engine versions and old r
 #        "What 1.3.0 changed"): re-simulations of runs saved by 1.2.0 keep 1.2.0's rules
 # 1.4.0: the deviations the second readers of 1.3.0 found in the 3.x / 4.x eras (docs/model.md
 #        §19, "What 1.4.0 changed"): re-simulations of runs saved by 1.3.0 keep 1.3.0's rules
-ENGINE_VERSION = "1.4.0"
+# 1.5.0: the producer's recovery from OUT_OF_ORDER_SEQUENCE_NUMBER and the remaining ZooKeeper-mode
+#        deviations of docs/model.md §16 (docs/model.md §19, "What 1.5.0 changed"): re-simulations
+#        of runs saved by 1.4.0 keep 1.4.0's rules
+ENGINE_VERSION = "1.5.0"
 
 #: The versions whose behaviour the engine can reproduce, oldest first.
-SUPPORTED_VERSIONS = ("1.1.0", "1.2.0", "1.3.0", "1.4.0")
+SUPPORTED_VERSIONS = ("1.1.0", "1.2.0", "1.3.0", "1.4.0", "1.5.0")
 #: Engine 1.1.0's network (delivery at the heal, per-request timeouts and backoff).
 V1_1_0 = "1.1.0"
 #: Engine 1.2.0's rules, before the fixes of 1.3.0.
 V1_2_0 = "1.2.0"
 #: Engine 1.3.0's rules, before the fixes of 1.4.0.
 V1_3_0 = "1.3.0"
+#: Engine 1.4.0's rules, before the fixes of 1.5.0.
+V1_4_0 = "1.4.0"
 
 
 def has_1_3_rules(version):
@@ -34,6 +39,11 @@ def has_1_3_rules(version):
 def has_1_4_rules(version):
     """Does a run made by engine ``version`` (a supported one) follow 1.4.0's rules?"""
     return version not in (V1_1_0, V1_2_0, V1_3_0)
+
+
+def has_1_5_rules(version):
+    """Does a run made by engine ``version`` (a supported one) follow 1.5.0's rules?"""
+    return version not in (V1_1_0, V1_2_0, V1_3_0, V1_4_0)
 
 
 def _parse(version):
