@@ -46,8 +46,9 @@ input always gives the same numbers, however Spark partitions it.
 from pyspark.sql import Window
 from pyspark.sql import functions as F
 
-from app.sweeps.schemas import KAFKA_METRICS_SUMMARY
 from engine.tools.sweep_run import DISRUPTIVE_OPS, NER_ERRORS, STATE_TYPES
+
+from .kafka_metric_cells import KM_COLUMNS, KM_TYPES, kafka_metric_cells
 
 Z = 1.96
 RUN_KEY = ["sweep_id", "run_no"]
@@ -263,40 +264,6 @@ def cell_latency(runs, latency):
             .agg(F.sum("count").cast("long").alias("count")))
 
 
-def kafka_metric_runs(kafka_metrics):
-    """One row per run with the fields of its Kafka metrics summary (the details JSON parsed)."""
-    parsed = kafka_metrics.select(*RUN_KEY, F.from_json("details", KAFKA_METRICS_SUMMARY).alias("m"))
-    return parsed.select(*RUN_KEY, "m.*")
-
-
-def _mean(name):
-    """Integer sum over the runs that have the value, divided at the end (exact, order-free)."""
-    return F.sum(F.col(name)).cast("double") / F.count(F.col(name))
-
-
-def kafka_metric_cells(runs, kafka_metrics):
-    """Per cell of the simulated runs: the km_* columns (see the module docstring)."""
-    ok = runs.where(F.col("status") == "ok").select(*RUN_KEY, "cell_id")
-    per_run = kafka_metric_runs(kafka_metrics).join(ok, RUN_KEY)
-    return per_run.groupBy(*CELL_KEY).agg(
-        F.count("*").cast("int").alias("km_runs"),
-        _mean("under_replicated_ms").alias("km_under_replicated_ms_mean"),
-        _mean("under_min_isr_ms").alias("km_under_min_isr_ms_mean"),
-        _mean("offline_ms").alias("km_offline_ms_mean"),
-        F.max("offline_max").cast("int").alias("km_offline_max"),
-        _mean("no_active_controller_ms").alias("km_no_controller_ms_mean"),
-        _mean("unclean_elections").alias("km_unclean_elections_mean"),
-        F.max("max_lag_peak").cast("long").alias("km_max_lag_peak"),
-        _mean("record_errors").alias("km_record_errors_mean"),
-        F.max("request_latency_avg_peak").alias("km_request_latency_peak_max"))
-
-
-KM_COLUMNS = ("km_runs", "km_under_replicated_ms_mean", "km_under_min_isr_ms_mean", "km_offline_ms_mean",
-              "km_offline_max", "km_no_controller_ms_mean", "km_unclean_elections_mean", "km_max_lag_peak",
-              "km_record_errors_mean", "km_request_latency_peak_max")
-_KM_TYPES = {"km_runs": "int", "km_offline_max": "int", "km_max_lag_peak": "long"}
-
-
 def cell_metrics(runs, metrics, detection, failover, latency_hist, kafka_cells=None):
     """Per cell: the headline numbers (see the module docstring); one row per cell of ``runs``.
     ``kafka_cells``: kafka_metric_cells(...), or None (the km_* columns are then null)."""
@@ -339,7 +306,7 @@ def cell_metrics(runs, metrics, detection, failover, latency_hist, kafka_cells=N
         out = out.join(kafka_cells, CELL_KEY, "left")
     else:
         for name in KM_COLUMNS:
-            out = out.withColumn(name, F.lit(None).cast(_KM_TYPES.get(name, "double")))
+            out = out.withColumn(name, F.lit(None).cast(KM_TYPES.get(name, "double")))
     return out.select(*CELL_COLUMNS)
 
 
