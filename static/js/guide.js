@@ -33,7 +33,7 @@ export function createGuide(app) {
   const detail = h("div.gdetail", { "aria-live": "polite" });
   const pauseBox = h("input", { type: "checkbox", id: "guide-pause", onchange: () => { sentPauseAt = undefined; sync(); } });
   const title = h("span.gtitle");
-  const section = h("section#guide.guide", { hidden: true, "aria-label": t("Walkthrough") },
+  const section = h("section.guide#guide", { hidden: true, "aria-label": t("Walkthrough") },
     h("div.ghead", null, h("span.what", { text: t("Walkthrough") }), title,
       h("label.gpause.small", { title: t("Stop the run when it reaches the next step") }, pauseBox, h("span", { text: t("pause at each step") }))),
     steps, detail);
@@ -97,6 +97,7 @@ export function createGuide(app) {
       if (passed) { app.pause(); app.seek(walk.steps[i].t_ms); }
       return;
     }
+    if (jumping !== null) return;             // run_to owns the pause until the clock gets there
     if (want === sentPauseAt || store.clock.finished) return;
     sentPauseAt = want;
     if (want !== null || store.clock.pause_at != null) app.control("pause_at", want);
@@ -114,7 +115,7 @@ export function createGuide(app) {
     }
     jumping = target;
     sentPauseAt = target;
-    await app.control("run_to", target);
+    if (!(await app.control("run_to", target))) jumping = null;
   }
 
   function render(s, changes) {
