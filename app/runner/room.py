@@ -159,6 +159,8 @@ class Room:
         self.actual_speed = 0.0
         self.behind = False
         self._token = None
+        self.pause_at = None              # a walkthrough's next step: pause when the clock gets there
+        self.rushing = False              # run_to: as fast as possible up to pause_at
 
     def load(self, scenario, now, source=None, notice=None):
         with self.lock:
@@ -190,12 +192,14 @@ class Room:
             self.actual_speed = 0.0
             self.behind = False
             return
-        if self.speed == "max":
+        if self.speed == "max" or self.rushing:
             target = sim.scenario["duration_ms"]
         else:
             owed = max(self.sim_clock, sim.now_ms) + dt * 1000.0 * self.speed
             self.sim_clock = min(owed, sim.now_ms + self.speed * 1000.0 * MAX_OWED_WALL_S + 1)
             target = int(self.sim_clock)
+        if self.pause_at is not None:
+            target = min(target, self.pause_at)
         deadline = perf() + slice_s
         violations = sim.violations
         seen = len(violations)
@@ -210,7 +214,7 @@ class Room:
                 return perf() > deadline
         sim.advance_to(target, stop)
         observe(sim)
-        self.behind = self.speed == "max" or sim.now_ms + 1 < target
+        self.behind = self.speed == "max" or self.rushing or sim.now_ms + 1 < target
         self.samples.append((now, sim.now_ms))
         while len(self.samples) > 2 and now - self.samples[0][0] > 1.0:
             self.samples.popleft()
@@ -220,6 +224,10 @@ class Room:
         if self.pause_on_violation and len(violations) > seen:
             self.playing = False
             self.paused_reason = "violation"
+        if self.pause_at is not None and sim.now_ms >= self.pause_at and not sim.finished:
+            self.playing, self.paused_reason = False, "pause_at"
+            self.pause_at, self.rushing = None, False
+            self.sim_clock = float(sim.now_ms)
         if sim.finished:
             self.playing = False
             self.paused_reason = "finished"
@@ -240,7 +248,8 @@ class Room:
                 "actual_speed": round(self.actual_speed, 2), "behind": self.behind,
                 "pause_on_violation": self.pause_on_violation, "history_len": len(sim.history),
                 "violations": len(sim.violations), "commands": len(sim.commands),
-                "viewers": len(self.viewers), "notice": self.notice, "source": self.source}
+                "viewers": len(self.viewers), "notice": self.notice, "source": self.source,
+                "pause_at": self.pause_at}
 
     def build_frame(self, wall_ms):
         """Fold the simulation's current state into the frame builder (True if a frame was made)."""
@@ -296,6 +305,7 @@ class Room:
                 return {}
             if action == "pause":
                 self.playing, self.paused_reason = False, "user"
+                self.rushing = False
                 return {}
             if action == "speed":
                 self.speed = check_speed(value)
@@ -308,6 +318,8 @@ class Room:
                 return {"pause_on_violation": value}
             if action == "step":
                 return {"events": self._step()}
+            if action in ("pause_at", "run_to"):
+                return self._pause_at(action, value)
             if action == "restart":
                 self._load(self.scenario, now, self.source, engine_version=self.engine_version)
                 return {"restarted": True}
@@ -319,7 +331,27 @@ class Room:
                     f"; {dropped} scenario operation(s) that the live run ignored were left out" if dropped else "")
                 return {"replayed": commands, "dropped": dropped}
             raise AppError("action", f"{str(action)[:30]!r} is not a control",
-                           "play, pause, step, speed, restart, replay, pause_on_violation")
+                           "play, pause, step, speed, restart, replay, pause_on_violation, pause_at, run_to")
+
+    def _pause_at(self, action, value):
+        """A walkthrough's controls (app/guides): ``pause_at`` t pauses the run when its clock
+        reaches t (None: no longer), at whatever speed it plays; ``run_to`` t plays as fast as
+        possible up to t and pauses there (the live page's "jump to step": time only moves on)."""
+        sim = self.sim
+        if value is None and action == "pause_at":
+            self.pause_at, self.rushing = None, False
+            return {"pause_at": None}
+        if isinstance(value, bool) or not isinstance(value, int) or value <= sim.now_ms:
+            raise AppError("value", f"{str(value)[:20]!r} is not a later moment of this run",
+                           f"an integer t_ms after the clock's {sim.now_ms} (restart to go back)")
+        if value > sim.scenario["duration_ms"]:
+            raise AppError("value", f"{value} is after the end of the run", f"at most {sim.scenario['duration_ms']}")
+        self.pause_at, self.rushing = value, action == "run_to"
+        if self.rushing:
+            if sim.finished:
+                raise AppError("action", "the run has ended", "restart or replay")
+            self.playing, self.paused_reason = True, None
+        return {"pause_at": value}
 
     def _step(self, perf=time.perf_counter):
         """Pause and run to the next event of the replication story (HW moves alone do not stop it)."""

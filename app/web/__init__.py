@@ -9,12 +9,13 @@
 | links      | ``/l/<code>``, ``/s/<slug>`` and ``/api/links`` |
 | compare    | ``/compare`` and ``/api/compare`` |
 | jobs       | ``/api/jobs/<id>``: progress, result and cancel of background work |
+| guides     | ``/api/walkthroughs``: the library stories told step by step, in the reader's language |
 | cluster_import | ``/api/import/describe``: pasted Kafka tool output -> a scenario and notes |
 | events     | Socket.IO: join, command, control (``register_events``) |
 
 Handlers are thin: validate, call one function of the runner / store / replay service, reply.
 """
-from . import cluster_import, compare, jobs, links, meta, replays, rooms, runs  # noqa: F401  (attach their routes to bp)
+from . import cluster_import, compare, guides, jobs, links, meta, replays, rooms, runs  # noqa: F401  (attach their routes to bp)
 from flask import jsonify
 
 from engine.scenario.document import ScenarioError

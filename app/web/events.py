@@ -8,7 +8,7 @@ replies through the acknowledgement: ``{"ok": true, ...}`` or ``{"ok": false, "e
 | join         | {room}                                    | watch a room (frames follow) |
 | create       | {library} or {scenario} (or {})           | new room, joined |
 | load         | {library} or {scenario}                   | replace the room's simulation |
-| control      | {action, value?}                          | play, pause, step, speed, restart, replay, pause_on_violation |
+| control      | {action, value?}                          | play, pause, step, speed, restart, replay, pause_on_violation, pause_at, run_to |
 | command      | {op, ...}  (a timeline operation)         | apply it now (recorded for replay) |
 | reconfigure  | {kafka_version?, config?}                 | restart under another era/config, replaying commands |
 | inspect      | {partition}                               | one partition with its last 200 records per replica |

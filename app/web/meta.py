@@ -6,6 +6,7 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from engine import eras
 from engine.scenario.document import OPS
 
+from ..guides import BY_STORY
 from ..i18n.errors import localized
 from .blueprint import bp
 from .era_notes import era_notes
@@ -30,6 +31,8 @@ def api_library():
                  "kafka_version": doc.get("kafka_version", "2.6"), "brokers": doc.get("brokers", 3),
                  "duration_ms": doc.get("duration_ms", 60000),
                  "topics": [t.get("name") for t in topics]}
+        if name in BY_STORY:       # told step by step (app/guides): the picker marks it
+            entry["walkthrough"] = BY_STORY[name].id
         if doc.get("racks"):       # the number of zones its brokers stand in (docs/model.md §21)
             entry["racks"] = len(set(doc["racks"].values()))
         out.append(entry)

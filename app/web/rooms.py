@@ -17,7 +17,12 @@ def _runner():
 
 @bp.get("/")
 def index():
-    return render_template("index.html", room_id="", default_scenario=current_app.config["DEFAULT_SCENARIO"])
+    """The live page. ``?story=<library name>`` opens that story in the new room (a walkthrough's
+    link: ``/?story=isr-shrink-slow-follower&lang=zh-CN``); an unknown name opens the default."""
+    story = request.args.get("story")
+    if not isinstance(story, str) or story not in _runner().library:
+        story = current_app.config["DEFAULT_SCENARIO"]
+    return render_template("index.html", room_id="", default_scenario=story)
 
 
 @bp.get("/r/<room_id>")

@@ -18,6 +18,7 @@ import { createClients } from "./render/clients.js";
 import { createNetwork } from "./render/network.js";
 import { createCli } from "./render/cli.js";
 import { createAlarms } from "./render/alarms.js";
+import { createGuide } from "./guide.js";
 import { closeMenu } from "./ui/menu.js";
 import { loadEras } from "./ui/dialogs.js";
 import { $$ } from "./dom.js";
@@ -77,6 +78,7 @@ export function createView(app, { adaptStrips = false, afterRender = null } = {}
   const tabs = { timeline, zk: coordination(app), clients: createClients(app), network: createNetwork(app), cli: createCli(app),
     metrics: createMetrics(app) };
   const alarms = createAlarms(app);
+  const guide = createGuide(app);         // a library story told step by step (issue 33)
 
   // a tab's panel is drawn only while it shows; forced, it redraws from scratch
   function renderTab(name, changes, force) {
@@ -97,6 +99,7 @@ export function createView(app, { adaptStrips = false, afterRender = null } = {}
     timed("map", () => map.render(store, changes));
     timed("partitions", () => partitions.render(store, changes, force, perf.stripEvery));
     timed("alarms", () => alarms.render(store, changes));
+    timed("guide", () => guide.render(store, changes));
     timed("tab", () => renderTab(store.ui.tab, changes, force && changes.flags.reset));
     if (store.ui.tab !== "timeline") timed("timeline", () => timeline.render(store, changes));   // keep the story flowing
     if (store.ui.tab !== "clients") tabs.clients.renderCount(store);   // a hidden tab's badge still tells the truth

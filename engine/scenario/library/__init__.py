@@ -10,6 +10,7 @@ ORDER = (
     "isr-shrink-slow-follower",
     "isr-expansion",
     "isr-change-propagation",
+    "hw-follower-one-fetch-behind",
     "broker-failure-clean-election",
     "not-enough-replicas",
     "acks1-loss-on-failover",

@@ -40,6 +40,7 @@ export function libraryPane(app, lib, dlg) {
         s.racks ? h("span.chip", { text: t("{n} zones", { n: s.racks }) }) : null,
         h("span.chip", { text: t("topics: {list}", { list: s.topics.join(", ") }) }), h("span.chip", { text: `${s.duration_ms / 1000} s` })),
       h("h3", { text: t("What to watch") }), h("p", { text: s.description }),
+      s.walkthrough ? h("p.dim.small", { text: t("This story has a walkthrough: its steps appear under “What to watch” while it runs.") }) : null,
       h("button.primary#run-scenario", { type: "button", text: t("Run this scenario"), onclick: async () => {
         if (await app.load({ library: s.id })) dlg.close();
       } }));
@@ -54,7 +55,8 @@ export function libraryPane(app, lib, dlg) {
       list.append(h("div.pgroup", { text: `${g.title} · ${members.length}`, dataset: { group: g.id } }));
       for (const s of members) {
         list.append(h("button.pitem", { type: "button", role: "listitem", dataset: { id: s.id }, onclick: () => select(s) },
-          h("div.pname", { text: s.name }), h("div.pmeta", { text: `${s.id} · kafka ${s.kafka_version}` })));
+          h("div.pname", { text: s.name }), h("div.pmeta", { text: `${s.id} · kafka ${s.kafka_version}` },
+            s.walkthrough ? h("span.chip.pwalk", { text: t("walkthrough"), title: t("Told step by step, as the seed articles tell it") }) : null)));
       }
     }
     if (!shown.length) list.append(empty);
