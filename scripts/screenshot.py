@@ -10,6 +10,7 @@ highlighted) and takes the picture. Look at the result before committing it.
     .venv/bin/python scripts/screenshot.py                        # KIP-101 0.10 at 1920x1080
     .venv/bin/python scripts/screenshot.py --size 1440x900 --out /tmp/shot.png
     .venv/bin/python scripts/screenshot.py --scenario isr-shrink-slow-follower --at 30000
+    .venv/bin/python scripts/screenshot.py --lang zh-CN --size 1024x768 --out /tmp/zh.png
 """
 import argparse
 import logging
@@ -38,7 +39,7 @@ def serve(folder):
     return app, srv, f"http://127.0.0.1:{srv.server_port}"
 
 
-def shoot(base, scenario, at_ms, size, out, speed):
+def shoot(base, scenario, at_ms, size, out, speed, lang=None):
     from playwright.sync_api import sync_playwright
     width, height = size
     with sync_playwright() as pw:
@@ -47,7 +48,7 @@ def shoot(base, scenario, at_ms, size, out, speed):
         page.set_default_timeout(60000)
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(base + "/")
+        page.goto(base + "/" + (f"?lang={lang}" if lang else ""))
         page.wait_for_function("() => window.isrlab && window.isrlab.store.clock && window.isrlab.store.meta")
         run = page.evaluate("() => window.isrlab.store.run")
         page.evaluate("(id) => window.isrlab.load({library: id}, true)", scenario)
@@ -80,12 +81,13 @@ def main(argv=None):
     parser.add_argument("--size", default="1920x1080", help="viewport WIDTHxHEIGHT (1920x1080 or 1440x900)")
     parser.add_argument("--speed", type=float, default=5.0, help="simulation speed while waiting")
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshot.png"))
+    parser.add_argument("--lang", default=None, help="the page's language: en or zh-CN (default: the browser's)")
     args = parser.parse_args(argv)
     size = tuple(int(v) for v in args.size.lower().split("x"))
     with tempfile.TemporaryDirectory(prefix="isrlab-shot-") as folder:
         app, srv, base = serve(folder)
         try:
-            state = shoot(base, args.scenario, args.at, size, pathlib.Path(args.out), args.speed)
+            state = shoot(base, args.scenario, args.at, size, pathlib.Path(args.out), args.speed, args.lang)
         finally:
             from app import runner_of
             srv.shutdown()
