@@ -303,6 +303,20 @@ CONFIG = {
     "sim.os.dirty.writeback.interval.ms": ("int", "sim", _all(5000), 1),
 }
 
+#: Keys of scope "client" whose consumer default differs from the producer's (ConsumerConfig vs
+#: ProducerConfig; docs/model.md §12). The consumer's request.timeout.ms was 305000 ("chosen to be
+#: higher than the default of max.poll.interval.ms", ConsumerConfig @ 0.10.2.2 and 1.1.1) until
+#: 2.0.0 made it 30000 (KAFKA-7050); the producer's is 30000 in every era. Engine 1.5.0 on.
+CONSUMER_DEFAULTS = {
+    "request.timeout.ms": {**_all(30000), "0.10": 305000, "1.1": 305000},
+}
+
+
+def consumer_defaults(version):
+    """The consumer's own defaults of ``CONSUMER_DEFAULTS`` in era ``version``."""
+    return {k: per_era[version] for k, per_era in CONSUMER_DEFAULTS.items()}
+
+
 #: Keys whose default is unset (None) from the era named on: Kafka knows them there, with no value.
 UNSET_DEFAULT_FROM = {"log.flush.interval.ms": VERSIONS[0], "replica.selector.class": "2.4"}
 

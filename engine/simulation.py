@@ -208,6 +208,8 @@ class Simulation(TimelineOperations):
     # -- clients ------------------------------------------------------------------------------------------
     def _client_config(self, kind, overrides):
         keys = eras.defaults(self.scenario["kafka_version"], (kind,))
+        if kind == "consumer" and self.rules_1_5:   # docs/model.md §12: the consumer's own defaults
+            keys.update(eras.consumer_defaults(self.scenario["kafka_version"]))
         return {**keys, **{k: v for k, v in self.scenario["config"].items() if k in keys}, **overrides}
 
     def _add_client(self, spec):

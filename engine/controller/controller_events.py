@@ -167,7 +167,8 @@ class ControllerEvents:
             return self._continue()
         self.shutting_down[broker] = None
         followed = [k for k, st in self.states.items()
-                    if st["leader"] != broker and broker in self.assignments[k]]
+                    if st["leader"] != broker and broker in self.assignments[k]
+                    and (len(self.assignments[k]) > 1 or not self.sim.rules_1_5)]
         if followed:
             self._send_stop_replica(broker, followed)
         self._then((self._phase_controlled_shutdown_move, broker),
@@ -189,6 +190,12 @@ class ControllerEvents:
             return "BROKER_NOT_AVAILABLE"  # engine 1.2.0: the only check
         return None
 
+    # doControlledShutdown acts only on partitions with more than one replica (``partitionsToActOn``:
+    # ``partitionReplicaAssignment(partition).size > 1`` @ 0.10.2.2 - 3.9.0), those it leads and those
+    # it follows alike, and answers with the replicated partitions it still leads
+    # (``partitionLeadersOnBroker``). A single-replica partition is left alone: no election, no
+    # StopReplica, no ISR removal (§9.8). Engine 1.4.0 and older also sent StopReplica and the ISR
+    # removal for a single-replica partition it did not lead (leaderless).
     def _phase_controlled_shutdown_move(self, broker):
         led = [k for k, st in self.states.items()
                if st["leader"] == broker and len(self.assignments[k]) > 1]

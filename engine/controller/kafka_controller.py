@@ -31,6 +31,8 @@ class Controller(ControllerChannelManager, ControllerEvents, PartitionStateMachi
     #: Kafka's metric state, read only by engine/metrics; class defaults for older snapshots.
     broker_change_started_ms = None
     broker_change_times = ()
+    #: (name, argument) of the event being processed (class default for older snapshots)
+    current_event = None
 
     def __init__(self, broker):
         self.broker = broker
@@ -157,6 +159,35 @@ class Controller(ControllerChannelManager, ControllerEvents, PartitionStateMachi
         self._reset()
         self.epoch = epoch
 
+    # -- ControllerMovedException (§9.1) -----------------------------------------------------------
+    def controller_moved(self, what):
+        """A ControllerMovedException ends the event being processed. ControlledShutdown catches it
+        itself (``processControlledShutdown``: ``Try``) and the broker is answered NOT_CONTROLLER;
+        every other event lands in ``ControllerEventManager``'s handler, ``maybeResign``
+        (KafkaController @ 2.2.0 - 3.9.0): watch ``/controller`` again, read who holds it, and
+        resign only if that is no longer this broker — someone else, or nobody."""
+        self.phases = []
+        name, arg = self.current_event or (None, None)
+        if name == "controlled_shutdown":
+            self.broker.reply(arg, {"error": "NOT_CONTROLLER", "partitions_remaining": []})
+            return self._continue()
+        self.zk.call("exists", {"path": "/controller", "watch": True}, self._maybe_resign_read, what)
+
+    def _maybe_resign_read(self, what, _result, error):
+        if error:
+            return self.resign(f"ControllerMovedException: {what}; ZooKeeper error {error}")
+        self.zk.call("get", {"path": "/controller"}, self._maybe_resign, what)
+
+    def _maybe_resign(self, what, result, error):
+        if error and error != "NONODE":
+            return self.resign(f"ControllerMovedException: {what}; ZooKeeper error {error}")
+        owner = -1 if error else result["data"]["brokerid"]
+        self.broker.controller_id = owner
+        if owner != self.node_id:
+            holder = f"broker {owner}" if owner >= 0 else "nobody"
+            return self.resign(f"ControllerMovedException: {what}, and /controller names {holder}")
+        self._continue()   # still this broker's: only the event is abandoned
+
     def on_watch(self, event_type, path):
         """ZooKeeper watch events arrive at the broker; the controller reacts when active."""
         if path == "/controller":
@@ -188,6 +219,7 @@ class Controller(ControllerChannelManager, ControllerEvents, PartitionStateMachi
         while self.queue and not self.busy and self.active:
             name, arg = self.queue.pop(0)
             self.busy = True
+            self.current_event = (name, arg)
             self.broker_change_started_ms = self.sim.now_ms if name == "broker_change" else None
             self.phases = [(getattr(self, "_event_" + name), arg)]
             self._continue()

@@ -35,8 +35,11 @@ class PartitionStateMachine:
                 continue
             state = self._state_from(res)
             if state["controller_epoch"] > self.epoch:
+                if self.sim.rules_1_5:
+                    # StateChangeFailedException for this partition alone (§9.1): the others go on
+                    continue
                 return self.resign(f"{self.sim.state_path(key)} was written by controller epoch "
-                                   f"{state['controller_epoch']} > ours {self.epoch}")
+                                   f"{state['controller_epoch']} > ours {self.epoch}")  # engine <= 1.4.0
             self.states[key] = state
             decision = op["decide"](key, state, op["extra"])
             if decision is not None:
@@ -66,8 +69,11 @@ class PartitionStateMachine:
                 self._record_decision(key, state, decision, version)
                 op["changed"].append(key)
             elif err == "BADVERSION" and res.get("failed_op") == 0 and self.era.controller_writes_fenced:
+                if self.sim.rules_1_5:
+                    return self.controller_moved("a partition-state write failed its "
+                                                 "/controller_epoch zkVersion check")
                 return self.resign("ControllerMovedException: /controller_epoch zkVersion changed "
-                                   "(another controller was elected)")
+                                   "(another controller was elected)")  # engine <= 1.4.0
             elif err == "BADVERSION":
                 retry.append(key)
         if retry and op["attempt"] < 5:

@@ -179,6 +179,26 @@ def ask_controlled_shutdown(sim, sender, broker, broker_epoch):
 
 
 @pytest.mark.parametrize("version", ERAS)
+def test_controlled_shutdown_requests_answer_the_partitions_still_led(version):
+    """Kafka: ControllerIntegrationTest.testControlledShutdown at 2.7.0 and 3.7.0, its requests
+    as the test makes them (``controller.controlledShutdown`` called by hand; the brokers keep
+    running): broker 2, then broker 1 — nothing remains, leader 0, ISR [0, 1] then [0]; then
+    broker 0 itself — its one replicated partition remains (``partitionLeadersOnBroker``), and the
+    leader does not change since every other replica is shutting down."""
+    sim = zk_cluster(version, 3, [0, 1, 2])
+    sim.advance_to(1000)
+    live = sim.brokers[0].controller.live
+    assert ask_controlled_shutdown(sim, 2, 2, live[2]) == {"error": None, "partitions_remaining": []}
+    assert state(sim)[:3] == (0, 1, [0, 1])
+    assert ask_controlled_shutdown(sim, 1, 1, live[1]) == {"error": None, "partitions_remaining": []}
+    assert state(sim)[:3] == (0, 2, [0])
+    assert ask_controlled_shutdown(sim, 0, 0, live[0]) == {"error": None,
+                                                          "partitions_remaining": ["t-0"]}
+    assert state(sim)[:3] == (0, 2, [0])
+    assert all(b.metadata["t-0"]["leader"] == 0 for b in sim.brokers.values())
+
+
+@pytest.mark.parametrize("version", ERAS)
 def test_controller_rejects_controlled_shutdown_request_with_stale_broker_epoch(version):
     """Kafka: ControllerIntegrationTest.testControllerRejectControlledShutdownRequestWithStaleBrokerEpoch
     at 3.7.0 (and 2.7.0) — a ControlledShutdown carrying an older broker epoch fails with
