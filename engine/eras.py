@@ -143,7 +143,7 @@ class Era:
     #: replica.selector.class picks a follower names it as the preferred read replica, and a
     #: follower serves consumers up to its own high watermark.
     follower_fetching: bool = False
-    #: KAFKA-13767 (3.3.0): a leader answers a fetch that names a preferred read replica at once;
+    #: KAFKA-13767 (3.2.0, 3.3.0): a leader answers a fetch that names a preferred read replica at once;
     #: before, the empty answer waited in the fetch purgatory for fetch.max.wait.ms.
     preferred_replica_answers_now: bool = False
     #: KAFKA-14372 (3.3.2, 3.4.0): only ISR followers may be preferred read replicas.

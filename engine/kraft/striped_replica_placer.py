@@ -139,6 +139,7 @@ class RackList:
         index = self.offset
         for _ in range(1, replication_factor):
             broker = -1
+            steps = 0       # each replica's search ends within one round of the racks (and a pass-over)
             while broker < 0:
                 if index == first:
                     first = -1      # the leader's rack is passed over once
@@ -152,8 +153,12 @@ class RackList:
         return replicas
 
     def _step(self, steps):
-        """Kafka's loops have no exit when no rack has a broker left in this epoch; ours stop."""
-        if steps > 4 * len(self.names) + 4:
+        """Kafka's loops have no exit when no rack has a broker left in this epoch; ours stop. With
+        ``replication_factor`` at most the brokers, one search (the leader's, or one further
+        replica's) finds a broker within a round of the racks plus the leader's pass-over; a limit
+        over the whole partition would stop a long but finite walk (8 brokers, racks of 1 and 7,
+        replication factor 8: Kafka places it)."""
+        if steps > 2 * len(self.names) + 2:
             raise RuntimeError("StripedReplicaPlacer: no rack has a broker left in this epoch")
         return steps + 1
 

@@ -3,7 +3,8 @@ and gives, at any moment, the value of every metric its era has (``engine.metric
 
 Gauges are read from the state at the moment asked. Meters and the producer's error rate are
 fed from the history, in order, as Kafka marks them: ``isr_shrink`` / ``isr_expand`` committed
-by a leader (IsrShrinksPerSec / IsrExpandsPerSec of that broker's ReplicaManager), unclean
+by a leader (IsrShrinksPerSec / IsrExpandsPerSec of that broker's ReplicaManager; up to 2.3 also
+an ``isr_update_failed`` one, which Kafka marked whatever its ZooKeeper write answered), unclean
 ``leader_elected`` (the controller's UncleanLeaderElectionsPerSec), ``produce_failed`` (the
 producer's record-error-rate, by the batch's records). A broker's meters live as long as its
 process: a ``broker_starting`` entry starts new ones, as a new JVM registers new meters.
@@ -35,6 +36,11 @@ class MetricsSampler:
         self.ids = [m["id"] for m in self.catalog]
         # request-latency-avg with no response in the windows: 0 up to 2.1, NaN from 2.2 (KAFKA-7528)
         self.avg_nan = eras.VERSIONS.index(self.version) >= eras.VERSIONS.index("2.4")
+        # Partition.maybeShrinkIsr / maybeExpandIsr @ 0.10.2.2 - 2.3.1 mark the meter after
+        # updateIsr returns, whether the conditional write succeeded or was refused ("Cached
+        # zkVersion ... skip updating ISR"); from 2.4.0 (KAFKA-8371) only a successful write marks
+        self.marks_failed_isr_writes = \
+            eras.VERSIONS.index(self.version) < eras.VERSIONS.index("2.4")
         self.seen = 0              # history entries consumed
         self.meters = {}           # broker -> {"isr_shrinks": Meter, "isr_expands": Meter, "unclean": Meter}
         self.started = {}          # broker -> its process's start (ms)
@@ -74,6 +80,10 @@ class MetricsSampler:
             elif kind == "isr_expand":
                 self._broker_meters(e["broker"])["isr_expands"].mark(t)
                 self.totals["isr_expands"] += 1
+            elif kind == "isr_update_failed" and self.marks_failed_isr_writes:
+                mid = "isr_shrinks" if e["wanted"] == "isr_shrink" else "isr_expands"
+                self._broker_meters(e["broker"])[mid].mark(t)
+                self.totals[mid] += 1
             elif kind == "leader_elected":
                 if self.kraft:
                     if e.get("kind") in KRAFT_UNCLEAN:

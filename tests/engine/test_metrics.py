@@ -369,3 +369,21 @@ def test_two_active_controllers_while_the_old_one_has_not_learnt_its_session_exp
     assert at(sim, sampler, resigned)["active_controller"] == (1, {0: 0, 1: 1, 2: 0})
     summary = run_with_metrics(Simulation(doc))
     assert summary["active_controller_max"] == 2 and summary["no_active_controller_ms"] == 0
+
+
+@pytest.mark.parametrize("era,marked", [("0.10", 1), ("1.1", 1), ("2.0", 1), ("2.4", 0)])
+def test_isr_shrinks_per_sec_counts_a_refused_zookeeper_write_up_to_2_3(era, marked):
+    """The zombie leader (library ``zombie-leader-after-pause``): broker 1 wakes from a 25 s pause
+    after the controller moved leadership, and its ISR shrink meets a newer zkVersion ("Cached
+    zkVersion ... skip updating ISR"). Partition.maybeShrinkIsr @ 0.10.2.2 - 2.3.1 marks
+    IsrShrinksPerSec after updateIsr whatever the write answered; from 2.4.0 (KAFKA-8371) only a
+    successful write marks it (the refusal marks FailedIsrUpdatesPerSec instead)."""
+    doc = dict(library()["zombie-leader-after-pause"], kafka_version=era)
+    failed = [e for e in Simulation(doc).run()["history"]
+              if e["type"] == "isr_update_failed" and e["broker"] == 1]
+    assert [(e["t_ms"], e["wanted"]) for e in failed] == [(30002, "isr_shrink")]
+    sim = Simulation(doc)
+    sampler = MetricsSampler(sim)
+    assert at(sim, sampler, 30001)["isr_shrinks"][1][1] == (0, 0.0)
+    assert at(sim, sampler, 30002)["isr_shrinks"][1][1] == (marked, 0.0)
+    assert sampler.totals["isr_shrinks"] >= marked
