@@ -17,23 +17,40 @@ def _hash(key):
 
 class HeartbeatTracker:
     """(broker, epoch) -> last contact (ms); the dict keeps the order pairs came in."""
+    #: engine 1.5.0: pairs whose contact the activation set, before the fencing task's first run
+    #: was scheduled (class default for older snapshots)
+    at_activation = frozenset()
 
     def __init__(self, session_ms):
         self.session_ms = session_ms
         self.contact = {}
         self.most_held = 0
 
-    def update(self, broker, epoch, now_ms):
-        """``updateContactTime``: a new pair comes last in its bin, a known one keeps its place."""
-        self.contact[(broker, epoch)] = now_ms
+    def update(self, broker, epoch, now_ms, activation=False):
+        """``updateContactTime``: a new pair comes last in its bin, a known one keeps its place.
+        ``activation``: the contact ``ClusterControlManager.activate`` sets (engine 1.5.0)."""
+        key = (broker, epoch)
+        self.contact[key] = now_ms
         self.most_held = max(self.most_held, len(self.contact))
+        if activation:
+            self.at_activation = set(self.at_activation) | {key}
+        elif key in self.at_activation:
+            self.at_activation = set(self.at_activation) - {key}
 
     def has_valid_session(self, broker, epoch, now_ms):
-        last = self.contact.get((broker, epoch))
-        return last is not None and not self._expired(last, now_ms)
+        key = (broker, epoch)
+        return key in self.contact and not self._expired(key, now_ms)
 
-    def _expired(self, last, now_ms):
-        """``isExpired``: strictly past the session timeout."""
+    def _expired(self, key, now_ms):
+        """``isExpired``: strictly past the session timeout, in nanoseconds. A contact the
+        activation set is a few microseconds older than the fencing task's schedule
+        (``QuorumController.claim`` runs ``ClusterControlManager.activate`` before
+        ``CompleteActivationEvent.processBatchEndOffset`` runs ``periodicControl.activate``,
+        @ 4.1.0), so the check that lands exactly one session after it finds it expired
+        (engine 1.5.0; 1.4.0 waited one more period, 1125 ms)."""
+        last = self.contact[key]
+        if key in self.at_activation and last + self.session_ms == now_ms:
+            return True
         return now_ms > last and last + self.session_ms < now_ms
 
     def order(self):
@@ -43,7 +60,7 @@ class HeartbeatTracker:
     def remove_expired(self, now_ms):
         """``maybeRemoveExpired``: the first expired pair, removed; None if there is none."""
         for key in self.order():
-            if self._expired(self.contact[key], now_ms):
+            if self._expired(key, now_ms):
                 del self.contact[key]
                 return key
         return None

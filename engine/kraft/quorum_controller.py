@@ -48,7 +48,8 @@ class QuorumController(BrokerControl, LeaderBalance):
                 continue  # CCM.activate @ 4.1.0: the tracker starts with the unfenced brokers only
             self.touch(broker)  # CCM.activate: a fresh session for everyone
             if self.tracker is not None:
-                self.tracker.update(broker, reg["broker_epoch"], self.now_ms)
+                self.tracker.update(broker, reg["broker_epoch"], self.now_ms,
+                                    activation=self.sim.rules_1_5)
         self.voter.set_timer(self.config["metadata.max.idle.interval.ms"], self._no_op_tick)
         self.start_fence_checks()
         self.start_balance_task()

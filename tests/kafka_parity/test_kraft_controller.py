@@ -431,3 +431,79 @@ def test_duplicate_registration_after_controlled_shutdown(era):
         assert rejected and {e["error"] for e in rejected} == {"DUPLICATE_BROKER_REGISTRATION"}
         assert all(e["t_ms"] <= granted + 9000 for e in rejected)
         assert granted + 9000 - 100 <= started[1]["t_ms"] <= granted + 9000 + 2100
+
+
+# -- BrokerHeartbeatTrackerTest (4.1.0), second reading of engine 1.4.0 ----------------------------------
+
+def tracker(session_ms=10):
+    """BrokerHeartbeatTrackerTest.newBrokerHeartbeatTracker: a session of 10 ms (10_000_000 ns)."""
+    from engine.kraft.heartbeat_tracker import HeartbeatTracker
+    return HeartbeatTracker(session_ms)
+
+
+TEST_BROKERS = [(0, 0), (1, 100), (2, 200)]
+
+
+def test_heartbeat_tracker_maybe_remove_expired():
+    """Kafka: BrokerHeartbeatTrackerTest.testMaybeRemoveExpiredWithEmptyTracker,
+    testMaybeRemoveExpiredWithAllUpToDate and testMaybeRemoveExpiredWithAllExpired @ 4.1.0: nothing
+    to remove from an empty tracker or while every session is fresh; 11 ms later every (id, epoch)
+    is removed, one per call, then nothing."""
+    assert tracker().remove_expired(0) is None
+    t = tracker()
+    for broker, epoch in TEST_BROKERS:
+        t.update(broker, epoch, 0)
+    assert t.remove_expired(0) is None
+    removed = []
+    while (key := t.remove_expired(11)) is not None:
+        removed.append(key)
+    assert sorted(removed) == TEST_BROKERS
+
+
+def test_heartbeat_tracker_has_valid_session():
+    """Kafka: BrokerHeartbeatTrackerTest.testHasValidSessionIsTrueForKnownBroker,
+    testHasValidSessionIsFalseForUnknownBroker and testHasValidSessionIsFalseForUnknownBrokerEpoch
+    @ 4.1.0: a session is the pair (id, epoch); another epoch of a known broker has none."""
+    t = tracker()
+    for broker, epoch in TEST_BROKERS:
+        t.update(broker, epoch, 0)
+    assert t.has_valid_session(2, 200, 0)
+    assert not t.has_valid_session(3, 300, 0)
+    assert not t.has_valid_session(2, 100, 0)
+
+
+def test_heartbeat_tracker_is_expired():
+    """Kafka: BrokerHeartbeatTrackerTest.testIsExpiredIsFalseForTheCurrentTime,
+    testIsExpiredIsFalseForTenNanosecondsAfter, testIsExpiredIsTrueAfterExpirationTime and
+    testIsExpiredIsFalseForPreviousTime @ 4.1.0, in the engine's milliseconds: contact + session
+    < now, strictly (at exactly contact + session the session still holds), and never for a
+    contact in the future."""
+    t = tracker()
+    t.update(0, 0, 456)
+    assert not t.has_valid_session(0, 0, 456 + 11)
+    assert t.has_valid_session(0, 0, 456) and t.has_valid_session(0, 0, 456 + 10)
+    assert t.has_valid_session(0, 0, 0)
+
+
+def test_broker_contact_times_are_updated_on_cluster_control_activation():
+    """Kafka: ClusterControlManagerTest.testBrokerContactTimesAreUpdatedOnClusterControlActivation
+    @ 4.1.0: the activation gives a contact time (now) to the current epoch of every unfenced
+    broker, none to a fenced broker, to another epoch or to an unknown broker. Here broker 0 is
+    fenced (it crashed) when the active controller fails over."""
+    timeline = [{"op": "crash", "broker": 0, "at_ms": 3000}]
+    sim = Simulation(cluster(3, 3, "4.1", timeline, 40000))
+    sim.advance_to(16000)
+    assert [e for e in sim.history if e["type"] == "broker_fenced" and e["broker"] == 0]
+    old = sim.quorum.active
+    sim.apply({"op": "crash", "controller": old})
+    t = 16000
+    while sim.quorum.active in (None, old) or sim.quorum.voters[sim.quorum.active].controller is None:
+        t += 1
+        sim.advance_to(t)
+    activated = [e for e in sim.history if e["type"] == "controller_activated"][-1]["t_ms"]
+    controller = sim.quorum.voters[sim.quorum.active].controller
+    epochs = {b: reg["broker_epoch"] for b, reg in controller.image.brokers.items()}
+    contacts = controller.tracker.contact
+    assert (0, epochs[0]) not in contacts
+    assert contacts[(1, epochs[1])] == activated and contacts[(2, epochs[2])] == activated
+    assert (1, epochs[1] + 1) not in contacts and (3, epochs[0]) not in contacts
