@@ -152,8 +152,10 @@ class IdempotentProducer:
             return   # the id or epoch changed meanwhile: nothing to repair
         key = batch.key
         if not self.sim.era.producer_epoch_bump:
-            if err == OUT_OF_ORDER:
-                self.reset_producer_id()
+            # UnknownProducerIdException extends OutOfOrderSequenceException: both reset the id
+            # (Sender.failBatch @ 1.1.1, TransactionManager.handleFailedBatch @ 2.4.1)
+            if err in (OUT_OF_ORDER, UNKNOWN_PRODUCER_ID):
+                self.reset_producer_id(err)
             elif adjust:
                 self._adjust_sequences(batch)
             return
@@ -232,7 +234,7 @@ class IdempotentProducer:
                              "failed after it was sent): the idempotent producer bumps its epoch "
                              "and restarts the partition's sequences at 0 (KIP-360)")
 
-    def reset_producer_id(self):
+    def reset_producer_id(self, err=None):
         """``resetProducerId`` (1.1 – 2.4): forget the id and every partition's sequences."""
         old = self.producer_id
         self.producer_id = None
@@ -242,9 +244,13 @@ class IdempotentProducer:
         self.unresolved.clear()
         self._idle_until = None
         self.sim.emit("producer_id_reset", producer=self.name, producer_id=old,
-                      reason="OUT_OF_ORDER_SEQUENCE_NUMBER on the batch after the last "
-                             "acknowledged one: the idempotent producer resets its producer id "
-                             "and waits for a new one (InitProducerId) before sending again")
+                      reason=(f"{err} on the batch after the last acknowledged one"
+                              if err else "a sent batch expired and the partition's sequences "
+                              "do not follow the last acknowledged one") +
+                      ": the idempotent producer resets its producer id and waits for a new "
+                      "one (InitProducerId) before sending again")
+        # the Sender's next loop asks at once, data to send or not (maybeWaitForProducerId)
+        self._init_producer_id()
 
     def _init_producer_id(self, _=None):
         """``Sender.maybeWaitForProducerId``: InitProducerId to the least loaded broker; an error
