@@ -138,6 +138,18 @@ class Era:
     #: requestUpdate(), for a producer too (its topics: those it sent to); up to 2.2 only the
     #: consumer's ConsumerCoordinator listener asks again for unavailable topics.
     metadata_errors_request_update: bool = False
+    #: KIP-360 (2.5): a leader with no state for a producer takes any first sequence (before:
+    #: UNKNOWN_PRODUCER_ID unless it is 0), and the idempotent producer answers a sequence gap by
+    #: bumping its own epoch and retrying the batch (before: it failed the batch and asked
+    #: InitProducerId for a new producer id) (docs/model.md §6; engine 1.5.0).
+    producer_epoch_bump: bool = False
+    #: KAFKA-12152 (2.7.1, 2.8.0): after an epoch bump every partition restarts its sequences at 0
+    #: once its batches in flight are done (TransactionManager.maybeUpdateProducerIdAndEpoch);
+    #: 2.5 - 2.7.0 only the partitions that asked, or that had a batch in flight.
+    partition_producer_epoch: bool = False
+    #: 2.7 (KIP-588): a produce with an older producer epoch is INVALID_PRODUCER_EPOCH, before
+    #: PRODUCER_FENCED.
+    invalid_producer_epoch: bool = False
     # -- follower fetching, KIP-392 (docs/model.md §21.8) -----------------------------------------
     #: KIP-392 (2.4): consumers send their client.rack (FetchRequest v11); a leader whose
     #: replica.selector.class picks a follower names it as the preferred read replica, and a
@@ -185,10 +197,12 @@ _KIP320 = {**_KIP279, "epoch_entry_on_become_leader": True, "kip320_fencing": Tr
            "metadata_errors_request_update": True,
            "shutdown_election_skips_shutting_down": False}  # KAFKA-7482 fixed in 2.1.0
 _KIP537 = {**_KIP320, "isr_double_checked_locking": True, "sticky_partitioner": True,
-           "not_leader_error_name": "NOT_LEADER_OR_FOLLOWER", "follower_fetching": True}
+           "not_leader_error_name": "NOT_LEADER_OR_FOLLOWER", "follower_fetching": True,
+           "producer_epoch_bump": True}   # KIP-360 (2.5)
 
 _ALTER_ISR_27 = {**_KIP537, "alter_isr": True, "alter_isr_send_tick_ms": 50,
-                 "clear_pending_bug": True, "retry_refused_throws": True}
+                 "clear_pending_bug": True, "retry_refused_throws": True,
+                 "partition_producer_epoch": True, "invalid_producer_epoch": True}
 _ALTER_ISR_30 = {**_ALTER_ISR_27, "alter_isr_send_tick_ms": 0, "clear_pending_bug": False,
                  "retry_refused_throws": False}
 _ALTER_PARTITION_33 = {**_ALTER_ISR_30, "alter_isr_api": "AlterPartition", "hw_on_commit": True,

@@ -64,6 +64,8 @@ class Simulation(TimelineOperations):
     rules_1_4 = False
     #: engine 1.5.0's rules (docs/model.md §19): False re-simulates a run of 1.1.0 – 1.4.0 exactly.
     rules_1_5 = False
+    #: the last producer id handed out (engine 1.5.0: idempotent producers and InitProducerId)
+    last_producer_id = -1
 
     #: high-watermark moves in the history as tuples (engine/history.py): a sweep run's choice
     compact_history = False
@@ -282,6 +284,44 @@ class Simulation(TimelineOperations):
     def on_consumed_records(self, consumer, key, offset, records):
         """``on_consumed`` for each of a fetch's ``records`` ((epoch, id) from ``offset`` on)."""
         self.invariants.on_consumed_records(consumer, key, offset, records)
+
+    def allocate_producer_id(self):
+        """A new producer id, unique in the run (Kafka's ProducerIdManager hands out blocks of
+        ids from ZooKeeper; the engine counts from 0)."""
+        self.last_producer_id += 1
+        return self.last_producer_id
+
+    def producer_entry_in_log(self, log, producer, producer_id):
+        """Engine 1.5.0: a replica's state for one producer id, rebuilt from its own log as Kafka
+        rebuilds ProducerStateManager: None when the log holds no batch of that id, else
+        [epoch, batches] with the newest epoch and its last five batches (seq, count, base
+        offset), oldest first (a new epoch clears the older one's batches,
+        ProducerStateEntry.maybeUpdateProducerEpoch)."""
+        prefix = producer + "-"
+        found = []  # newest first: [base seq, count, base offset]
+        epoch = None
+        offset = log.leo
+        records = self.records
+        for _epoch, rid in reversed(log.records):
+            offset -= 1
+            if not rid.startswith(prefix):
+                continue
+            record = records.get(rid)
+            if record is None or record.batch_seq is None or record.producer_id != producer_id:
+                continue
+            if epoch is None:
+                epoch = record.producer_epoch
+            elif record.producer_epoch != epoch:
+                break
+            if found and found[-1][0] == record.batch_seq:
+                found[-1][2] = offset
+                continue
+            if len(found) == 5:
+                break
+            found.append([record.batch_seq, record.batch_count, offset])
+        if epoch is None:
+            return None
+        return [epoch, [tuple(b) for b in reversed(found)]]
 
     def producer_batches_in_log(self, log, producer):
         """The producer's last five batches in this log, as (base seq, count, base offset),

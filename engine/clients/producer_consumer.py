@@ -14,6 +14,7 @@ The pieces live along the Java client's seams: ``network_client`` (metadata, rec
 ``Batch`` stay defined here: snapshots pickle them by this module path.
 """
 from engine.clients.consumer_fetcher import ConsumerFetcher
+from engine.clients.idempotence import IdempotentProducer
 from engine.clients.network_client import DISCONNECTS, ClientBase  # noqa: F401
 from engine.clients.partitioner import Partitioner, key_partition, murmur2  # noqa: F401
 from engine.clients.read_replica import PreferredReadReplica
@@ -25,7 +26,7 @@ BATCH_RECORDS = 163  # batch.size 16384 / 100-byte records
 class Record:
     __slots__ = ("id", "producer", "topic", "partition", "key", "value", "acks", "status", "error",
                  "offset", "sent_ms", "acked_ms", "lost", "leader_epoch", "batch_seq", "batch_count",
-                 "attempts")
+                 "attempts", "producer_id", "producer_epoch")
 
     def __init__(self, rid, producer, topic, acks, sent_ms, key=None, value=None):
         self.id = rid
@@ -45,6 +46,8 @@ class Record:
         self.batch_seq = None
         self.batch_count = None
         self.attempts = 0
+        self.producer_id = None      # the idempotent batch's producer id and epoch (engine 1.5.0)
+        self.producer_epoch = None
 
     def __reduce__(self):
         # a flat tuple unpickles several times faster than __slots__ state (snapshots hold
@@ -66,7 +69,8 @@ def _rebuild_record(values):
 
 
 class Batch:
-    __slots__ = ("key", "records", "acks", "created_ms", "attempts", "seq", "ready_ms", "in_flight")
+    __slots__ = ("key", "records", "acks", "created_ms", "attempts", "seq", "ready_ms", "in_flight",
+                 "producer_id", "producer_epoch", "seq_reset")
 
     def __init__(self, key, acks, created_ms):
         self.key = key
@@ -77,6 +81,11 @@ class Batch:
         self.seq = None
         self.ready_ms = created_ms
         self.in_flight = False
+        # idempotence under engine 1.5.0 (engine/clients/idempotence.py): the id and epoch the
+        # sequence belongs to; seq_reset is ProducerBatch.sequenceHasBeenReset
+        self.producer_id = None
+        self.producer_epoch = None
+        self.seq_reset = False
 
 
 def acks_value(acks):
@@ -90,13 +99,15 @@ def acks_label(acks):
     return ACKS_LABELS[acks]
 
 
-class Producer(Partitioner, Sender, ClientBase):
+class Producer(Partitioner, Sender, IdempotentProducer, ClientBase):
     #: whether unkeyed records use the sticky partitioner (``_sticky``), set on first use; a
     #: class default: older snapshots lack the attribute
     _sticky_partitioner = None
     #: the request-time sensor behind request-latency-avg (engine.metrics.sensors), made on the
     #: first response; a class default: older snapshots lack the attribute
     request_time = None
+    #: engine 1.5.0's idempotent producer (producer ids and epochs); False for older snapshots
+    idempotence_1_5 = False
 
     def __init__(self, sim, name, spec, config):
         ClientBase.__init__(self, sim, name, config)
@@ -119,6 +130,14 @@ class Producer(Partitioner, Sender, ClientBase):
         self.max_in_flight = config["max.in.flight.requests.per.connection"]
         self.rng = sim.streams.fork(f"producer/{name}")
         self.handlers = {}
+        #: engine 1.5.0: producer id, epoch and per-partition sequences (idempotence.py)
+        self.idempotence_1_5 = self.idempotent and sim.rules_1_5
+        if self.idempotence_1_5:
+            self.init_idempotence(sim)
+            if "retries" not in spec.get("config", {}) and "retries" not in sim.scenario["config"]:
+                # KafkaProducer.configureRetries @ 1.1.1 - 2.0.1: an idempotent producer whose
+                # retries were not set retries Integer.MAX_VALUE times (2.1+: the default)
+                self.retries = 2147483647
 
     def start(self, _=None):
         if self.running:

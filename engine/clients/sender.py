@@ -13,6 +13,8 @@ from engine.metrics import sensors
 RETRIABLE = {"NOT_LEADER_OR_FOLLOWER", "NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
              "REQUEST_TIMED_OUT", "NETWORK_EXCEPTION", "UNKNOWN_TOPIC_OR_PARTITION",
              "LEADER_NOT_AVAILABLE"}
+#: answers TransactionManager.canRetry may retry (engine/clients/idempotence.py, engine 1.5.0)
+IDEMPOTENCE_ERRORS = {"OUT_OF_ORDER_SEQUENCE_NUMBER", "UNKNOWN_PRODUCER_ID"}
 REFRESH_METADATA = {"NOT_LEADER_OR_FOLLOWER", "NETWORK_EXCEPTION", "REQUEST_TIMED_OUT",
                     "UNKNOWN_TOPIC_OR_PARTITION", "LEADER_NOT_AVAILABLE", "FENCED_LEADER_EPOCH",
                     "UNKNOWN_LEADER_EPOCH"}
@@ -35,6 +37,9 @@ class Sender:
         known and reachable, drain its oldest unsent batch into one Produce per broker."""
         if not self.running or not self.ready_keys:
             return
+        idempotence = self.idempotence_1_5
+        if idempotence and not self.idempotent_before_send():
+            return   # no producer id: nothing is sent until InitProducerId answers (1.1 - 2.4)
         now = self.scheduler.now_ms
         idle = self._idle_until
         if idle is not None and now < idle[0]:
@@ -73,6 +78,8 @@ class Sender:
             if now >= expiry:
                 quiet = False
                 self._dequeue(batch)
+                if idempotence:
+                    self.idempotent_expired(batch)
                 self._fail(batch, "REQUEST_TIMED_OUT",
                            f"expired after {now - batch.created_ms} ms without being acknowledged"
                            + (f" (delivery.timeout.ms {self.delivery_timeout_ms})"
@@ -83,6 +90,8 @@ class Sender:
                 first_expiry = expiry
             if mute and any(queued.in_flight for queued in queues[key]):
                 continue   # muted until its batch in flight completes; the answer wakes the pass
+            if idempotence and self.drain_blocked(key, batch):
+                continue   # waits for the partition's older batches; their answers wake the pass
             wake = None
             if batch.ready_ms > now:
                 wake = batch.ready_ms
@@ -154,13 +163,19 @@ class Sender:
             else:   # every batch of the partition is in flight: nothing ready there
                 self.ready_keys.pop(key, None)
             if idempotent and batch.seq is None:
-                batch.seq = self.seqs.get(key, 0)
-                self.seqs[key] = batch.seq + len(records)
-                for record in records:
-                    record.batch_seq, record.batch_count = batch.seq, len(records)
+                if self.idempotence_1_5:
+                    self.assign_sequence(batch)
+                else:
+                    batch.seq = self.seqs.get(key, 0)
+                    self.seqs[key] = batch.seq + len(records)
+                    for record in records:
+                        record.batch_seq, record.batch_count = batch.seq, len(records)
             for record in records:
                 record.attempts = attempts
             parts[key] = {"ids": [r.id for r in records], "seq": batch.seq}
+            if batch.producer_id is not None:   # engine 1.5.0: the id and epoch travel along
+                parts[key]["pid"] = batch.producer_id
+                parts[key]["epoch"] = batch.producer_epoch
         body = {"acks": acks, "timeout_ms": self.config["request.timeout.ms"], "producer": self.name,
                 "partitions": parts}
         if acks == 0:
@@ -207,11 +222,15 @@ class Sender:
             if err is None:
                 self._dequeue(batch)
                 self._acked(batch, result["base_offset"])
+                if self.idempotence_1_5:
+                    self.idempotent_completed(batch, result["base_offset"])
                 continue
             if err in REFRESH_METADATA and not (broker_timeout and err == "REQUEST_TIMED_OUT"
                                                 and not error):
                 refresh = True
-            if self._can_retry(batch, err):
+            if self.idempotence_1_5:
+                self._idempotent_answer(batch, err, result)
+            elif self._can_retry(batch, err):
                 batch.ready_ms = self.scheduler.now_ms + self.config["retry.backoff.ms"]
                 self.ready_keys[batch.key] = None
                 for record in batch.records:
@@ -223,6 +242,32 @@ class Sender:
             self.refresh_metadata()
         self._send_ready()
 
+    def _idempotent_answer(self, batch, err, result):
+        """Engine 1.5.0, an idempotent producer's failed batch: ``Sender.completeBatch`` with
+        ``canRetry`` (retries and delivery timeout, then the error: retriable, or what
+        ``TransactionManager.canRetry`` says of OUT_OF_ORDER_SEQUENCE_NUMBER and
+        UNKNOWN_PRODUCER_ID), then ``failBatch`` / ``handleFailedBatch`` (engine/clients/idempotence.py)."""
+        retry = self._can_retry(batch, None)
+        if retry and err not in RETRIABLE:
+            retry = err in IDEMPOTENCE_ERRORS and self.idempotent_can_retry(batch, err, result)
+        if retry and not self.sim.era.producer_epoch_bump and not self._current(batch):
+            # 1.1 - 2.4: a batch of a producer id reset meanwhile is not retried
+            self._dequeue(batch)
+            self._fail(batch, "OUT_OF_ORDER_SEQUENCE_NUMBER",
+                       f"{err}, and the producer id changed from {batch.producer_id} to "
+                       f"{self.producer_id} meanwhile: the batch is dropped")
+            return
+        if retry:
+            batch.ready_ms = self.scheduler.now_ms + self.config["retry.backoff.ms"]
+            self.ready_keys[batch.key] = None
+            for record in batch.records:
+                record.error = err
+            return
+        self._dequeue(batch)
+        self._fail(batch, err, None)
+        # adjustSequenceNumbers: the batch had attempts left (Kafka counts attempts from 0)
+        self.idempotent_failed(batch, err, batch.attempts - 1 < self.retries)
+
     def _record_request_latency(self, latency_ms):
         """SenderMetrics.recordLatency: every produce response that arrived (not a disconnect, not
         a timeout) goes into the request-time sensor (docs/model.md §22.5). Kafka's own metric
@@ -233,7 +278,8 @@ class Sender:
         sensors.record(self.request_time, latency_ms, self.scheduler.now_ms)
 
     def _can_retry(self, batch, err):
-        if err not in RETRIABLE or not self.running:
+        """``err`` None: only the retries left and the delivery timeout (engine 1.5.0)."""
+        if (err is not None and err not in RETRIABLE) or not self.running:
             return False
         if batch.attempts > self.retries:
             return False

@@ -27,6 +27,9 @@ OFFSETS_FOR_LEADER_EPOCH = "OffsetsForLeaderEpoch"  # {replica_id, partitions: {
 PRODUCE = "Produce"  # {acks, timeout_ms, producer, partitions: {tp: [record ids]}}
 METADATA = "Metadata"  # {topics}
 LIST_OFFSETS = "ListOffsets"  # {partitions: {tp: "earliest"|"latest"}}
+#: an idempotent producer's new producer id (clients 1.1 - 2.4 after resetProducerId; engine 1.5.0):
+#: {transactional_id: None} -> {error, producer_id, producer_epoch}
+INIT_PRODUCER_ID = "InitProducerId"
 
 RESPONSE_SUFFIX = "Response"
 

@@ -15,7 +15,7 @@ from engine.controller.kafka_controller import Controller
 from engine.server.fetcher import ReplicaFollower
 from engine.server.leader import SERVING_STATES, ReplicaLeader
 from engine.core.messages import (ALTER_ISR, CONTROLLED_SHUTDOWN, DISCONNECTED, FETCH, LEADER_AND_ISR, LIST_OFFSETS,
-                       METADATA, OFFSETS_FOR_LEADER_EPOCH, PRODUCE, STOP_REPLICA,
+                       INIT_PRODUCER_ID, METADATA, OFFSETS_FOR_LEADER_EPOCH, PRODUCE, STOP_REPLICA,
                        UPDATE_METADATA, ZK_RESPONSE, ZK_WATCH)
 from engine.core.network import Node
 from engine.server.replica_manager import (ISR_CHANGE_BLACKOUT_MS, ISR_CHANGE_CHECK_MS,  # noqa: F401
@@ -39,6 +39,7 @@ class Broker(ControlRequests, ReplicaManagerTasks, ReplicaLeader, ReplicaFollowe
             STOP_REPLICA: self.on_stop_replica, CONTROLLED_SHUTDOWN: self._on_controlled_shutdown,
             FETCH: self.on_fetch, OFFSETS_FOR_LEADER_EPOCH: self.on_offsets_for_leader_epoch,
             PRODUCE: self.on_produce, METADATA: self.on_metadata, LIST_OFFSETS: self.on_list_offsets,
+            INIT_PRODUCER_ID: self.on_init_producer_id,
         }
         if self.era.alter_isr:
             self.handlers[ALTER_ISR] = self.on_alter_isr

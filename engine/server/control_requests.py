@@ -96,6 +96,15 @@ class ControlRequests:
         self.reply(env, {"error": DISCONNECTED})
         return True
 
+    def on_init_producer_id(self, env):
+        """InitProducerId without a transactional id (engine 1.5.0): the broker's transaction
+        coordinator hands out a new producer id at epoch 0
+        (TransactionCoordinator.handleInitProducerId, its no-transactional-id branch)."""
+        if self.not_serving(env):
+            return
+        self.reply(env, {"error": None, "producer_id": self.sim.allocate_producer_id(),
+                         "producer_epoch": 0})
+
     def on_metadata(self, env):
         """Client Metadata from this broker's cache (fed only by UpdateMetadata, §9.5)."""
         if self.not_serving(env):

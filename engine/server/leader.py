@@ -7,6 +7,7 @@ in ``purgatory``; ``DelayedOp`` stays here (snapshots pickle it by this module p
 """
 from engine.server.isr_maintenance import IsrMaintenance
 from engine.server.partition import NEVER_MS, RemoteReplica, update_fetch_state
+from engine.server.producer_state import check_batch, record_append
 from engine.server.purgatory import Purgatory
 from engine.server.read_replica import ReadReplicaSelection
 
@@ -120,11 +121,18 @@ class ReplicaLeader(IsrMaintenance, Purgatory, ReadReplicaSelection):
 
     def append_as_leader(self, part, batch, producer):
         log = part.log
+        entry = None
+        if "pid" in batch:   # engine 1.5.0: state per producer id, with its epoch (before the append)
+            entry = self._producer_entry(part, producer, batch["pid"])
         base = log.append(part.leader_epoch, batch["ids"], self.era.epoch_cache)
         if batch.get("seq") is not None:
-            batches = self._producer_batches(part, producer)
-            batches.append((batch["seq"], len(batch["ids"]), base))
-            del batches[:-5]
+            if "pid" in batch:
+                self.producer_state[part.key][(producer, batch["pid"])] = record_append(
+                    entry, batch["epoch"], batch["seq"], len(batch["ids"]), base)
+            else:
+                batches = self._producer_batches(part, producer)
+                batches.append((batch["seq"], len(batch["ids"]), base))
+                del batches[:-5]
         if log.unflushed_since >= self.sim.log_configs[part.topic]["log.flush.interval.messages"]:
             log.flush()
         self.sim.on_append(self, part, base, batch["ids"])
@@ -139,6 +147,10 @@ class ReplicaLeader(IsrMaintenance, Purgatory, ReadReplicaSelection):
         seq = batch.get("seq")
         if seq is None:
             return None
+        if "pid" in batch:
+            # engine 1.5.0: producer ids and epochs (docs/model.md §6, engine/server/producer_state.py)
+            return check_batch(self._producer_entry(part, producer, batch["pid"]), batch["epoch"],
+                               seq, len(batch["ids"]), self.era, part.log.log_start_offset)
         batches = self._producer_batches(part, producer)
         if not batches:
             return None
@@ -149,6 +161,15 @@ class ReplicaLeader(IsrMaintenance, Purgatory, ReadReplicaSelection):
         if seq != last_seq + last_count:
             return {"error": "OUT_OF_ORDER_SEQUENCE_NUMBER", "base_offset": -1}
         return None
+
+    def _producer_entry(self, part, producer, producer_id):
+        """Engine 1.5.0: this replica's state for one producer id, rebuilt from its own log when
+        it has none yet (so it survives failover, as far as the batches survived)."""
+        table = self.producer_state.setdefault(part.key, {})
+        ident = (producer, producer_id)
+        if ident not in table:
+            table[ident] = self.sim.producer_entry_in_log(part.log, producer, producer_id)
+        return table[ident]
 
     def _producer_batches(self, part, producer):
         """Producer state is rebuilt from the replica's own log (so it survives failover)."""

@@ -183,6 +183,7 @@ const CATEGORY = {
   session_expired: "broker", zk_disconnected: "broker", zk_reconnected: "broker", zk_session_lost: "broker",
   produce_error: "client", produce_failed: "client", consumer_error: "client", consumer_reset: "client",
   consumer_truncation_detected: "client", consumer_read_replica: "client",
+  producer_epoch_bump: "client", producer_id_reset: "client", producer_id_set: "client",
   fault: "fault", violation: "violation",
   // KRaft eras (docs/scenario-format.md §4.2)
   partition_change: "election", isr_updated: "isr", raft_leader_elected: "controller", controller_activated: "controller",

@@ -16,7 +16,8 @@ const LABEL = {
   session_expired: "session expired", zk_disconnected: "ZK disconnected", zk_reconnected: "ZK reconnected",
   zk_session_lost: "ZK session lost", produce_error: "produce error", produce_failed: "produce failed",
   consumer_error: "consumer error", consumer_reset: "consumer reset", consumer_truncation_detected: "consumer truncation",
-  consumer_read_replica: "read replica",
+  consumer_read_replica: "read replica", producer_epoch_bump: "producer epoch bump",
+  producer_id_reset: "producer id reset", producer_id_set: "new producer id",
   violation: "VIOLATION", events_skipped: "…",
   // KRaft eras (docs/scenario-format.md §4.2)
   partition_change: "PartitionChangeRecord", isr_updated: "ISR updated", raft_leader_elected: "Raft leader elected",
