@@ -2,6 +2,7 @@
 // zone, what state a zone is in, and which partitions keep two or more replicas in one zone (a
 // zone failure takes those replicas at once). Pure functions of the state; no DOM.
 import { dedicatedVoters } from "./kraft.js";
+import { t } from "./i18n.js";
 
 /** The run's racks: {node id: rack name} (an empty object when the scenario has none). */
 export function racksOf(store) {
@@ -48,7 +49,7 @@ export function zoneOf(store, rack) {
 
 const DOWN = ["stopped", "halted", "registration_failed"];
 
-/** How a zone is doing, in a few words: "all up", "2 of 2 down", "cut off", ... A node is cut
+/** How a zone is doing, in a few words (in the page's language): "all up", "2 of 2 down", "cut off", ... A node is cut
  *  off when no link joins it to any broker outside its zone (what isolating the zone does); a
  *  single cut link is the broker's own story, told on its card. `others`: the ids of the brokers
  *  outside the zone. */
@@ -60,10 +61,10 @@ export function zoneState(zone, links, others = []) {
   const severed = id => others.length > 0 && others.every(o => blocked.has(`${id}>${o}`) || blocked.has(`${o}>${id}`));
   const cut = nodes.filter(n => !DOWN.includes(n.state) && severed(n.id)).length;
   const parts = [];
-  if (down) parts.push(down === nodes.length ? "down" : `${down} of ${nodes.length} down`);
-  if (paused) parts.push(`${paused} paused`);
-  if (cut) parts.push(cut === nodes.length - down ? "cut off" : `${cut} cut off`);
-  return { text: parts.length ? parts.join(" · ") : "all up", down, paused, cut, size: nodes.length };
+  if (down) parts.push(down === nodes.length ? t("down") : t("{down} of {n} down", { down, n: nodes.length }));
+  if (paused) parts.push(t("{n} paused", { n: paused }));
+  if (cut) parts.push(cut === nodes.length - down ? t("cut off") : t("{n} cut off", { n: cut }));
+  return { text: parts.length ? parts.join(" · ") : t("all up"), down, paused, cut, size: nodes.length };
 }
 
 /** Links with an end at node `id` that are cut or slowed (the frame's `links`). */
