@@ -25,13 +25,16 @@ SHOTS = ARTIFACTS / "i18n"
 ALLOWED = {
     "id", "stat", "Kafka", "kafka", "ZooKeeper", "KRaft", "Raft", "Broker", "Brokers", "broker", "Fetch", "Produce", "Metadata", "Vote", "Lab",
     "epoch", "leader", "controller", "znode", "znodes", "quorum", "Quorum", "offset", "offsets", "acks", "lag",
-    "kill", "fsync", "earliest", "orders", "truncat", "Space", "Esc", "s", "ms", "px", "true", "false", "all",
+    "kill", "fsync", "earliest", "orders", "truncat", "Space", "Esc", "Home", "End", "s", "ms", "px", "true", "false", "all",
     "running", "starting", "stopped", "paused", "halted", "down", "fenced",        # broker states, as Kafka names them
     "crash", "shutdown", "isolate", "expire",                                     # op names (docs/scenario-format.md)
     "follower", "candidate", "prospective", "unattached", "resigned",            # Raft roles (QuorumState)
     "state", "controlled", "fence", "fencing", "unclean", "clean",               # the state znode, controlled shutdown, fencing (KIP-320, KRaft)
     "describe",                                                                   # kafka-metadata-quorum.sh describe --status: a tool's subcommand
     "MBean",                                                                      # JMX: Kafka's metrics are named by MBean
+    "fault",                                                                      # an event type of the run result (a replay mark's title)
+    "min",                                                                        # "min ISR" (UnderMinIsr), as the catalog writes it
+    "Wilson",                                                                     # the Wilson score interval (a statistician's name)
 }
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 
