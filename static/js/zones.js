@@ -87,17 +87,24 @@ export function sameRack(store, p) {
   return out;
 }
 
+/** A chip's words in capitals (a state at a glance), the rack's name as written: `text` holds
+ *  "\u0000" where the rack goes. */
+function shout(text, rack) {
+  return text.toUpperCase().replace("\u0000", rack);
+}
+
 /** What a crowded zone means for this partition, in a learner's words: [{rack, short, long}]. */
 export function sameRackWarnings(store, p, minIsr) {
   const rf = p.replicas.length;
   return Object.entries(sameRack(store, p)).map(([rack, replicas]) => {
     const left = rf - replicas.length;
-    const effect = left === 0 ? "every copy of it is gone with that zone: the partition goes offline"
-      : left < minIsr ? `${left} replica${left === 1 ? "" : "s"} would be left, fewer than min.insync.replicas=${minIsr}: acks=all writes stop (NOT_ENOUGH_REPLICAS) until the zone is back`
-        : `${left} replicas would be left, still min.insync.replicas=${minIsr} or more`;
-    return { rack, replicas, short: `${replicas.length} REPLICAS IN ${rack}`,
-      long: `Replicas ${replicas.join(", ")} of ${p.key} are all in zone ${rack}. If ${rack} fails, the partition loses `
-        + `${replicas.length} of its ${rf} replicas at once: ${effect}. Placing each replica in another zone `
-        + "(broker.rack and Kafka's rack-aware assignment) avoids it." };
+    const few = left === 1 ? t("1 replica would be left, fewer than min.insync.replicas={min}: acks=all writes stop (NOT_ENOUGH_REPLICAS) until the zone is back", { min: minIsr })
+      : t("{n} replicas would be left, fewer than min.insync.replicas={min}: acks=all writes stop (NOT_ENOUGH_REPLICAS) until the zone is back", { n: left, min: minIsr });
+    const effect = left === 0 ? t("every copy of it is gone with that zone: the partition goes offline")
+      : left < minIsr ? few : t("{n} replicas would be left, still min.insync.replicas={min} or more", { n: left, min: minIsr });
+    return { rack, replicas, short: shout(t("{n} replicas in {rack}", { n: replicas.length, rack: "\u0000" }), rack),
+      long: t("Replicas {ids} of {key} are all in zone {rack}. If {rack} fails, the partition loses {n} of its {rf} replicas at once: "
+        + "{effect}. Placing each replica in another zone (broker.rack and Kafka's rack-aware assignment) avoids it.",
+      { ids: replicas.join(", "), key: p.key, rack, n: replicas.length, rf, effect }) };
   });
 }

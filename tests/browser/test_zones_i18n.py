@@ -1,6 +1,8 @@
 """The zone boxes in 中文 (issue 33): the story lose-one-zone (three racks; az-b crashes at 10 s) in a
 zh-CN page at 1024, 1366 and 1920 px. Each box's state word, its name, button and title are
 Chinese; a Chinese word does not push the header out of its box nor cut the zone's name."""
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -87,3 +89,37 @@ def test_zone_boxes_in_english_have_no_chinese(page, server):
     text = page.evaluate("() => [...document.querySelectorAll('#nodes .zone')].map(z => z.innerText + ' '"
                          " + [...z.querySelectorAll('[title]')].map(e => e.title).join(' ')).join(' ')")
     assert not CJK.findall(text), text
+
+
+def test_broker_and_partition_cards_speak_chinese(browser, server):
+    """The cards' details in zh-CN (issue 33, third slice): a broker's state word, its ZooKeeper
+    session line and countdown once its zone is down, the partition cards' badges and the
+    same-zone warning chip."""
+    _app, base = server
+    ctx = browser.new_context(viewport={"width": 1600, "height": 1000}, bypass_csp=True, locale="zh-CN")
+    ctx.set_default_timeout(20000)
+    page = watch(ctx.new_page())
+    try:
+        open_page(page, base, "/?lang=zh-CN")
+        load(page, "lose-one-zone")
+        settle(page)
+        card = page.locator("#nodes .node.broker[data-broker='0']")
+        expect(card.locator(".state")).to_have_text("运行中")
+        assert card.locator(".zktext").inner_text().startswith("ZK 已连接 · 0x")
+        until(page, "s.brokers.get(2).state === 'stopped' && s.brokers.get(3).state === 'stopped'")
+        down = page.locator("#nodes .node.broker[data-broker='2']")
+        expect(down.locator(".state")).to_have_text("宕机")
+        # the broker is gone, its ZooKeeper session lives on until it expires (zookeeper.session.timeout.ms)
+        assert re.fullmatch(r"ZK 会话 0x[0-9a-f]+ 仍存活 · [\d.]+ s 后过期", down.locator(".zktext").inner_text())
+        badges = page.locator(".pcard .badges .chip").all_inner_texts()
+        assert any(re.fullmatch(r"领导者 [23] 宕机", b) for b in badges), badges
+        assert (found := english_words(page, ["#nodes .node.broker", ".pcard .badges"])) == [], found
+        # two replicas in one zone: the chip and its explanation
+        load(page, "two-replicas-in-one-zone")
+        settle(page)
+        chip = page.locator(".pcard[data-key='orders-1'] .chip.zone-warn")
+        expect(chip).to_have_text("⚠ az-b 中有 2 个副本")
+        assert "orders-1 的副本 2, 3 都在可用区 az-b" in chip.get_attribute("title")
+        assert page.errors == []
+    finally:
+        ctx.close()
