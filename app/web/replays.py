@@ -16,6 +16,8 @@ import json
 import time
 
 from flask import Response, current_app, jsonify, render_template, request, url_for
+from flask_babel import gettext
+from markupsafe import escape
 
 from engine.simulation import ENGINE_VERSION
 
@@ -75,11 +77,12 @@ def replay_page_of(run, focus):
             "scenario_name": (run.get("scenario") or {}).get("name")}
     text = json.dumps(data).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     main_js = url_for("static", filename="js/main.js")
+    bar_label = escape(gettext("Replay"))        # outside the f-string: pybabel does not read inside one
     replacements = [
         (f'src="{main_js}"', f'src="{url_for("static", filename="js/replay/main.js")}"'),
         ("</head>", f'<link rel="stylesheet" href="{url_for("static", filename="css/replay.css")}">\n'
                     f'<script type="application/json" id="replay-data">{text}</script>\n</head>'),
-        ("</header>", '</header>\n<section id="replay-bar" class="replay-bar" aria-label="Replay"></section>'),
+        ("</header>", f'</header>\n<section id="replay-bar" class="replay-bar" aria-label="{bar_label}"></section>'),
         ("<body ", '<body data-mode="replay" '),
     ]
     for old, new in replacements:

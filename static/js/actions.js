@@ -13,9 +13,11 @@ const STOPPED = ["stopped", "halted", "registration_failed"];
 function zoneNodes(z, states) {
   const brokers = z.brokers.filter(b => states.includes(b.state)).map(b => b.id);
   const voters = z.voters.filter(v => (states === STOPPED ? v.state === "stopped" : v.state !== "stopped")).map(v => v.id);
-  const name = (ids, one) => ids.length === 1 ? `${one} ${ids[0]}` : `its ${ids.length} ${one}s`;
-  const parts = [brokers.length ? name(brokers, "broker") : "", voters.length ? name(voters, "controller") : ""].filter(Boolean);
-  return parts.join(" and ") || "nothing";
+  const parts = [
+    brokers.length === 1 ? t("broker {id}", { id: brokers[0] }) : brokers.length ? t("its {n} brokers", { n: brokers.length }) : "",
+    voters.length === 1 ? t("controller {id}", { id: voters[0] }) : voters.length ? t("its {n} controllers", { n: voters.length }) : "",
+  ].filter(Boolean);
+  return parts.join(t(" and ")) || t("nothing");
 }
 
 function broker(ctx) { return ctx.broker || (ctx.store.ui.selectedBroker !== null ? ctx.store.brokers.get(ctx.store.ui.selectedBroker) : null); }
@@ -85,15 +87,15 @@ export const ACTIONS = [
 
   // -- one zone (a run with racks; docs/scenario-format.md §4.3: one command with "rack" acts on
   // every broker of it, and in KRaft eras on its dedicated controllers too)
-  { id: "zone-crash", group: "zone", keys: [], label: z => `Fail zone ${z.rack}: crash ${zoneNodes(z, RUNNABLE)}`,
+  { id: "zone-crash", group: "zone", keys: [], label: z => t("Fail zone {rack}: crash {nodes}", { rack: z.rack, nodes: zoneNodes(z, RUNNABLE) }),
     enabled: (s, z) => Boolean(z && (z.brokers.some(b => RUNNABLE.includes(b.state)) || z.voters.some(v => v.state !== "stopped"))),
     command: z => ({ op: "crash", rack: z.rack, mode: "process" }) },
-  { id: "zone-isolate", group: "zone", keys: [], label: z => `Isolate zone ${z.rack} (cut its links to every node outside it)`,
+  { id: "zone-isolate", group: "zone", keys: [], label: z => t("Isolate zone {rack} (cut its links to every node outside it)", { rack: z.rack }),
     enabled: (s, z) => Boolean(z && (z.brokers.length || z.voters.length)), command: z => ({ op: "isolate", rack: z.rack, from: "all" }) },
-  { id: "zone-restart", group: "zone", keys: [], label: z => `Restart zone ${z.rack}: start ${zoneNodes(z, STOPPED)}`,
+  { id: "zone-restart", group: "zone", keys: [], label: z => t("Restart zone {rack}: start {nodes}", { rack: z.rack, nodes: zoneNodes(z, STOPPED) }),
     enabled: (s, z) => Boolean(z && (z.brokers.some(b => STOPPED.includes(b.state)) || z.voters.some(v => v.state === "stopped"))),
     command: z => ({ op: "restart", rack: z.rack }) },
-  { id: "zone-heal", group: "zone", keys: [], label: z => `Heal zone ${z.rack}'s links`,
+  { id: "zone-heal", group: "zone", keys: [], label: z => t("Heal zone {rack}'s links", { rack: z.rack }),
     enabled: (s, z) => Boolean(z && [...z.brokers, ...z.voters].some(n => cutLinks(n.id, s.links).length)),
     command: z => ({ op: "heal", rack: z.rack }) },
 

@@ -2,6 +2,7 @@
 // zone, what state a zone is in, and which partitions keep two or more replicas in one zone (a
 // zone failure takes those replicas at once). Pure functions of the state; no DOM.
 import { dedicatedVoters } from "./kraft.js";
+import { t } from "./i18n.js";
 
 /** The run's racks: {node id: rack name} (an empty object when the scenario has none). */
 export function racksOf(store) {
@@ -48,7 +49,7 @@ export function zoneOf(store, rack) {
 
 const DOWN = ["stopped", "halted", "registration_failed"];
 
-/** How a zone is doing, in a few words: "all up", "2 of 2 down", "cut off", ... A node is cut
+/** How a zone is doing, in a few words (in the page's language): "all up", "2 of 2 down", "cut off", ... A node is cut
  *  off when no link joins it to any broker outside its zone (what isolating the zone does); a
  *  single cut link is the broker's own story, told on its card. `others`: the ids of the brokers
  *  outside the zone. */
@@ -60,10 +61,10 @@ export function zoneState(zone, links, others = []) {
   const severed = id => others.length > 0 && others.every(o => blocked.has(`${id}>${o}`) || blocked.has(`${o}>${id}`));
   const cut = nodes.filter(n => !DOWN.includes(n.state) && severed(n.id)).length;
   const parts = [];
-  if (down) parts.push(down === nodes.length ? "down" : `${down} of ${nodes.length} down`);
-  if (paused) parts.push(`${paused} paused`);
-  if (cut) parts.push(cut === nodes.length - down ? "cut off" : `${cut} cut off`);
-  return { text: parts.length ? parts.join(" · ") : "all up", down, paused, cut, size: nodes.length };
+  if (down) parts.push(down === nodes.length ? t("down") : t("{down} of {n} down", { down, n: nodes.length }));
+  if (paused) parts.push(t("{n} paused", { n: paused }));
+  if (cut) parts.push(cut === nodes.length - down ? t("cut off") : t("{n} cut off", { n: cut }));
+  return { text: parts.length ? parts.join(" · ") : t("all up"), down, paused, cut, size: nodes.length };
 }
 
 /** Links with an end at node `id` that are cut or slowed (the frame's `links`). */
@@ -86,17 +87,24 @@ export function sameRack(store, p) {
   return out;
 }
 
+/** A chip's words in capitals (a state at a glance), the rack's name as written: `text` holds
+ *  "\u0000" where the rack goes. */
+function shout(text, rack) {
+  return text.toUpperCase().replace("\u0000", rack);
+}
+
 /** What a crowded zone means for this partition, in a learner's words: [{rack, short, long}]. */
 export function sameRackWarnings(store, p, minIsr) {
   const rf = p.replicas.length;
   return Object.entries(sameRack(store, p)).map(([rack, replicas]) => {
     const left = rf - replicas.length;
-    const effect = left === 0 ? "every copy of it is gone with that zone: the partition goes offline"
-      : left < minIsr ? `${left} replica${left === 1 ? "" : "s"} would be left, fewer than min.insync.replicas=${minIsr}: acks=all writes stop (NOT_ENOUGH_REPLICAS) until the zone is back`
-        : `${left} replicas would be left, still min.insync.replicas=${minIsr} or more`;
-    return { rack, replicas, short: `${replicas.length} REPLICAS IN ${rack}`,
-      long: `Replicas ${replicas.join(", ")} of ${p.key} are all in zone ${rack}. If ${rack} fails, the partition loses `
-        + `${replicas.length} of its ${rf} replicas at once: ${effect}. Placing each replica in another zone `
-        + "(broker.rack and Kafka's rack-aware assignment) avoids it." };
+    const few = left === 1 ? t("1 replica would be left, fewer than min.insync.replicas={min}: acks=all writes stop (NOT_ENOUGH_REPLICAS) until the zone is back", { min: minIsr })
+      : t("{n} replicas would be left, fewer than min.insync.replicas={min}: acks=all writes stop (NOT_ENOUGH_REPLICAS) until the zone is back", { n: left, min: minIsr });
+    const effect = left === 0 ? t("every copy of it is gone with that zone: the partition goes offline")
+      : left < minIsr ? few : t("{n} replicas would be left, still min.insync.replicas={min} or more", { n: left, min: minIsr });
+    return { rack, replicas, short: shout(t("{n} replicas in {rack}", { n: replicas.length, rack: "\u0000" }), rack),
+      long: t("Replicas {ids} of {key} are all in zone {rack}. If {rack} fails, the partition loses {n} of its {rf} replicas at once: "
+        + "{effect}. Placing each replica in another zone (broker.rack and Kafka's rack-aware assignment) avoids it.",
+      { ids: replicas.join(", "), key: p.key, rack, n: replicas.length, rf, effect }) };
   });
 }

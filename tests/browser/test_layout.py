@@ -1,6 +1,7 @@
 """Every page at 1024x768, 1366x768 and 1920x1080: no two visible sibling regions overlap and
 nothing is clipped horizontally (checked by bounding boxes, tests/browser/layout.py), with a
-screenshot of each page at each size in test-artifacts/layout/."""
+screenshot of each page at each size in test-artifacts/layout/. The replay, runs, compare and
+analytics pages are checked in English and in 中文 (their words are of other widths)."""
 import pytest
 from sqlalchemy import insert
 
@@ -68,6 +69,14 @@ def _replay_ready(page):
     page.wait_for_function("() => document.body.dataset.ready === '1' && document.querySelector('.pcard')")
 
 
+def _in(url, lang):
+    """`url` in the language `lang` (the page keeps it in a cookie: the compare page's frames too)."""
+    return url + ("&" if "?" in url else "?") + f"lang={lang}"
+
+
+LANGS = pytest.mark.parametrize("lang", ["en", "zh-CN"])
+
+
 def _assert_sound(found):
     assert found == {}, "\n".join(f"{size}: {p}" for size, problems in found.items() for p in problems)
 
@@ -104,35 +113,41 @@ def test_live_page_kraft(page, server, voters):
     _assert_sound(found)
 
 
-def test_replay_page(page, server):
+@LANGS
+def test_replay_page(page, server, lang):
     base, run_id = server
-    _assert_sound(check_sizes(page, base + f"/runs/{run_id}", LIVE, LIVE_CLIP, _replay_ready, SHOTS, "replay", band=BAND))
+    _assert_sound(check_sizes(page, _in(base + f"/runs/{run_id}", lang), LIVE, LIVE_CLIP, _replay_ready, SHOTS, f"replay-{lang}",
+                              band=BAND))
 
 
-def test_runs_page(page, server):
+@LANGS
+def test_runs_page(page, server, lang):
     base, _ = server
     ready = lambda p: p.wait_for_selector("#runs tbody tr")  # noqa: E731
-    _assert_sound(check_sizes(page, base + "/runs", RUNS, ["#topbar", ".runs-main", "#filters"], ready, SHOTS, "runs"))
+    _assert_sound(check_sizes(page, _in(base + "/runs", lang), RUNS, ["#topbar", ".runs-main", "#filters"], ready, SHOTS,
+                              f"runs-{lang}"))
 
 
-def test_compare_page(page, server):
+@LANGS
+def test_compare_page(page, server, lang):
     base, run_id = server
 
     def ready(p):
         p.wait_for_selector("#divergence")
         for frame in ("#pane-a", "#pane-b"):
             p.frame_locator(frame).locator(".pcard").first.wait_for()
-    found = check_sizes(page, base + f"/compare?a={run_id}&era=0.10", COMPARE,
-                        ["#topbar", "#compare-form", ".compare-result", ".compare-axis"], ready, SHOTS, "compare",
+    found = check_sizes(page, _in(base + f"/compare?a={run_id}&era=0.10", lang), COMPARE,
+                        ["#topbar", "#compare-form", ".compare-result", ".compare-axis"], ready, SHOTS, f"compare-{lang}",
                         frames=(LIVE, LIVE_CLIP))
     _assert_sound(found)
 
 
-def test_analytics_pages(page, server):
+@LANGS
+def test_analytics_pages(page, server, lang):
     base, _ = server
-    found = check_sizes(page, base + "/analytics", ANALYTICS, ANALYTICS_CLIP,
-                        lambda p: p.wait_for_selector("#sweeps-table tbody tr"), SHOTS, "analytics-index")
+    found = check_sizes(page, _in(base + "/analytics", lang), ANALYTICS, ANALYTICS_CLIP,
+                        lambda p: p.wait_for_selector("#sweeps-table tbody tr"), SHOTS, f"analytics-index-{lang}")
     found.update({f"report {k}": v for k, v in check_sizes(
-        page, base + "/analytics/layout?cell=0", ANALYTICS, ANALYTICS_CLIP,
-        lambda p: p.wait_for_selector("#cell-facts .fact"), SHOTS, "analytics-report").items()})
+        page, _in(base + "/analytics/layout?cell=0", lang), ANALYTICS, ANALYTICS_CLIP,
+        lambda p: p.wait_for_selector("#cell-facts .fact"), SHOTS, f"analytics-report-{lang}").items()})
     _assert_sound(found)

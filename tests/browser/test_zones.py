@@ -85,14 +85,14 @@ def until(page, predicate):
     page.wait_for_timeout(300)
 
 
-def check_zones(boxes, zones, voters=None):
-    """Each zone's label, its brokers (and voters) inside its box and under its header, and no two
-    boxes of one kind overlapping."""
+def check_zones(boxes, zones, voters=None, labels=None):
+    """Each zone's label (`labels`: {rack: label}, else the English "zone <rack>"), its brokers (and
+    voters) inside its box and under its header, and no two boxes of one kind overlapping."""
     problems = []
     assert sorted(boxes) == sorted(zones), boxes.keys()
     for rack, members in zones.items():
         z = boxes[rack]
-        if z["label"] != f"zone {rack}" or z["clipped"]:
+        if z["label"] != (labels or {}).get(rack, f"zone {rack}") or z["clipped"]:
             problems.append(f"{rack}: label {z['label']!r} clipped={z['clipped']}")
         if sorted(map(int, z["brokers"])) != members:
             problems.append(f"{rack}: brokers {sorted(z['brokers'])}")

@@ -2,6 +2,7 @@
 // profile, from which the sweep document (app/sweeps/spec.py) is built; the raw JSON stays as an
 // "Advanced" tab. Values typed into an axis are typed by the axis's kind (from the server), so
 // "0.10" stays an era and "2" becomes the integer 2 for min.insync.replicas.
+import { t } from "../i18n.js";
 
 export const EXAMPLE = {
   name: "min ISR and truncation era",
@@ -23,20 +24,20 @@ export class FormError extends Error {
 export function typedValue(kind, raw, field) {
   const v = raw.trim();
   if (kind === "int") {
-    if (!/^-?\d+$/.test(v)) throw new FormError(field, `"${v}" is not an integer`);
+    if (!/^-?\d+$/.test(v)) throw new FormError(field, t("\"{v}\" is not an integer", { v }));
     return Number(v);
   }
   if (kind === "bool") {
-    if (v !== "true" && v !== "false") throw new FormError(field, `"${v}" is not true or false`);
+    if (v !== "true" && v !== "false") throw new FormError(field, t("\"{v}\" is not true or false", { v }));
     return v === "true";
   }
-  if (Array.isArray(kind) && !kind.includes(v)) throw new FormError(field, `"${v}" is not one of ${kind.join(", ")}`);
+  if (Array.isArray(kind) && !kind.includes(v)) throw new FormError(field, t("\"{v}\" is not one of {allowed}", { v, allowed: kind.join(", ") }));
   return v;
 }
 
 function int(raw, field, lo) {
   const v = String(raw).trim();
-  if (!/^\d+$/.test(v) || Number(v) < lo) throw new FormError(field, `"${v}" is not an integer from ${lo}`);
+  if (!/^\d+$/.test(v) || Number(v) < lo) throw new FormError(field, t("\"{v}\" is not an integer from {lo}", { v, lo }));
   return Number(v);
 }
 
@@ -47,9 +48,9 @@ export function buildDocument(f, kinds) {
   for (const [axis, text] of f.axes) {
     if (!axis) continue;
     const field = `grid.${axis}`;
-    if (axis in grid) throw new FormError(field, "is given twice");
+    if (axis in grid) throw new FormError(field, t("is given twice"));
     const parts = text.split(",").map((p) => p.trim()).filter((p) => p !== "");
-    if (!parts.length) throw new FormError(field, "has no values");
+    if (!parts.length) throw new FormError(field, t("has no values"));
     grid[axis] = parts.map((p, i) => typedValue(kinds[axis] ?? "text", p, `${field}[${i}]`));
   }
   const count = int(f.seeds, "seeds", 1);
@@ -73,12 +74,12 @@ export function buildDocument(f, kinds) {
 // base, several topics or clients, a fault profile of its own... then the JSON tab is the way)
 export function fieldsOf(doc) {
   const b = doc.base;
-  const t = b?.topics?.[0], c = b?.clients?.[0];
+  const topic = b?.topics?.[0], c = b?.clients?.[0];
   if (!b || typeof b !== "object" || b.topics?.length !== 1 || b.clients?.length !== 1 || c.type !== "producer") return null;
   if (typeof doc.faults === "object" || doc.fault_profiles || doc.fault_phase || doc.id) return null;
   const seeds = typeof doc.seeds === "object" ? doc.seeds : { first: 0, count: doc.seeds ?? 10 };
   return {
-    name: doc.name ?? "", brokers: b.brokers ?? 3, partitions: t.partitions ?? 1, rf: t.replication_factor ?? 1,
+    name: doc.name ?? "", brokers: b.brokers ?? 3, partitions: topic.partitions ?? 1, rf: topic.replication_factor ?? 1,
     rate: c.rate_per_s ?? 100, duration_s: (b.duration_ms ?? 60000) / 1000,
     axes: Object.entries(doc.grid || {}).map(([k, vals]) => [k, vals.map((v) => String(v)).join(", ")]),
     seeds: seeds.count, first_seed: seeds.first ?? 0, faults: doc.faults ?? "default",

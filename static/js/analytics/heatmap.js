@@ -2,33 +2,34 @@
 // (scale.js). Text from the data goes into the page with textContent only.
 import { colour, domain, ink, legendTicks, position } from "./scale.js";
 import { svgEl as el, svgText as text } from "./util.js";
+import { t as tr } from "../i18n.js";
 
 
 export const METRICS = {
-  p_loss: { label: "Probability of losing an acknowledged record", fmt: "pct", max: 1, ci: ["p_loss_lo", "p_loss_hi"] },
-  offline_fraction: { label: "Unavailability: partition time offline", fmt: "pct", max: 1 },
-  under_min_isr_fraction: { label: "Partition time under min ISR", fmt: "pct", max: 1 },
-  ner_rate: { label: "NOT_ENOUGH_REPLICAS answers per record sent", fmt: "pct" },
-  lost_mean: { label: "Acknowledged records lost per run", fmt: "num" },
-  violation_share: { label: "Runs breaking an invariant", fmt: "pct", max: 1,
+  p_loss: { label: tr("Probability of losing an acknowledged record"), fmt: "pct", max: 1, ci: ["p_loss_lo", "p_loss_hi"] },
+  offline_fraction: { label: tr("Unavailability: partition time offline"), fmt: "pct", max: 1 },
+  under_min_isr_fraction: { label: tr("Partition time under min ISR"), fmt: "pct", max: 1 },
+  ner_rate: { label: tr("NOT_ENOUGH_REPLICAS answers per record sent"), fmt: "pct" },
+  lost_mean: { label: tr("Acknowledged records lost per run"), fmt: "num" },
+  violation_share: { label: tr("Runs breaking an invariant"), fmt: "pct", max: 1,
     value: (m) => (m.runs ? m.runs_violation / m.runs : null) },
-  detect_ms_p50: { label: "Detection: fault to ISR shrink, median", fmt: "ms" },
-  failover_ms_p50: { label: "Failover: fault to new leader, median", fmt: "ms" },
-  failover_ms_p95: { label: "Failover: fault to new leader, p95", fmt: "ms" },
-  latency_p99_ms: { label: "Produce latency p99", fmt: "ms" },
-  isr_churn_mean: { label: "ISR changes per run", fmt: "num" },
-  nonconverged_share: { label: "Runs that did not converge after healing", fmt: "pct", max: 1,
+  detect_ms_p50: { label: tr("Detection: fault to ISR shrink, median"), fmt: "ms" },
+  failover_ms_p50: { label: tr("Failover: fault to new leader, median"), fmt: "ms" },
+  failover_ms_p95: { label: tr("Failover: fault to new leader, p95"), fmt: "ms" },
+  latency_p99_ms: { label: tr("Produce latency p99"), fmt: "ms" },
+  isr_churn_mean: { label: tr("ISR changes per run"), fmt: "num" },
+  nonconverged_share: { label: tr("Runs that did not converge after healing"), fmt: "pct", max: 1,
     value: (m) => (m.runs ? m.nonconverged / m.runs : null) },
   // Kafka's own metrics by MBean (the runs' kafka_metrics rows; none for runs stored before them)
-  km_under_min_isr_ms_mean: { label: "Time with UnderMinIsrPartitionCount > 0, per run", fmt: "ms", group: "kafka" },
-  km_under_replicated_ms_mean: { label: "Time with UnderReplicatedPartitions > 0, per run", fmt: "ms", group: "kafka" },
-  km_offline_ms_mean: { label: "Time with OfflinePartitionsCount > 0, per run", fmt: "ms", group: "kafka" },
-  km_offline_max: { label: "Peak OfflinePartitionsCount", fmt: "num", group: "kafka" },
-  km_no_controller_ms_mean: { label: "Time with ActiveControllerCount 0, per run", fmt: "ms", group: "kafka" },
-  km_unclean_elections_mean: { label: "UncleanLeaderElectionsPerSec count, per run", fmt: "num", group: "kafka" },
-  km_max_lag_peak: { label: "Peak ReplicaFetcherManager MaxLag (messages)", fmt: "num", group: "kafka" },
-  km_record_errors_mean: { label: "Producer record errors (record-error-total), per run", fmt: "num", group: "kafka" },
-  km_request_latency_peak_max: { label: "Peak producer request-latency-avg", fmt: "ms", group: "kafka" },
+  km_under_min_isr_ms_mean: { label: tr("Time with UnderMinIsrPartitionCount > 0, per run"), fmt: "ms", group: "kafka" },
+  km_under_replicated_ms_mean: { label: tr("Time with UnderReplicatedPartitions > 0, per run"), fmt: "ms", group: "kafka" },
+  km_offline_ms_mean: { label: tr("Time with OfflinePartitionsCount > 0, per run"), fmt: "ms", group: "kafka" },
+  km_offline_max: { label: tr("Peak OfflinePartitionsCount"), fmt: "num", group: "kafka" },
+  km_no_controller_ms_mean: { label: tr("Time with ActiveControllerCount 0, per run"), fmt: "ms", group: "kafka" },
+  km_unclean_elections_mean: { label: tr("UncleanLeaderElectionsPerSec count, per run"), fmt: "num", group: "kafka" },
+  km_max_lag_peak: { label: tr("Peak ReplicaFetcherManager MaxLag (messages)"), fmt: "num", group: "kafka" },
+  km_record_errors_mean: { label: tr("Producer record errors (record-error-total), per run"), fmt: "num", group: "kafka" },
+  km_request_latency_peak_max: { label: tr("Peak producer request-latency-avg"), fmt: "ms", group: "kafka" },
 };
 
 export function metricValue(key, metrics) {
@@ -73,23 +74,23 @@ export function layout(cells, axes, xAxis, yAxis, filters) {
 
 // A cell whose runs drew no fault tested nothing: its 0 % is not "safe". Cells not run yet
 // (no runs, no numbers) are neither.
-export const UNTESTED = "no fault drawn — untested, not safe";
+export const UNTESTED = tr("no fault drawn — untested, not safe");
 export function untested(cell) {
   return !cell.faults && (cell.runs_stored > 0 || !!cell.metrics);
 }
 
 export function faultsText(n) {
-  return `${n} fault${n === 1 ? "" : "s"} drawn`;
+  return n === 1 ? tr("1 fault drawn") : tr("{n} faults drawn", { n });
 }
 
 function cellTitle(cell, spec, v) {
   let line = `${cell.label}: ${spec.label} ${format(v, spec.fmt)}`;
-  if (untested(cell)) return `${line} — ${UNTESTED}: its runs drew no fault, so they tested nothing`;
+  if (untested(cell)) return line + tr(" — {untested}: its runs drew no fault, so they tested nothing", { untested: UNTESTED });
   line += ` (${faultsText(cell.faults ?? 0)})`;
   const m = cell.metrics;
   if (spec.ci && m && m[spec.ci[0]] !== null && m[spec.ci[0]] !== undefined) {
-    line += ` — 95% Wilson interval ${format(m[spec.ci[0]], "pct")}–${format(m[spec.ci[1]], "pct")}` +
-      ` (${m.runs_lost} of ${m.runs} runs)`;
+    line += tr(" — 95% Wilson interval {lo}–{hi} ({lost} of {runs} runs)",
+      { lo: format(m[spec.ci[0]], "pct"), hi: format(m[spec.ci[1]], "pct"), lost: m.runs_lost, runs: m.runs });
   }
   return line;
 }
@@ -122,12 +123,12 @@ export function renderHeatmap(svg, { xs, ys, grid }, metricKey, xAxis, yAxis, se
       fill: blank ? `url(#${hatch(svg)})` : colour(t) }, g);
     const cx = left + i * cw + cw / 2, cy = top + j * ch + ch / 2;
     // an untested 0 is no result at all: the word, not a number a reader takes for "safe"
-    text(g, cx, cy - 12, blank && !v ? "untested" : format(v, spec.fmt), "value");
+    text(g, cx, cy - 12, blank && !v ? tr("untested") : format(v, spec.fmt), "value");
     const m = cell.metrics;
-    const sub = !m ? `${cell.runs_stored} runs stored` : metricKey === "p_loss" ? `${m.runs_lost}/${m.runs} runs`
-      : `${m.runs} runs`;
+    const sub = !m ? tr("{n} runs stored", { n: cell.runs_stored }) : metricKey === "p_loss" ? tr("{lost}/{n} runs", { lost: m.runs_lost, n: m.runs })
+      : tr("{n} runs", { n: m.runs });
     text(g, cx, cy + 4, sub, "sub");
-    text(g, cx, cy + 16, blank ? "no fault drawn" : faultsText(cell.faults ?? 0), "sub faults");
+    text(g, cx, cy + 16, blank ? tr("no fault drawn") : faultsText(cell.faults ?? 0), "sub faults");
     if (spec.ci && m && m[spec.ci[0]] !== null) {
       const ci = el("g", { class: "ci" }, g);
       const x0 = left + i * cw + 8, span = cw - 16, yb = top + (j + 1) * ch - 8;
@@ -142,7 +143,7 @@ export function renderHeatmap(svg, { xs, ys, grid }, metricKey, xAxis, yAxis, se
     const g = el("g", { class: "legend untested-key" }, svg);
     const y = below + (spec.ci ? 50 : 34);
     el("rect", { x: 8, y, width: 16, height: 10, fill: `url(#${hatch(svg)})` }, g);
-    text(g, 30, y + 5, `untested: ${UNTESTED}`, "", "start");
+    text(g, 30, y + 5, tr("untested: {what}", { what: UNTESTED }), "", "start");
   }
 }
 
@@ -178,8 +179,8 @@ function legend(svg, spec, scale, x, y) {
     const over = spec.fmt === "pct" && v === domain(spec).max && metricCanExceed(spec) ? "≥" : "";
     text(g, x0 + t * w, y + 20, over + format(v, spec.fmt), "tick");
   }
-  text(g, x0 + w + 14, y + 5, log ? "log scale" : "linear scale", "kind", "start");
-  if (spec.ci) text(g, 8, y + 36, "bar in a cell: 95% Wilson score interval; hover a cell for its numbers", "", "start");
+  text(g, x0 + w + 14, y + 5, log ? tr("log scale") : tr("linear scale"), "kind", "start");
+  if (spec.ci) text(g, 8, y + 36, tr("bar in a cell: 95% Wilson score interval; hover a cell for its numbers"), "", "start");
 }
 
 function metricCanExceed(spec) {

@@ -5,6 +5,7 @@ import { EXAMPLE, FormError, buildDocument, fieldsOf } from "./form.js";
 import { showStatus, sweepStatus } from "./status.js";
 import { $, getJSON, link, td } from "./util.js";
 import { clearFieldErrors, showFieldError } from "../fielderrors.js";
+import { t } from "../i18n.js";
 
 let kinds = {};            // axis -> kind of its values ("int", "bool", "text" or choices)
 let axisNames = [];
@@ -15,7 +16,7 @@ const FIELDS = { name: "#f-name", brokers: "#f-brokers", partitions: "#f-partiti
 
 function kindHint(kind) {
   if (Array.isArray(kind)) return kind.join(", ");
-  return kind === "int" ? "integers, e.g. 1, 2" : kind === "bool" ? "true, false" : "names, e.g. default, none";
+  return kind === "int" ? t("integers, e.g. 1, 2") : kind === "bool" ? "true, false" : t("names, e.g. default, none");
 }
 
 function axisRow(name = "", values = "") {
@@ -23,27 +24,27 @@ function axisRow(name = "", values = "") {
   row.className = "an-axis";
   const sel = document.createElement("select");
   sel.className = "axis-name";
-  sel.setAttribute("aria-label", "axis");
+  sel.setAttribute("aria-label", t("axis"));
   for (const n of ["", ...axisNames]) {
     const o = document.createElement("option");
     o.value = n;
-    o.textContent = n || "— axis —";
+    o.textContent = n || t("— axis —");
     sel.appendChild(o);
   }
   sel.value = name;
   const input = document.createElement("input");
   input.type = "text";
   input.className = "axis-values";
-  input.setAttribute("aria-label", "values, comma-separated");
+  input.setAttribute("aria-label", t("values, comma-separated"));
   input.value = values;
-  const hint = () => { input.placeholder = sel.value ? kindHint(kinds[sel.value]) : "values, comma-separated"; };
+  const hint = () => { input.placeholder = sel.value ? kindHint(kinds[sel.value]) : t("values, comma-separated"); };
   sel.addEventListener("change", () => { hint(); summary(); });
   input.addEventListener("input", summary);
   hint();
   const remove = document.createElement("button");
   remove.type = "button";
   remove.className = "ghost small";
-  remove.textContent = "remove";
+  remove.textContent = t("remove");
   remove.addEventListener("click", () => { row.remove(); summary(); });
   row.append(sel, input, remove);
   return row;
@@ -93,7 +94,7 @@ function summary() {
     clearFieldErrors($("#fields-view"));
     const cells = Object.values(doc.grid).reduce((n, vals) => n * vals.length, 1);
     const seeds = typeof doc.seeds === "object" ? doc.seeds.count : doc.seeds;
-    out.textContent = `${cells} cell(s) × ${seeds} seed(s) = ${cells * seeds} runs`;
+    out.textContent = t("{cells} cell(s) × {seeds} seed(s) = {runs} runs", { cells, seeds, runs: cells * seeds });
   } catch (e) {
     if (!(e instanceof FormError)) throw e;
     out.textContent = showError(e.field, e.detail) ? "" : e.message;
@@ -111,7 +112,7 @@ function setMode(next) {
     try { f = fieldsOf(JSON.parse($("#sweep-doc").value)); } catch { f = null; }
     if (!f) {
       msg.className = "small error";
-      msg.textContent = "This document has parts the form cannot show: edit it here.";
+      msg.textContent = t("This document has parts the form cannot show: edit it here.");
       return;
     }
     fillFields(f);
@@ -169,14 +170,14 @@ function drawSweeps(body) {
     name.appendChild(s.pending ? document.createTextNode(s.name) : link(`/analytics/${encodeURIComponent(s.id)}`, s.name));
     const id = document.createElement("div");
     id.className = "dim small";
-    id.textContent = s.pending ? s.id : `${s.id} · ${s.cells} cells`;
+    id.textContent = s.pending ? s.id : t("{id} · {n} cells", { id: s.id, n: s.cells });
     name.appendChild(id);
     td(tr, name);
     td(tr, s.pending ? "–" : `${s.runs_done}/${s.runs_total}`, "num");
     const box = document.createElement("div");
     showStatus(box, sweepStatus(s.pending ? null : s, s.analysed, job && job.sweep_id === s.id ? job : null));
     td(tr, box, "status");
-    td(tr, s.pending ? "" : link(`/analytics/${encodeURIComponent(s.id)}`, "report →"));
+    td(tr, s.pending ? "" : link(`/analytics/${encodeURIComponent(s.id)}`, t("report →")));
     tbody.appendChild(tr);
   }
   $("#no-sweeps").hidden = sweeps.length > 0;
@@ -194,7 +195,7 @@ async function startSweep(event) {
   } catch (e) {
     if (e instanceof FormError) { summary(); return; }     // shown once, beside its field
     msg.className = "small error";
-    msg.textContent = `Not valid JSON: ${e.message}`;
+    msg.textContent = t("Not valid JSON: {error}", { error: e.message });
     return;
   }
   const { status, body } = await getJSON("/analytics/api/sweeps", {
@@ -203,13 +204,13 @@ async function startSweep(event) {
   if (status !== 202) {
     msg.className = "small error";
     const e = body.error || {};
-    const words = `${e.message || "failed"}${e.allowed ? ` (allowed: ${e.allowed})` : ""}`;
+    const words = (e.message || t("failed")) + (e.allowed ? t(" (allowed: {allowed})", { allowed: e.allowed }) : "");
     // in the form, beside the field the server names; in the JSON tab (or a field the form lacks) its path says where
     if (!(mode === "fields" && showError(e.field, words))) msg.textContent = `${e.field ? e.field + ": " : ""}${words}`;
     return;
   }
-  msg.textContent = "Started: ";
-  msg.appendChild(link(body.report, `open the report of ${body.sweep_id}`));
+  msg.textContent = t("Started: ");
+  msg.appendChild(link(body.report, t("open the report of {id}", { id: body.sweep_id })));
   refreshIndex();
 }
 
@@ -225,8 +226,8 @@ async function loadQuestions() {
     b.textContent = q.label;
     p.appendChild(b);
     const line = document.createElement("div");
-    line.textContent = `${q.broken} of ${q.runs} stored runs break it (${q.broken_before} as stored)` +
-      (q.exact !== null ? `; ${q.exact} replays verified exact` : "") + (q.errors ? `; ${q.errors} errors` : "");
+    line.textContent = t("{broken} of {runs} stored runs break it ({before} as stored)", { broken: q.broken, runs: q.runs, before: q.broken_before })
+      + (q.exact !== null ? t("; {n} replays verified exact", { n: q.exact }) : "") + (q.errors ? t("; {n} errors", { n: q.errors }) : "");
     p.appendChild(line);
     for (const g of q.groups.slice(0, 12)) {
       const row = document.createElement("div");

@@ -6,8 +6,10 @@ import { renderHistogram } from "./histogram.js";
 import { index } from "./index.js";
 import { showStatus, sweepStatus } from "./status.js";
 import { $, getJSON, link, td } from "./util.js";
+import { t } from "../i18n.js";
 
 const sweepId = document.body.dataset.sweepId;
+const KAFKA_GROUP = t("Kafka's own metrics (MBean names, read every 100 ms)");
 
 // -- one sweep's report -------------------------------------------------------------------------------------
 const params = new URLSearchParams(location.search);
@@ -50,15 +52,15 @@ function options(select, items, current) {
 async function loadReport() {
   const { status, body } = await getJSON(`/analytics/api/sweeps/${encodeURIComponent(sweepId)}`);
   if (status !== 200) {
-    $("#report-facts").textContent = body.error?.message || "not found";
+    $("#report-facts").textContent = body.error?.message || t("not found");
     return;
   }
   report = body;
   $("#page-title").textContent = `${body.sweep.name} — ${body.sweep.id}`;
   document.querySelectorAll(".sweep-id").forEach((n) => { n.textContent = body.sweep.id; });
   const s = body.sweep;
-  $("#report-facts").textContent = `${s.runs_total} runs · ${s.cells} cells · ${body.seeds.count} seeds each · ` +
-    faultsText(s.faults_drawn ?? 0);
+  $("#report-facts").textContent = t("{runs} runs · {cells} cells · {seeds} seeds each · ", { runs: s.runs_total, cells: s.cells, seeds: body.seeds.count })
+    + faultsText(s.faults_drawn ?? 0);
   showFaultWarning($("#fault-warning"), faultWarning(s, body.cells));
   const shown = sweepStatus(s, body.analysed, body.job);
   showStatus($("#sweep-status"), shown);
@@ -97,7 +99,7 @@ function draw() {
   }
   const grid = layout(report.cells, axes, x, y, filters);
   const metricItems = Object.entries(METRICS).map(([k, m]) =>
-    [k, m.label, m.group === "kafka" ? "Kafka's own metrics (MBean names, read every 100 ms)" : null]);
+    [k, m.label, m.group === "kafka" ? KAFKA_GROUP : null]);
   options($("#metric-1"), metricItems, st.m1);
   options($("#metric-2"), metricItems, st.m2);
   const pick = (cellId) => { setParam("cell", cellId); draw(); };
@@ -125,31 +127,31 @@ async function showCell(cell) {
   const m = cell.metrics;
   const facts = $("#cell-facts");
   facts.replaceChildren();
-  fact(facts, untested(cell) ? "untested" : `${cell.faults}`,
-    untested(cell) ? UNTESTED : `faults drawn in ${cell.runs_stored} run(s)`);
+  fact(facts, untested(cell) ? t("untested") : `${cell.faults}`,
+    untested(cell) ? UNTESTED : t("faults drawn in {n} run(s)", { n: cell.runs_stored }));
   if (m) {
-    fact(facts, `${format(m.p_loss, "pct")} (${format(m.p_loss_lo, "pct")}–${format(m.p_loss_hi, "pct")})`, `runs losing acked records: ${m.runs_lost}/${m.runs}`);
-    fact(facts, format(m.lost_mean, "num"), `lost records per run (max ${m.lost_max ?? "–"})`);
-    fact(facts, format(m.offline_fraction, "pct"), `partition time offline (max ${format(m.offline_ms_max, "ms")} per run)`);
-    fact(facts, format(m.under_min_isr_fraction, "pct"), "partition time under min ISR");
-    fact(facts, format(m.ner_rate, "pct"), "NOT_ENOUGH_REPLICAS answers per record sent (retries count again)");
-    fact(facts, `${format(m.detect_ms_p50, "ms")} / ${format(m.detect_ms_p95, "ms")}`, `detection p50 / p95 (${m.detect_samples} faults)`);
-    fact(facts, `${format(m.failover_ms_p50, "ms")} / ${format(m.failover_ms_p95, "ms")}`, `failover p50 / p95 (${m.failover_samples} faults)`);
-    fact(facts, `${format(m.latency_p50_ms, "ms")} / ${format(m.latency_p99_ms, "ms")}`, "produce latency p50 / p99");
-    fact(facts, format(m.isr_churn_mean, "num"), "ISR changes per run");
-    fact(facts, `${m.nonconverged}`, "runs not converged after healing");
+    fact(facts, `${format(m.p_loss, "pct")} (${format(m.p_loss_lo, "pct")}–${format(m.p_loss_hi, "pct")})`, t("runs losing acked records: {lost}/{n}", { lost: m.runs_lost, n: m.runs }));
+    fact(facts, format(m.lost_mean, "num"), t("lost records per run (max {max})", { max: m.lost_max ?? "–" }));
+    fact(facts, format(m.offline_fraction, "pct"), t("partition time offline (max {max} per run)", { max: format(m.offline_ms_max, "ms") }));
+    fact(facts, format(m.under_min_isr_fraction, "pct"), t("partition time under min ISR"));
+    fact(facts, format(m.ner_rate, "pct"), t("NOT_ENOUGH_REPLICAS answers per record sent (retries count again)"));
+    fact(facts, `${format(m.detect_ms_p50, "ms")} / ${format(m.detect_ms_p95, "ms")}`, t("detection p50 / p95 ({n} faults)", { n: m.detect_samples }));
+    fact(facts, `${format(m.failover_ms_p50, "ms")} / ${format(m.failover_ms_p95, "ms")}`, t("failover p50 / p95 ({n} faults)", { n: m.failover_samples }));
+    fact(facts, `${format(m.latency_p50_ms, "ms")} / ${format(m.latency_p99_ms, "ms")}`, t("produce latency p50 / p99"));
+    fact(facts, format(m.isr_churn_mean, "num"), t("ISR changes per run"));
+    fact(facts, `${m.nonconverged}`, t("runs not converged after healing"));
     if (m.km_runs) {
       // Kafka's own metrics (MBean names), read every 100 ms of each run (docs/model.md §22.7)
-      fact(facts, format(m.km_under_min_isr_ms_mean, "ms"), "UnderMinIsrPartitionCount > 0, per run");
-      fact(facts, format(m.km_offline_ms_mean, "ms"), `OfflinePartitionsCount > 0, per run (peak ${m.km_offline_max ?? "–"})`);
-      fact(facts, format(m.km_unclean_elections_mean, "num"), "UncleanLeaderElectionsPerSec count, per run");
-      fact(facts, `${m.km_max_lag_peak ?? "–"}`, "peak MaxLag (messages)");
-      fact(facts, format(m.km_record_errors_mean, "num"), "producer record errors (record-error-total), per run");
-      fact(facts, format(m.km_no_controller_ms_mean, "ms"), "ActiveControllerCount 0, per run");
+      fact(facts, format(m.km_under_min_isr_ms_mean, "ms"), t("UnderMinIsrPartitionCount > 0, per run"));
+      fact(facts, format(m.km_offline_ms_mean, "ms"), t("OfflinePartitionsCount > 0, per run (peak {peak})", { peak: m.km_offline_max ?? "–" }));
+      fact(facts, format(m.km_unclean_elections_mean, "num"), t("UncleanLeaderElectionsPerSec count, per run"));
+      fact(facts, `${m.km_max_lag_peak ?? "–"}`, t("peak MaxLag (messages)"));
+      fact(facts, format(m.km_record_errors_mean, "num"), t("producer record errors (record-error-total), per run"));
+      fact(facts, format(m.km_no_controller_ms_mean, "ms"), t("ActiveControllerCount 0, per run"));
     }
-    if (m.runs_invalid || m.runs_error) fact(facts, `${m.runs_invalid} / ${m.runs_error}`, "runs invalid / engine errors");
+    if (m.runs_invalid || m.runs_error) fact(facts, `${m.runs_invalid} / ${m.runs_error}`, t("runs invalid / engine errors"));
   } else {
-    fact(facts, `${cell.runs_stored}`, "runs stored (not analysed yet)");
+    fact(facts, `${cell.runs_stored}`, t("runs stored (not analysed yet)"));
   }
   const d = cell.distributions || {};
   renderHistogram($("#chart-detect"), d.detect_ms);
@@ -158,10 +160,10 @@ async function showCell(cell) {
   renderHistogram($("#chart-latency"), d.latency_ms);
   const inv = $("#cell-invariants");
   inv.replaceChildren();
-  if (!cell.invariants.length) inv.textContent = "none";
+  if (!cell.invariants.length) inv.textContent = t("none");
   for (const i of cell.invariants) {
     const row = document.createElement("div");
-    row.textContent = `${i.invariant}: ${i.runs} run(s), ${i.occurrences} time(s)`;
+    row.textContent = t("{invariant}: {runs} run(s), {n} time(s)", { invariant: i.invariant, runs: i.runs, n: i.occurrences });
     inv.appendChild(row);
   }
   const { body } = await getJSON(`/analytics/api/sweeps/${encodeURIComponent(sweepId)}/cells/${cell.cell_id}/runs?limit=15`);
@@ -177,8 +179,8 @@ async function showCell(cell) {
     td(tr, r.offline_ms !== undefined ? format(r.offline_ms, "ms") : "–", "num");
     td(tr, r.under_min_isr_ms !== undefined ? format(r.under_min_isr_ms, "ms") : "–", "num");
     td(tr, r.unclean_elections ?? "–", "num");
-    td(tr, r.converged ? "yes" : "no");
-    td(tr, link(r.replay, "replay ▶", "replay"));
+    td(tr, r.converged ? t("yes") : t("no"));
+    td(tr, link(r.replay, t("replay ▶"), "replay"));
     tbody.appendChild(tr);
   }
 }
@@ -191,13 +193,13 @@ function wireReport() {
   $("#metric-2").addEventListener("change", (e) => { setParam("m2", e.target.value); draw(); });
   $("#scale").addEventListener("change", (e) => { setParam("scale", e.target.value === "log" ? "log" : ""); draw(); });
   $("#share-button").addEventListener("click", async () => {
-    try { await navigator.clipboard.writeText(location.href); $("#share-button").textContent = "Link copied"; }
-    catch { window.prompt("Link to this view:", location.href); }
+    try { await navigator.clipboard.writeText(location.href); $("#share-button").textContent = t("Link copied"); }
+    catch { window.prompt(t("Link to this view:"), location.href); }
   });
   $("#analyze-button").addEventListener("click", async () => {
     const { status, body } = await getJSON(`/analytics/api/sweeps/${encodeURIComponent(sweepId)}/analyze`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
     if (status === 202) loadReport();
-    else $("#report-facts").textContent = body.error?.message || "failed";
+    else $("#report-facts").textContent = body.error?.message || t("failed");
   });
   loadReport();
 }

@@ -2,10 +2,14 @@
 // working on it were shown side by side ("done", "running" and "not analysed" at once); here they
 // are folded into a single state, with the job's steps (Spark's start is a step of its own: it
 // takes tens of seconds with nothing to count) and one progress bar.
+import { t } from "../i18n.js";
 
-const SWEEP_STEPS = ["Start Spark", "Simulate runs", "Analyse"];
+// the steps' names, and the pill's words while a step runs ("simulate runs…")
+const SWEEP_STEPS = [t("Start Spark"), t("Simulate runs"), t("Analyse")];
+const SWEEP_RUNNING = [t("start spark…"), t("simulate runs…"), t("analyse…")];
 // the analysis command reports nothing until it ends: one step, no made-up split
-const ANALYSE_STEPS = ["Start Spark and analyse"];
+const ANALYSE_STEPS = [t("Start Spark and analyse")];
+const ANALYSE_RUNNING = [t("start spark and analyse…")];
 
 function liveJob(job) {
   return job && (job.state === "running" || job.state === "starting") ? job : null;
@@ -24,33 +28,34 @@ export function sweepStatus(sweep, analysed, job) {
     if (live.kind === "sweep") step = live.result && live.result.sweep ? 2 : p.total ? 1 : 0;
     const detail = [];
     if (step === 1 && live.kind === "sweep") {
-      detail.push(`${p.done ?? 0}/${p.total} runs`);
-      if (p.rate_per_s) detail.push(`${p.rate_per_s.toFixed(1)} runs/s`);
-      if (p.eta_s !== null && p.eta_s !== undefined && p.done < p.total) detail.push(`${Math.ceil(p.eta_s)} s left`);
+      detail.push(t("{done}/{total} runs", { done: p.done ?? 0, total: p.total }));
+      if (p.rate_per_s) detail.push(t("{rate} runs/s", { rate: p.rate_per_s.toFixed(1) }));
+      if (p.eta_s !== null && p.eta_s !== undefined && p.done < p.total) detail.push(t("{s} s left", { s: Math.ceil(p.eta_s) }));
     }
     const counted = step === 1 && live.kind === "sweep";
-    return { state: "running", label: `${steps[step].toLowerCase()}…`, detail: detail.join(", "), steps, step,
+    const running = live.kind === "sweep" ? SWEEP_RUNNING : ANALYSE_RUNNING;
+    return { state: "running", label: running[step], detail: detail.join(", "), steps, step,
       done: counted ? p.done ?? 0 : step, total: counted ? p.total : steps.length };
   }
   if (job && job.state === "failed") {
-    return { state: "failed", label: `${job.kind === "sweep" ? "sweep" : "analysis"} failed`,
-      detail: job.errors && job.errors.length ? job.errors[job.errors.length - 1] : `exit code ${job.returncode}`,
+    return { state: "failed", label: job.kind === "sweep" ? t("sweep failed") : t("analysis failed"),
+      detail: job.errors && job.errors.length ? job.errors[job.errors.length - 1] : t("exit code {code}", { code: job.returncode }),
       done: null, total: null };
   }
   const base = { detail: "", done: null, total: null };
-  if (!sweep) return { ...base, state: "planned", label: "starting" };
-  if (sweep.status === "failed") return { ...base, state: "failed", label: "failed", detail: sweep.message || "" };
+  if (!sweep) return { ...base, state: "planned", label: t("starting") };
+  if (sweep.status === "failed") return { ...base, state: "failed", label: t("failed"), detail: sweep.message || "" };
   if (sweep.status === "running") {
     // running with no job of this server: a sweep started from the command line (or orphaned)
-    return { ...base, state: "running", label: "simulating runs…", detail: `${stored}/${total} runs stored`,
+    return { ...base, state: "running", label: t("simulating runs…"), detail: t("{done}/{total} runs stored", { done: stored, total }),
       done: stored, total };
   }
   if (sweep.status === "stopped") {
-    return { ...base, state: "stopped", label: "stopped", detail: `${stored}/${total} runs stored`, done: stored, total };
+    return { ...base, state: "stopped", label: t("stopped"), detail: t("{done}/{total} runs stored", { done: stored, total }), done: stored, total };
   }
-  if (sweep.status === "planned") return { ...base, state: "planned", label: "planned", detail: `${total} runs` };
-  if (!analysed) return { ...base, state: "not-analysed", label: "not analysed", detail: `${stored}/${total} runs stored` };
-  return { ...base, state: "done", label: "done", detail: `${total} runs analysed` };
+  if (sweep.status === "planned") return { ...base, state: "planned", label: t("planned"), detail: t("{n} runs", { n: total }) };
+  if (!analysed) return { ...base, state: "not-analysed", label: t("not analysed"), detail: t("{done}/{total} runs stored", { done: stored, total }) };
+  return { ...base, state: "done", label: t("done"), detail: t("{n} runs analysed", { n: total }) };
 }
 
 // Draw a status into `box` (built here, so every place shows the same parts in the same order).

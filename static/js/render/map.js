@@ -12,8 +12,12 @@ import { createZoneLayer } from "./zone_map.js";
 import { zoneGroups } from "../zones.js";
 import { readsLines } from "./clients.js";
 
-const STATE_LABEL = { running: "running", starting: "starting", shutting_down: "shutting down", stopped: "down",
-  halted: "halted", registration_failed: "reg. failed", paused: "paused (GC)" };
+const STATE_LABEL = { running: t("running"), starting: t("starting"), shutting_down: t("shutting down"), stopped: t("down"),
+  halted: t("halted"), registration_failed: t("reg. failed"), paused: t("paused (GC)") };
+// the ZooKeeper client's states (KeeperState, as the engine names them) on the card's session line
+const ZK_STATE = { connecting: t("ZK connecting"), connected: t("ZK connected"), disconnected: t("ZK disconnected"),
+  expired: t("ZK session expired"), closed: t("ZK closed") };
+const zkState = s => ZK_STATE[s] || `ZK ${s}`;
 
 // dedicated controller voters (KRaft) are numbered nodes too: "v:3000" rather than "b:3000"
 let voterSet = new Set();
@@ -97,7 +101,7 @@ export function createMap(app) {
       onclick: e => app.brokerMenu(Number(el.dataset.broker), el, e),
       oncontextmenu: e => { e.preventDefault(); app.brokerMenu(Number(el.dataset.broker), { x: e.clientX, y: e.clientY }, e); } });
     el.append(
-      h("div.row1", null, h("span.bname"), h("span.ctrl", { text: "controller", hidden: true, title: "holds /controller" }), h("span.state")),
+      h("div.row1", null, h("span.bname"), h("span.ctrl", { text: t("controller"), hidden: true, title: t("holds /controller") }), h("span.state")),
       h("div.zk", null, h("span.dot", { text: "●" }), h("span.zktext")),
       h("div.ttl", null, h("div")),
       kraftLines(),
@@ -118,8 +122,8 @@ export function createMap(app) {
     setText(el.querySelector(".bname"), "Broker " + b.id);
     const ctrl = el.querySelector(".ctrl");
     ctrl.hidden = !b.controller;
-    setText(ctrl, box.w < 250 ? "ctrl" : "controller");   // "controller" needs a wide card to stay on one line
-    const stateText = b.state === "stopped" && b.net_state === "silent" ? "power off" : (STATE_LABEL[b.state] || b.state);
+    setText(ctrl, box.w < 250 ? t("ctrl") : t("controller"));   // "controller" needs a wide card to stay on one line
+    const stateText = b.state === "stopped" && b.net_state === "silent" ? t("power off") : (STATE_LABEL[b.state] || b.state);
     setText(el.querySelector(".state"), stateText);
     const kraft = el.querySelector(".kraft");
     kraft.hidden = !store.quorum;
@@ -139,7 +143,7 @@ export function createMap(app) {
     const isoText = isolationText(b, store);
     if (iso.__text !== isoText) {
       iso.__text = isoText;
-      iso.replaceChildren(...(isoText ? isoText.split("|").map(t => h("span.chip.bad", { text: t })) : []));
+      iso.replaceChildren(...(isoText ? isoText.split("|").map(chip => h("span.chip.bad", { text: chip })) : []));
     }
     el.__broker = b;
   }
@@ -152,10 +156,10 @@ export function createMap(app) {
     if (from.includes("zk")) out.push("✂ ZooKeeper");
     const cut = brokers.filter(n => voterSet.has(n));
     const peers = brokers.filter(n => !voterSet.has(n));
-    if (cut.length) out.push(cut.length === voterSet.size ? "✂ controllers" : "✂ controller " + cut.join(","));
-    if (peers.length) out.push("✂ brokers " + peers.join(","));
+    if (cut.length) out.push(cut.length === voterSet.size ? t("✂ controllers") : t("✂ controller {ids}", { ids: cut.join(",") }));
+    if (peers.length) out.push(t("✂ brokers {ids}", { ids: peers.join(",") }));
     const clients = from.filter(n => typeof n === "string" && n !== "zk");
-    if (clients.length) out.push("✂ " + (clients.length > 2 ? clients.length + " clients" : clients.join(",")));
+    if (clients.length) out.push(clients.length > 2 ? t("✂ {n} clients", { n: clients.length }) : "✂ " + clients.join(","));
     return out.join("|");
   }
 
@@ -169,7 +173,7 @@ export function createMap(app) {
     const left = sessionLeft(zk, tNow, timeout);
     line.className = "zk " + (zk.client_state || "none");
     if (!left) {
-      setText(text, zk.client_state === "none" || !zk.client_state ? "no ZooKeeper session" : `ZK ${zk.client_state}`);
+      setText(text, zk.client_state === "none" || !zk.client_state ? t("no ZooKeeper session") : zkState(zk.client_state));
       ttl.hidden = true;
       return;
     }
@@ -183,11 +187,11 @@ export function createMap(app) {
     setClass(ttl, "low", cutOff);
     if (cutOff) {
       if (!text.__cd) { text.replaceChildren(h("span.countdown")); text.__cd = true; text.__text = null; }
-      setText(text.firstChild, orphaned ? `ZK session ${hex(zk.session_id)} still alive · expires in ${shortSeconds(left.ms)}`
-        : `session expires in ${shortSeconds(left.ms)}`);
+      setText(text.firstChild, orphaned ? t("ZK session {id} still alive · expires in {t}", { id: hex(zk.session_id), t: shortSeconds(left.ms) })
+        : t("session expires in {t}", { t: shortSeconds(left.ms) }));
     } else {
       if (text.__cd) { text.__cd = false; text.replaceChildren(); text.__text = null; }
-      setText(text, `ZK ${zk.client_state} · ${hex(zk.session_id)}`);
+      setText(text, `${zkState(zk.client_state)} · ${hex(zk.session_id)}`);
     }
   }
 

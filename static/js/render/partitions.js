@@ -157,22 +157,27 @@ export function createPartitions(app) {
     const badges = [];
     const min = minIsr(store, p.topic);
     const made = created(p);
-    if (!made) badges.push(["NOT CREATED YET", "info", store.quorum ? "no PartitionRecord committed yet: the controller has not created it"
-      : "no state znode yet: the controller has not elected its first leader"]);
-    else if (offline) badges.push(["OFFLINE", "bad", "no leader the controller holds live: produce and fetch fail"]);
-    else if (leaderGone(store, p)) badges.push([`LEADER ${p.leader} DOWN`, "bad", store.quorum
-      ? "the leader's broker is down; the controller moves leadership once it fences the broker (not counted offline until then)"
-      : "the leader's broker is down; the controller moves leadership once its ZooKeeper session expires (not counted offline until then)"]);
-    if (p.leader_recovery_state === 1 || p.leader_recovery_state === "RECOVERING") badges.push(["RECOVERING", "warn", "KIP-704: elected uncleanly; the leader is recovering its log and the ISR cannot grow until it is done (leader_recovery_state 1)"]);
-    else if (made && isUnderReplicated(store, p)) badges.push(["UNDER-REPLICATED", "warn", "the leader's ISR is smaller than the replica list"]);
-    if (made && !offline && !leaderGone(store, p) && p.isr.length < min) badges.push([`ISR < min.insync.replicas=${min}`, "bad", "acks=all produce fails with NOT_ENOUGH_REPLICAS"]);
+    // the chips' words are upper case in English (a state at a glance); their msgids are lower
+    // case, so that the catalog's check of Kafka's upper-case names does not take them for ones
+    if (!made) badges.push([t("not created yet").toUpperCase(), "info", store.quorum ? t("no PartitionRecord committed yet: the controller has not created it")
+      : t("no state znode yet: the controller has not elected its first leader")]);
+    else if (offline) badges.push([t("offline").toUpperCase(), "bad", t("no leader the controller holds live: produce and fetch fail")]);
+    else if (leaderGone(store, p)) badges.push([t("leader {id} down", { id: p.leader }).toUpperCase(), "bad", store.quorum
+      ? t("the leader's broker is down; the controller moves leadership once it fences the broker (not counted offline until then)")
+      : t("the leader's broker is down; the controller moves leadership once its ZooKeeper session expires (not counted offline until then)")]);
+    if (p.leader_recovery_state === 1 || p.leader_recovery_state === "RECOVERING") {
+      badges.push([t("recovering").toUpperCase(), "warn", t("KIP-704: elected uncleanly; the leader is recovering its log and the ISR cannot grow until it is done (leader_recovery_state 1)")]);
+    } else if (made && isUnderReplicated(store, p)) badges.push([t("under-replicated").toUpperCase(), "warn", t("the leader's ISR is smaller than the replica list")]);
+    if (made && !offline && !leaderGone(store, p) && p.isr.length < min) {
+      badges.push([`ISR < min.insync.replicas=${min}`, "bad", t("acks=all produce fails with NOT_ENOUGH_REPLICAS")]);
+    }
     // replicas sharing a zone (docs/model.md §21.6): one zone failure takes them all at once
     for (const w of sameRackWarnings(store, p, min)) badges.push([`⚠ ${w.short}`, "warn.zone-warn", w.long]);
     const badgeText = badges.map(b => b[0]).join("|");
     const badgeEl = card.querySelector(".badges");
     if (badgeEl.__text !== badgeText) {
       badgeEl.__text = badgeText;
-      badgeEl.replaceChildren(...badges.map(([t, k, title]) => h("span.chip." + k, { text: t, title })));
+      badgeEl.replaceChildren(...badges.map(([text, k, title]) => h("span.chip." + k, { text, title })));
     }
     const range = logRange(p.replica_state);
     const axis = axisOf(p.key);

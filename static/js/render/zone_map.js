@@ -52,7 +52,7 @@ export function createZoneLayer(app, nodesEl) {
     act.hidden = more.hidden = false;
     const zone = zoneOf(store, box.rack);
     const state = zoneState(zone, store.links, zone.others);
-    const ids = [...zone.brokers.map(b => `broker ${b.id}`), ...zone.voters.map(v => `controller ${v.id}`)];
+    const ids = [...zone.brokers.map(b => t("broker {id}", { id: b.id })), ...zone.voters.map(v => t("controller {id}", { id: v.id }))];
     setText(name, t("zone {rack}", { rack: box.rack }));
     setText(stateEl, state.text);
     const [id, label, short, title] = primary(state);
@@ -64,7 +64,8 @@ export function createZoneLayer(app, nodesEl) {
     // a narrow box keeps its name and buttons; its state is in the name's colour and its title
     el.className = "zone" + (state.down === state.size ? " down" : state.down || state.paused ? " partial" : "")
       + (state.cut ? " cut" : "") + (box.w < 250 ? " narrow" : "");
-    name.title = `zone ${box.rack}: ${state.text} · ${ids.join(", ")} (broker.rack=${box.rack}) · click: zone actions`;
+    name.title = t("zone {rack}: {state} · {nodes} (broker.rack={rack}) · click: zone actions",
+      { rack: box.rack, state: state.text, nodes: ids.join(", ") });
     setClass(stateEl, "bad", state.down > 0 || state.cut > 0);
   }
 

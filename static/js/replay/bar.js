@@ -2,6 +2,7 @@
 import { h, setText } from "../dom.js";
 import { seconds, speed as fmtSpeed } from "../format.js";
 import { storyMarks } from "./marks.js";
+import { t } from "../i18n.js";
 
 export const SPEEDS = [0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 300];
 const MARKED = ["leader_elected", "isr_shrink", "truncation", "broker_stopped", "fault", "partition_offline"];
@@ -12,39 +13,39 @@ export function createBar(data, cursor, page) {
   const R = cursor.R;
   const bar = document.getElementById("replay-bar");
   const scrub = h("input", { type: "range", min: "0", max: String(data.end_ms), step: "1", value: "0", id: "replay-scrub",
-    "aria-label": "moment of the run", oninput: e => cursor.jump({ t: Number(e.target.value) }) });
+    "aria-label": t("moment of the run"), oninput: e => cursor.jump({ t: Number(e.target.value) }) });
   const marks = h("div.replay-marks", { id: "replay-marks" });
   const timeLabel = h("span.mono", { id: "replay-time" });
-  const playBtn = h("button", { type: "button", id: "replay-play", title: "Play / pause (Space)", onclick: () => (R.playing ? cursor.pause() : cursor.play()) });
-  const speedSel = h("select", { id: "replay-speed", "aria-label": "replay speed", onchange: e => cursor.setSpeed(e.target.value) },
+  const playBtn = h("button", { type: "button", id: "replay-play", title: t("Play / pause (Space)"), onclick: () => (R.playing ? cursor.pause() : cursor.play()) });
+  const speedSel = h("select", { id: "replay-speed", "aria-label": t("replay speed"), onchange: e => cursor.setSpeed(e.target.value) },
     ...SPEEDS.map(s => h("option", { value: String(s), text: fmtSpeed(s) })));
   speedSel.value = "1";
   const status = h("span.dim.small", { id: "replay-status" });
   const button = (id, text, title, onclick, cls) => h("button", { type: "button", id, text, title, onclick, class: cls });
   bar.append(
-    h("span.replay-badge", { text: data.saved ? "REPLAY" : "LINK", title: data.saved ? "a saved run" : "a run from a scenario link (not saved)" }),
+    h("span.replay-badge", { text: (data.saved ? t("replay") : t("link")).toUpperCase(), title: data.saved ? t("a saved run") : t("a run from a scenario link (not saved)") }),
     h("span.replay-title", { id: "replay-title", text: data.title, title: data.title }),
-    button("replay-start", "|◀", "Start (Home)", () => cursor.jump({ t: 0 })),
-    button("replay-back", "◀ step", "Back to the previous event the timeline shows (b, ←)", () => page.step(-1)),
+    button("replay-start", "|◀", t("Start (Home)"), () => cursor.jump({ t: 0 })),
+    button("replay-back", t("◀ step"), t("Back to the previous event the timeline shows (b, ←)"), () => page.step(-1)),
     playBtn,
-    button("replay-forward", "step ▶", "On to the next event the timeline shows (n, →)", () => page.step(1)),
-    button("replay-end", "▶▶|", "End (End)", () => cursor.jump({ t: R.end })),
+    button("replay-forward", t("step ▶"), t("On to the next event the timeline shows (n, →)"), () => page.step(1)),
+    button("replay-end", "▶▶|", t("End (End)"), () => cursor.jump({ t: R.end })),
     speedSel,
     h("div.replay-track", null, marks, scrub),
     timeLabel,
-    button("replay-fork", "Fork…", "Continue live from this moment (with other actions, or under another era)", e => page.forkMenu(e.currentTarget), "primary"),
-    button("replay-link", "Copy link", "Copy a link to this moment, with the highlighted partition and the selected broker", () => page.shareLink()),
-    data.saved ? h("a.button.ghost", { id: "replay-compare", href: `/compare?a=${encodeURIComponent(String(data.run))}`, text: "Compare…" })
-      : button("replay-save", "Save", "Save this run in the runs list", page.saveScenarioRun),
-    h("a.button.ghost", { href: "/runs", text: "Runs" }),
+    button("replay-fork", t("Fork…"), t("Continue live from this moment (with other actions, or under another era)"), e => page.forkMenu(e.currentTarget), "primary"),
+    button("replay-link", t("Copy link"), t("Copy a link to this moment, with the highlighted partition and the selected broker"), () => page.shareLink()),
+    data.saved ? h("a.button.ghost", { id: "replay-compare", href: `/compare?a=${encodeURIComponent(String(data.run))}`, text: t("Compare…") })
+      : button("replay-save", t("Save"), t("Save this run in the runs list"), page.saveScenarioRun),
+    h("a.button.ghost", { href: "/runs", text: t("Runs") }),
     status, page.narration);
 
   function render() {
     if (document.activeElement !== scrub) scrub.value = String(R.t);
     setText(timeLabel, `${seconds(R.t)} / ${seconds(R.end)}`);
-    setText(playBtn, R.playing ? "❚❚ pause" : "▶ play");
-    setText(status, R.requests === 0 ? "preparing the replay (its first opening re-simulates the run once)…"
-      : `event ${R.historyLen}` + (R.lastMs ? ` · ${R.lastMs.toFixed(0)} ms` : ""));
+    setText(playBtn, R.playing ? t("❚❚ pause") : t("▶ play"));
+    setText(status, R.requests === 0 ? t("preparing the replay (its first opening re-simulates the run once)…")
+      : t("event {n}", { n: R.historyLen }) + (R.lastMs ? ` · ${R.lastMs.toFixed(0)} ms` : ""));
     bar.dataset.t = String(R.t);
     bar.dataset.playing = R.playing ? "1" : "0";
     page.narrate();

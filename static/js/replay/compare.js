@@ -6,6 +6,7 @@ import { getJSON, postJSON } from "../http.js";
 import { toast } from "../ui/toast.js";
 import { storyMarks, placeMark } from "./marks.js";
 import { eraOption } from "../kafka.js";
+import { t as tr } from "../i18n.js";
 
 const $ = id => document.getElementById(id);
 const C = { a: null, b: null, end: 0, divergence: null, t: 0 };
@@ -13,7 +14,7 @@ const LANE_MARKS = ["leader_elected", "isr_shrink", "isr_expand", "truncation", 
 
 function sides() {
   const a = $("run-a").value.trim(), b = $("run-b").value.trim();
-  if (!a) throw new Error("run A: give a saved run's id or a library scenario's name");
+  if (!a) throw new Error(tr("run A: give a saved run's id or a library scenario's name"));
   const left = /^[1-9][0-9]*$/.test(a) ? { run: Number(a) } : { library: a };
   if (b) {
     return [left, /^[1-9][0-9]*$/.test(b) ? { run: Number(b) } : { library: b }];
@@ -24,23 +25,23 @@ function sides() {
   const cfg = $("variant-config").value.trim();
   if (cfg) {
     const m = cfg.match(/^([a-z0-9._-]+)\s*=\s*(.+)$/i);
-    if (!m) throw new Error("config: write key=value, e.g. min.insync.replicas=2");
+    if (!m) throw new Error(tr("config: write key=value, e.g. min.insync.replicas=2"));
     let value = m[2].trim();
     if (/^-?[0-9]+$/.test(value)) value = Number(value);
     else if (value === "true" || value === "false") value = value === "true";
     variant.config = { [m[1]]: value };
   }
-  if (!Object.keys(variant).length) throw new Error("run B: give a second run, or a variant of A (era, acks or config)");
+  if (!Object.keys(variant).length) throw new Error(tr("run B: give a second run, or a variant of A (era, acks or config)"));
   return [left, { variant }];
 }
 
 async function run() {
   let body;
-  try { body = sides(); } catch (e) { toast("Cannot compare", e.message, "error"); return; }
-  setText($("compare-status"), "comparing (re-simulating both runs)…");
+  try { body = sides(); } catch (e) { toast(tr("Cannot compare"), e.message, "error"); return; }
+  setText($("compare-status"), tr("comparing (re-simulating both runs)…"));
   const reply = await postJSON("/api/compare", { a: body[0], b: body[1] });
-  if (!reply.ok) { setText($("compare-status"), ""); toast("Cannot compare", errorText(reply.error), "error", 9000); return; }
-  setText($("compare-status"), `compared in ${reply.wall_ms} ms`);
+  if (!reply.ok) { setText($("compare-status"), ""); toast(tr("Cannot compare"), errorText(reply.error), "error", 9000); return; }
+  setText($("compare-status"), tr("compared in {ms} ms", { ms: reply.wall_ms }));
   const q = new URLSearchParams({ a: $("run-a").value.trim() });
   if ($("run-b").value.trim()) q.set("b", $("run-b").value.trim());
   for (const [k, id] of [["era", "variant-era"], ["acks", "variant-acks"], ["config", "variant-config"]]) if ($(id).value) q.set(k, $(id).value);
@@ -49,21 +50,21 @@ async function run() {
 }
 
 function describe(side) {
-  return `${side.title} · kafka_version ${side.kafka_version} · acks ${side.acks.join("/") || "–"} · seed ${side.seed}`;
+  return tr("{title} · kafka_version {v} · acks {acks} · seed {seed}", { title: side.title, v: side.kafka_version, acks: side.acks.join("/") || "–", seed: side.seed });
 }
 
 // docs/model.md §4.2 vs §17 vs §20.5: who writes an ISR change, when the two sides' eras differ on it
 function isrPath(reply) {
   const notes = C.notes || {};
   const how = v => (notes[v] || {}).kraft
-    ? `${v}: the leader sends ${notes[v].api} to the active controller, which appends a PartitionChangeRecord to the metadata log; brokers apply it as they fetch the log; no ZooKeeper`
+    ? tr("{v}: the leader sends {api} to the active controller, which appends a PartitionChangeRecord to the metadata log; brokers apply it as they fetch the log; no ZooKeeper", { v, api: notes[v].api })
     : (notes[v] || {}).isr_path === "controller"
-    ? `${v}: the leader sends ${notes[v].api} to the controller, which writes the znode and sends UpdateMetadata at once; no /isr_change_notification`
-    : `${v}: the leader writes the znode itself; the controller learns of it through /isr_change_notification 5–7.5 s later`;
+    ? tr("{v}: the leader sends {api} to the controller, which writes the znode and sends UpdateMetadata at once; no /isr_change_notification", { v, api: notes[v].api })
+    : tr("{v}: the leader writes the znode itself; the controller learns of it through /isr_change_notification 5–7.5 s later", { v });
   const path = v => ((notes[v] || {}).kraft ? "kraft" : (notes[v] || {}).isr_path);
   const a = path(reply.a.kafka_version), b = path(reply.b.kafka_version);
   if (!a || !b || a === b) return null;
-  return h("div#isr-path", null, h("b", { text: "ISR changes: " }), `A ${how(reply.a.kafka_version)} — B ${how(reply.b.kafka_version)}`);
+  return h("div#isr-path", null, h("b", { text: tr("ISR changes: ") }), tr("A {a} — B {b}", { a: how(reply.a.kafka_version), b: how(reply.b.kafka_version) }));
 }
 
 // The headline is the first difference a reader cares about (an election, an ISR change, a lost
@@ -71,26 +72,30 @@ function isrPath(reply) {
 // election a few milliseconds apart — follows as a timing detail.
 function headline(reply) {
   const s = reply.semantic, d = reply.divergence;
-  if (!s && !d) return h("div#divergence", { text: `No divergence up to ${seconds(reply.end_ms)}: the two runs agree on every leader, ISR, log and record fate.` });
-  if (!s) return h("div#divergence", { text: `No election, ISR change or record fate differs up to ${seconds(reply.end_ms)}: the runs differ only in timing.` });
-  return h("div#divergence", { "data-kind": s.kind }, h("b", { text: "First difference that matters: " }), s.text);
+  const end = seconds(reply.end_ms);
+  if (!s && !d) return h("div#divergence", { text: tr("No divergence up to {t}: the two runs agree on every leader, ISR, log and record fate.", { t: end }) });
+  if (!s) return h("div#divergence", { text: tr("No election, ISR change or record fate differs up to {t}: the runs differ only in timing.", { t: end }) });
+  return h("div#divergence", { "data-kind": s.kind }, h("b", { text: tr("First difference that matters: ") }), s.text);
 }
 
 function timingDetail(reply) {
   const d = reply.divergence;
   if (!d) return null;
-  return h("div.small.dim#timing-detail", null, "Timing detail — the first difference of any kind: ", d.text,
-    " (the same change at another moment, or a record at another offset, is not a difference of outcome).");
+  return h("div.small.dim#timing-detail", null, tr("Timing detail — the first difference of any kind: "), d.text,
+    tr(" (the same change at another moment, or a record at another offset, is not a difference of outcome)."));
 }
 
 function recordLines(records) {
   const total = records.lost_total;
-  const counts = `lost in A only: ${records.lost_a} · lost in B only: ${records.lost_b} · acknowledged in one, failed in the other: ${records.acked_failed}`;
+  const counts = tr("lost in A only: {a} · lost in B only: {b} · acknowledged in one, failed in the other: {both}",
+    { a: records.lost_a, b: records.lost_b, both: records.acked_failed });
   const lines = [
-    h("div#records-lost", null, h("b", { text: "Acknowledged records lost " }), "(as a saved run counts them): ",
-      `run A ${total.a}, run B ${total.b}`),
-    h("div#record-counts", null, h("b", { text: "Records that end differently: " }), counts)];
-  if (records.timing_only) lines.push(h("div.small.dim", { text: `${records.timing_only} other record(s) end the same way in both runs, at another offset or not yet settled (timing only).` }));
+    h("div#records-lost", null, h("b", { text: tr("Acknowledged records lost ") }), tr("(as a saved run counts them): "),
+      tr("run A {a}, run B {b}", { a: total.a, b: total.b })),
+    h("div#record-counts", null, h("b", { text: tr("Records that end differently: ") }), counts)];
+  if (records.timing_only) {
+    lines.push(h("div.small.dim", { text: tr("{n} other record(s) end the same way in both runs, at another offset or not yet settled (timing only).", { n: records.timing_only }) }));
+  }
   if (records.count) {
     lines.push(h("ul.compare-fates", null, ...records.records.slice(0, 8).map(r => h("li", { text: r.text }))));
   }
@@ -124,7 +129,7 @@ async function lanes() {
     const reply = await getJSON(`/api/replay/${encodeURIComponent(side.rid)}/timeline`);
     if (!reply.ok) continue;
     const marks = storyMarks(reply.story, reply.violations, C.end, { types: LANE_MARKS, limit: 300 });
-    if (C.divergence) marks.push(placeMark(h("span.mark.divergence", { title: `first difference at ${seconds(C.divergence.t_ms)}` }), C.divergence.t_ms, C.end));
+    if (C.divergence) marks.push(placeMark(h("span.mark.divergence", { title: tr("first difference at {t}", { t: seconds(C.divergence.t_ms) }) }), C.divergence.t_ms, C.end));
     $(lane).replaceChildren(...marks);
   }
 }

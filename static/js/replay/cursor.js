@@ -4,6 +4,7 @@
 import { getJSON } from "../http.js";
 import { errorText } from "../format.js";
 import { toast } from "../ui/toast.js";
+import { t } from "../i18n.js";
 
 /** `R` is the replay's state (the tests and the bar read it); `onMove` runs after each frame. */
 export function createCursor(rid, end, view, onMove) {
@@ -41,7 +42,7 @@ export function createCursor(rid, end, view, onMove) {
     R.requests += 1;
     if (!reply.ok) {
       R.playing = false;
-      toast("Cannot show that moment", errorText(reply.error), "error");
+      toast(t("Cannot show that moment"), errorText(reply.error), "error");
       return;
     }
     R.cursor = reply.cursor;

@@ -13,15 +13,15 @@ import { createBar, SPEEDS } from "./bar.js";
 import { toast } from "../ui/toast.js";
 import { openMenu, closeMenu, menuOpen } from "../ui/menu.js";
 import { openHelp, openInspect } from "../ui/dialogs.js";
-import { lang } from "../i18n.js";
+import { lang, t } from "../i18n.js";
 import { setText } from "../dom.js";
 import { createStory } from "./story.js";
 
 const data = JSON.parse(document.getElementById("replay-data").textContent);
 const RID = encodeURIComponent(String(data.run));
 // a run saved from analytics or a counterexample may have no title: its scenario's name is one
-data.title = data.title || data.scenario_name || `run ${data.run}`;
-document.title = `${data.title} — ISR Lab replay`;
+data.title = data.title || data.scenario_name || t("run {id}", { id: data.run });
+document.title = t("{title} — ISR Lab replay", { title: data.title });
 const store = createStore();
 
 // -- links, fork, save -----------------------------------------------------------------------------
@@ -36,7 +36,7 @@ async function shareLink() {
   let url;
   if (data.saved) {
     const reply = await postJSON("/api/links", { run: data.run, ...f, lang: lang() });
-    if (!reply.ok) { toast("Cannot make a link", errorText(reply.error), "error"); return; }
+    if (!reply.ok) { toast(t("Cannot make a link"), errorText(reply.error), "error"); return; }
     url = location.origin + reply.url;
   } else {
     const q = new URLSearchParams({ t: String(f.t_ms) });
@@ -49,8 +49,8 @@ async function shareLink() {
   document.getElementById("replay-bar").dataset.link = url;
   // the link is always shown (a clipboard may be refused); copied too where the page may
   if (navigator.clipboard && window.isSecureContext) {
-    navigator.clipboard.writeText(url).then(() => toast("Link copied", url, "info", 12000), () => toast("Link to this moment", url, "info", 12000));
-  } else toast("Link to this moment", url, "info", 12000);
+    navigator.clipboard.writeText(url).then(() => toast(t("Link copied"), url, "info", 12000), () => toast(t("Link to this moment"), url, "info", 12000));
+  } else toast(t("Link to this moment"), url, "info", 12000);
   return url;
 }
 
@@ -58,27 +58,31 @@ async function fork(options = {}) {
   R.playing = false;
   const body = { t_ms: R.t, keep_timeline: options.keep !== false };
   if (options.kafka_version) body.kafka_version = options.kafka_version;
-  toast("Forking", `continuing live from ${seconds(R.t)}${options.kafka_version ? " under kafka_version " + options.kafka_version : ""}…`);
-  const reply = await followJob(await postJSON(`/api/replay/${RID}/fork`, body), "Forking");
-  if (!reply.ok) { toast("Cannot fork", errorText(reply.error), "error", 9000); return null; }
+  const forking = t("Forking");
+  const from = options.kafka_version ? t("continuing live from {t} under kafka_version {v}…", { t: seconds(R.t), v: options.kafka_version })
+    : t("continuing live from {t}…", { t: seconds(R.t) });
+  toast(forking, from);
+  const reply = await followJob(await postJSON(`/api/replay/${RID}/fork`, body), forking);
+  if (!reply.ok) { toast(t("Cannot fork"), errorText(reply.error), "error", 9000); return null; }
   location.href = reply.url;
   return reply;
 }
 
 function forkMenu(anchor) {
   const items = [
-    { id: "fork-keep", label: `Continue live from ${seconds(R.t)} (the rest of the timeline still happens)`, run: () => fork({ keep: true }) },
-    { id: "fork-drop", label: `Continue live from ${seconds(R.t)} without the rest of the timeline`, run: () => fork({ keep: false }) },
+    { id: "fork-keep", label: t("Continue live from {t} (the rest of the timeline still happens)", { t: seconds(R.t) }), run: () => fork({ keep: true }) },
+    { id: "fork-drop", label: t("Continue live from {t} without the rest of the timeline", { t: seconds(R.t) }), run: () => fork({ keep: false }) },
     "-",
     ...R.versions.filter(v => v !== data.kafka_version).map(v => ({ id: `fork-era-${v}`,
-      label: `Re-run to ${seconds(R.t)} under kafka_version ${v}${R.notes[v] ? ` (${R.notes[v].short})` : ""}, then continue live`, run: () => fork({ keep: true, kafka_version: v }) })),
+      label: t("Re-run to {t} under kafka_version {v}{note}, then continue live", { t: seconds(R.t), v, note: R.notes[v] ? ` (${R.notes[v].short})` : "" }),
+      run: () => fork({ keep: true, kafka_version: v }) })),
   ];
-  openMenu("Fork this run", items, anchor);
+  openMenu(t("Fork this run"), items, anchor);
 }
 
 async function saveScenarioRun() {
-  const reply = await followJob(await postJSON("/api/runs", { scenario: await scenarioOfLink() }), "Saving the run");
-  if (!reply.ok) { toast("Cannot save", errorText(reply.error), "error"); return; }
+  const reply = await followJob(await postJSON("/api/runs", { scenario: await scenarioOfLink() }), t("Saving the run"));
+  if (!reply.ok) { toast(t("Cannot save"), errorText(reply.error), "error"); return; }
   location.href = reply.links.page + `?t=${R.t}`;
 }
 
@@ -88,7 +92,7 @@ async function scenarioOfLink() {
 }
 
 // -- the app object the shared renderers talk to: read-only answers -------------------------------
-const READ_ONLY = "This is a replay: fork it (Fork button) to act on the cluster from this moment.";
+const READ_ONLY = t("This is a replay: fork it (Fork button) to act on the cluster from this moment.");
 const app = {
   store, toast, data,
   async request(event, payload) {
@@ -108,10 +112,10 @@ const app = {
     if (action === "step") { await story.step(1); return true; }
     if (action === "restart") { await cursor.jump({ t: 0 }); return true; }
     if (action === "pause_on_violation") return true;
-    toast("Not in a replay", READ_ONLY);
+    toast(t("Not in a replay"), READ_ONLY);
     return false;
   },
-  async command() { toast("Read-only replay", READ_ONLY, "info", 6000); return false; },
+  async command() { toast(t("Read-only replay"), READ_ONLY, "info", 6000); return false; },
   setSpeed(v) { cursor.setSpeed(v === "max" ? 300 : v); return Promise.resolve(true); },
   nudgeSpeed(dir) {
     let i = SPEEDS.findIndex(s => s >= R.speed);
@@ -129,7 +133,7 @@ const app = {
     return false;
   },
   openPicker() { location.href = "/runs"; },
-  openConfig() { toast("Read-only replay", "Fork under another era from the Fork menu, or change the config in a fork."); },
+  openConfig() { toast(t("Read-only replay"), t("Fork under another era from the Fork menu, or change the config in a fork.")); },
   openHelp: () => openHelp(app),
   share: () => shareLink(),
   brokerMenu(id, anchor) {
@@ -137,24 +141,25 @@ const app = {
     store.ui.selectedBroker = id;
     app.requestRender(true);
     const b = store.brokers.get(id);
-    openMenu(`Broker ${id} · ${b.state}${b.controller ? " · controller" : ""} (replay)`, [
-      { id: "fork", label: `Fork from ${seconds(R.t)} to act on broker ${id}…`, run: () => forkMenu(anchor) },
-      { id: "link", label: "Copy a link to this moment with this broker selected", run: () => shareLink() },
+    const title = b.controller ? t("Broker {id} · {state} · controller (replay)", { id, state: b.state }) : t("Broker {id} · {state} (replay)", { id, state: b.state });
+    openMenu(title, [
+      { id: "fork", label: t("Fork from {t} to act on broker {id}…", { t: seconds(R.t), id }), run: () => forkMenu(anchor) },
+      { id: "link", label: t("Copy a link to this moment with this broker selected"), run: () => shareLink() },
     ], anchor);
   },
   zoneMenu(rack, anchor) {
-    openMenu(`Zone ${rack} (replay)`, [
-      { id: "fork", label: `Fork from ${seconds(R.t)} to fail, isolate, restart or heal zone ${rack}…`, run: () => forkMenu(anchor) },
-      { id: "link", label: "Copy a link to this moment", run: () => shareLink() },
+    openMenu(t("Zone {rack} (replay)", { rack }), [
+      { id: "fork", label: t("Fork from {t} to fail, isolate, restart or heal zone {rack}…", { t: seconds(R.t), rack }), run: () => forkMenu(anchor) },
+      { id: "link", label: t("Copy a link to this moment"), run: () => shareLink() },
     ], anchor);
   },
   zoneAction(rack) { app.zoneMenu(rack, document.querySelector(`.zone[data-rack="${CSS.escape(rack)}"] .zhead`)); },
   partitionMenu(key, anchor) {
     if (!store.partitions.has(key)) return;
     view.highlightPartition(key);
-    openMenu(key + " (replay)", [
-      { id: "inspect", label: "Inspect the logs (record by record)…", run: () => openInspect(app, key) },
-      { id: "link", label: "Copy a link to this moment with this partition highlighted", run: () => shareLink() },
+    openMenu(t("{key} (replay)", { key }), [
+      { id: "inspect", label: t("Inspect the logs (record by record)…"), run: () => openInspect(app, key) },
+      { id: "link", label: t("Copy a link to this moment with this partition highlighted"), run: () => shareLink() },
     ], anchor);
   },
   selectEvent(e, reveal = true) {
@@ -164,8 +169,8 @@ const app = {
   jumpToViolation() {
     const v = R.violations.length ? R.violations[R.violations.length - 1] : null;
     if (!v) return;
-    const [t, , topic, partition] = v;
-    cursor.jump({ t }).then(() => view.highlightPartition(topic !== null ? `${topic}-${partition}` : null));
+    const [at, , topic, partition] = v;
+    cursor.jump({ t: at }).then(() => view.highlightPartition(topic !== null ? `${topic}-${partition}` : null));
   },
 };
 window.isrlab = app;
@@ -175,15 +180,15 @@ const view = createView(app, { afterRender() {
   const dl = document.getElementById("download-link");
   if (!dl) return;
   dl.href = data.saved ? `/api/runs/${RID}/export` : `/api/links/${data.code}`;
-  dl.title = data.saved ? "This run as a JSON file (import it on any server)" : "The scenario this link carries (JSON)";
-  setText(dl, data.saved ? "Export run" : "Scenario JSON");
+  dl.title = data.saved ? t("This run as a JSON file (import it on any server)") : t("The scenario this link carries (JSON)");
+  setText(dl, data.saved ? t("Export run") : t("Scenario JSON"));
 } });
 // The replay's own chrome (its bar and the narration strip) tells the story of the moment shown:
 // the scenario's guide starts folded ("show" opens it) and the live page's violation bar, which
 // would repeat the narration over the partitions, is left out (docs: issue 34, the replay chrome).
 document.body.classList.add("replay");
 const storyEl = document.getElementById("story"), storyToggle = document.getElementById("story-toggle");
-if (storyEl && storyToggle) { storyEl.classList.add("collapsed"); storyToggle.textContent = "show"; }
+if (storyEl && storyToggle) { storyEl.classList.add("collapsed"); storyToggle.textContent = t("show"); }
 const cursor = createCursor(RID, data.end_ms, view, () => bar.render());
 const R = Object.assign(cursor.R, { story: [], violations: [], versions: [], notes: {} });
 const story = createStory(R, store, cursor, view);
@@ -229,7 +234,7 @@ function showPreparing() {
   const tick = () => {
     if (store.meta || document.body.dataset.ready) { clearInterval(timer); delete document.body.dataset.preparing; return; }
     const waited = Math.round((performance.now() - started) / 1000);
-    setText(text, `Preparing the replay: re-simulating this run on the server… ${waited} s`);
+    setText(text, t("Preparing the replay: re-simulating this run on the server… {s} s", { s: waited }));
   };
   document.body.dataset.preparing = "1";
   const timer = setInterval(tick, 1000);
@@ -238,15 +243,15 @@ function showPreparing() {
 showPreparing();
 
 document.addEventListener("keydown", onKey);
-setText(document.getElementById("conn"), "replay");
+setText(document.getElementById("conn"), t("replay"));
 document.getElementById("conn").className = "conn ok";
 view.start().then(eras => { R.versions = eras.versions; R.notes = eras.notes || {}; });
 // An old run re-simulates under its own engine's rules (docs/model.md §19): only a version this
 // server cannot reproduce exactly is worth a warning (engine_note says what it does instead).
 if (data.engine_note) {
-  toast("Engine version differs", data.engine_note, "error", 12000);
+  toast(t("Engine version differs"), data.engine_note, "error", 12000);
 } else if (data.engine_version && data.engine_version !== data.server_engine_version) {
-  toast("Old engine", `made with engine ${data.engine_version}; replayed with its rules on engine ${data.server_engine_version}`, "info", 6000);
+  toast(t("Old engine"), t("made with engine {v}; replayed with its rules on engine {server}", { v: data.engine_version, server: data.server_engine_version }), "info", 6000);
 }
 const timeline = getJSON(`/api/replay/${RID}/timeline`).then(reply => {
   if (!reply.ok) return;

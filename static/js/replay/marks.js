@@ -2,6 +2,7 @@
 // violations, placed by their moment. The replay bar and the compare page's lanes draw the same.
 import { h } from "../dom.js";
 import { seconds } from "../format.js";
+import { t as tr } from "../i18n.js";
 
 /** Place a mark at moment `t` of a run that lasts `end` ms. */
 export function placeMark(el, t, end) {
@@ -13,11 +14,11 @@ export function placeMark(el, t, end) {
  *  ([t, invariant] rows) up to `end`; `onEvent(i)` / `onViolation(t)` make them clickable. */
 export function storyMarks(story, violations, end, { types, limit, onEvent = null, onViolation = null }) {
   const out = story.filter(([, t, type]) => t <= end && types.includes(type)).slice(-limit).map(([i, t, type]) =>
-    placeMark(h("span.mark." + type, { title: `${type} at ${seconds(t)}`, dataset: { i: String(i) },
+    placeMark(h("span.mark." + type, { title: tr("{type} at {t}", { type, t: seconds(t) }), dataset: { i: String(i) },
       onclick: onEvent ? () => onEvent(i) : null }), t, end));
   for (const [t, inv] of violations) {
     if (t > end) continue;
-    out.push(placeMark(h("span.mark.violation", { title: `${inv} at ${seconds(t)}`, onclick: onViolation ? () => onViolation(t) : null }), t, end));
+    out.push(placeMark(h("span.mark.violation", { title: tr("{type} at {t}", { type: inv, t: seconds(t) }), onclick: onViolation ? () => onViolation(t) : null }), t, end));
   }
   return out;
 }

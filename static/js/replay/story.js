@@ -5,6 +5,7 @@ import { h, setText } from "../dom.js";
 import { shortSeconds } from "../format.js";
 import { eventLabel, eventWhere, explainAlterPartition } from "../render/timeline.js";
 import { isKraft } from "../kraft.js";
+import { t } from "../i18n.js";
 
 /** `R.story` is [[history index, t_ms, type]] of the events the timeline shows (no HW moves). */
 export function createStory(R, store, cursor, view) {
@@ -46,8 +47,7 @@ export function createStory(R, store, cursor, view) {
     const id = (v.records || [])[0];
     if (!id) return "";
     const row = (store.ledger || []).find(x => x[0] === id);
-    const acked = row && row[9] !== null ? ` acked at ${shortSeconds(row[9])}` : "";
-    return `record ${id}${acked}, `;
+    return row && row[9] !== null ? t("record {id} acked at {t}, ", { id, t: shortSeconds(row[9]) }) : t("record {id}, ", { id });
   }
 
   /** The narration for the frame on screen (derived from the store on every move). */
@@ -58,16 +58,17 @@ export function createStory(R, store, cursor, view) {
       const v = seen[0];
       const key = `${v.topic}-${v.partition}`;
       const cause = causeOf(v, key);
-      const why = cause ? ` — after ${eventLabel(cause, isKraft(store))} (${eventWhere(cause)}) at ${shortSeconds(cause.t_ms)}: ${cause.reason || ""}` : "";
-      text = `${recordText(v)}${v.invariant} in ${key} at ${shortSeconds(v.t_ms)}: ${v.detail || ""}${why}`;
-      if (seen.length > 1) text += ` (+${seen.length - 1} more violation(s) by now)`;
+      const why = cause ? t(" — after {event} ({where}) at {t}: {reason}", { event: eventLabel(cause, isKraft(store)), where: eventWhere(cause),
+        t: shortSeconds(cause.t_ms), reason: cause.reason || "" }) : "";
+      text = recordText(v) + t("{invariant} in {key} at {t}: {detail}", { invariant: v.invariant, key, t: shortSeconds(v.t_ms), detail: v.detail || "" }) + why;
+      if (seen.length > 1) text += t(" (+{n} more violation(s) by now)", { n: seen.length - 1 });
     } else {
       const first = firstViolation();
       let last = null;
       for (let k = store.events.length - 1; k >= 0 && !last; k--) if (store.events[k].t_ms <= R.t) last = store.events[k];
       text = last && last.type === "alter_partition" ? `${shortSeconds(last.t_ms)} ${eventLabel(last, isKraft(store))}: ${explainAlterPartition(last, isKraft(store))}`
-        : first ? `No violation yet; the first (${first[1]}) comes at ${shortSeconds(first[0])} — press v to jump there.`
-        : `This run breaks no invariant up to its end (${shortSeconds(R.end)}); "What to watch" below says what happens — step ▶ walks through it event by event.`;
+        : first ? t("No violation yet; the first ({invariant}) comes at {t} — press v to jump there.", { invariant: first[1], t: shortSeconds(first[0]) })
+        : t("This run breaks no invariant up to its end ({t}); \"What to watch\" below says what happens — step ▶ walks through it event by event.", { t: shortSeconds(R.end) });
     }
     setText(strip, text);
     strip.dataset.state = seen.length ? "violation" : "calm";

@@ -4,6 +4,7 @@ import { h, setText } from "../dom.js";
 import { seconds, errorText } from "../format.js";
 import { toast } from "../ui/toast.js";
 import { followJob } from "../jobs.js";
+import { lang, t } from "../i18n.js";
 
 const PAGE = 50;
 const state = { offset: 0, total: 0, selected: new Set(), timer: null, facetsLoaded: false };
@@ -26,7 +27,8 @@ function filters() {
 
 function when(ms) {
   const d = new Date(ms);
-  return d.toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  // a zh-CN page writes its dates in Chinese whatever the browser's own locale; else the browser's
+  return d.toLocaleString(lang() === "zh-CN" ? "zh-CN" : undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
 }
 
 async function load() {
@@ -36,7 +38,7 @@ async function load() {
   if (!state.facetsLoaded) p.set("facets", "1");
   history.replaceState(null, "", "/runs" + (filters().toString() ? "?" + filters().toString() : ""));
   const reply = await api("GET", "/api/runs?" + p.toString());
-  if (!reply.ok) { toast("Cannot list runs", errorText(reply.error), "error"); return; }
+  if (!reply.ok) { toast(t("Cannot list runs"), errorText(reply.error), "error"); return; }
   if (reply.facets) { fillFacets(reply.facets); state.facetsLoaded = true; }
   state.total = reply.total;
   render(reply.runs);
@@ -45,13 +47,13 @@ async function load() {
 function fillFacets(f) {
   const era = $("era"), sc = $("scenario");
   const keepEra = era.value, keepSc = sc.value;
-  era.replaceChildren(h("option", { value: "", text: "any" }), ...f.eras.map(([v, n]) => h("option", { value: v, text: `${v} (${n})` })));
-  sc.replaceChildren(h("option", { value: "", text: "any" }), ...f.scenarios.map(([v, n]) => h("option", { value: v, text: `${v} (${n})` })));
+  era.replaceChildren(h("option", { value: "", text: t("any") }), ...f.eras.map(([v, n]) => h("option", { value: v, text: `${v} (${n})` })));
+  sc.replaceChildren(h("option", { value: "", text: t("any") }), ...f.scenarios.map(([v, n]) => h("option", { value: v, text: `${v} (${n})` })));
   era.value = keepEra; sc.value = keepSc;
 }
 
 function outcomeChip(run) {
-  const label = run.outcome === "lost" ? "lost records" : run.outcome === "violations" ? "violations" : "clean";
+  const label = run.outcome === "lost" ? t("lost records") : run.outcome === "violations" ? t("violations") : t("clean");
   return h("span", { class: `chip outcome-${run.outcome}`, text: label });
 }
 
@@ -59,15 +61,15 @@ function render(runs) {
   const body = document.querySelector("#runs tbody");
   body.replaceChildren(...runs.map(row));
   $("empty").hidden = runs.length > 0;
-  setText($("total"), `${state.total} run${state.total === 1 ? "" : "s"}`);
-  setText($("page"), state.total ? `${state.offset + 1}–${Math.min(state.offset + PAGE, state.total)} of ${state.total}` : "");
+  setText($("total"), state.total === 1 ? t("1 run") : t("{n} runs", { n: state.total }));
+  setText($("page"), state.total ? t("{from}–{to} of {n}", { from: state.offset + 1, to: Math.min(state.offset + PAGE, state.total), n: state.total }) : "");
   $("prev").disabled = state.offset === 0;
   $("next").disabled = state.offset + PAGE >= state.total;
   updateCompare();
 }
 
 function row(run) {
-  const check = h("input", { type: "checkbox", checked: state.selected.has(run.id), title: "select for compare",
+  const check = h("input", { type: "checkbox", checked: state.selected.has(run.id), title: t("select for compare"),
     onchange: e => { if (e.target.checked) state.selected.add(run.id); else state.selected.delete(run.id); updateCompare(); } });
   const title = h("a", { href: run.links.page, class: "run-title", text: run.title });
   const tr = h("tr", { dataset: { id: String(run.id) } },
@@ -77,33 +79,33 @@ function row(run) {
     h("td", { class: "mono", text: run.kafka_version }),
     h("td", { class: "mono", text: String(run.seed) }),
     h("td", { class: "dim small", text: when(run.created_ms) }),
-    h("td", { class: "mono", text: seconds(run.end_ms) + (run.finished ? "" : " (partial)") }),
+    h("td", { class: "mono", text: seconds(run.end_ms) + (run.finished ? "" : t(" (partial)")) }),
     h("td", { class: "mono", text: String(run.acked_count) }),
     h("td", { class: "mono" + (run.lost_count ? " bad" : ""), text: String(run.lost_count) }),
     h("td", { class: "mono" + (run.violations_count ? " bad" : ""), text: String(run.violations_count) }),
     h("td", {}, outcomeChip(run)),
     h("td", { class: "actions" },
-      h("button", { type: "button", class: "small ghost", text: "Rename", dataset: { act: "rename" }, onclick: () => rename(run, tr) }),
-      h("a", { class: "button small ghost", href: `/api/runs/${run.id}/export`, text: "Export" }),
-      h("button", { type: "button", class: "small ghost", text: "Link", dataset: { act: "link" }, onclick: () => copy(run.links.short) }),
-      h("button", { type: "button", class: "small danger", text: "Delete", dataset: { act: "delete" }, onclick: e => remove(run, e.currentTarget) })));
+      h("button", { type: "button", class: "small ghost", text: t("Rename"), dataset: { act: "rename" }, onclick: () => rename(run, tr) }),
+      h("a", { class: "button small ghost", href: `/api/runs/${run.id}/export`, text: t("Export") }),
+      h("button", { type: "button", class: "small ghost", text: t("Link"), dataset: { act: "link" }, onclick: () => copy(run.links.short) }),
+      h("button", { type: "button", class: "small danger", text: t("Delete"), dataset: { act: "delete" }, onclick: e => remove(run, e.currentTarget) })));
   return tr;
 }
 
 function rename(run, tr) {
   const cell = tr.querySelector(".title-cell");
-  const input = h("input", { type: "text", value: run.title, maxLength: 200, class: "rename-input", "aria-label": "new title" });
+  const input = h("input", { type: "text", value: run.title, maxLength: 200, class: "rename-input", "aria-label": t("new title") });
   const done = async save => {
     if (save) {
       const reply = await api("PATCH", `/api/runs/${run.id}`, { title: input.value });
-      if (!reply.ok) { toast("Cannot rename", errorText(reply.error), "error"); input.focus(); return; }
+      if (!reply.ok) { toast(t("Cannot rename"), errorText(reply.error), "error"); input.focus(); return; }
       run.title = reply.title;
-      toast("Renamed", reply.title);
+      toast(t("Renamed"), reply.title);
     }
     cell.replaceChildren(h("a", { href: run.links.page, class: "run-title", text: run.title }));
   };
   input.addEventListener("keydown", e => { if (e.key === "Enter") done(true); else if (e.key === "Escape") done(false); });
-  cell.replaceChildren(input, h("button", { type: "button", class: "small primary", text: "Save", dataset: { act: "save-title" }, onclick: () => done(true) }));
+  cell.replaceChildren(input, h("button", { type: "button", class: "small primary", text: t("Save"), dataset: { act: "save-title" }, onclick: () => done(true) }));
   input.focus();
   input.select();
 }
@@ -111,35 +113,36 @@ function rename(run, tr) {
 async function remove(run, button) {
   if (button.dataset.armed !== "1") {
     button.dataset.armed = "1";
-    setText(button, "Really delete?");
-    setTimeout(() => { button.dataset.armed = ""; setText(button, "Delete"); }, 4000);
+    setText(button, t("Really delete?"));
+    setTimeout(() => { button.dataset.armed = ""; setText(button, t("Delete")); }, 4000);
     return;
   }
   const reply = await api("DELETE", `/api/runs/${run.id}`);
-  if (!reply.ok) { toast("Cannot delete", errorText(reply.error), "error"); return; }
+  if (!reply.ok) { toast(t("Cannot delete"), errorText(reply.error), "error"); return; }
   state.selected.delete(run.id);
-  toast("Deleted", run.title);
+  toast(t("Deleted"), run.title);
   load();
 }
 
 function copy(path) {
   const url = location.origin + path;
-  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(url).then(() => toast("Link copied", url));
-  else toast("Link", url, "info", 9000);
+  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(url).then(() => toast(t("Link copied"), url));
+  else toast(t("Link"), url, "info", 9000);
 }
 
 function updateCompare() {
   const b = $("compare-selected");
   b.disabled = state.selected.size !== 2;
-  b.title = state.selected.size === 2 ? "Open the two selected runs side by side" : "Select two runs to compare";
+  b.title = state.selected.size === 2 ? t("Open the two selected runs side by side") : t("Select two runs to compare");
 }
 
 async function importFile(file) {
   if (!file) return;
   const text = await file.text();
-  const reply = await followJob(await api("POST", "/api/runs/import", text), "Importing " + file.name);
-  if (!reply.ok) { toast("Cannot import", errorText(reply.error), "error", 9000); return; }
-  toast("Imported", reply.title + (reply.history_matches === false ? " — its history differs from this engine's re-simulation (the re-simulation was saved)" : ""));
+  const reply = await followJob(await api("POST", "/api/runs/import", text), t("Importing {name}", { name: file.name }));
+  if (!reply.ok) { toast(t("Cannot import"), errorText(reply.error), "error", 9000); return; }
+  const differs = reply.history_matches === false ? t(" — its history differs from this engine's re-simulation (the re-simulation was saved)") : "";
+  toast(t("Imported"), reply.title + differs);
   state.offset = 0;
   state.facetsLoaded = false;
   load();
