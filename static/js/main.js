@@ -8,6 +8,7 @@ import { errorText, seconds } from "./format.js";
 import { getJSON } from "./http.js";
 import { createView, pageKey } from "./view.js";
 import { toast } from "./ui/toast.js";
+import { reason } from "./i18n_reasons.js";
 import { openMenu, closeMenu, menuOpen } from "./ui/menu.js";
 import { openPicker, openConfig, openHelp, openInspect } from "./ui/dialogs.js";
 import { rackOf, zoneOf, zoneState } from "./zones.js";
@@ -172,7 +173,7 @@ const app = {
     app.requestRender(true);
     if (store.ui.selectedEvent !== null) timeline.reveal(store.ui.selectedEvent, store);
     requestAnimationFrame(() => partitions.scrollTo(key));
-    toast(t("{invariant} in {partition}", { invariant: v.invariant, partition: key }), cause ? t("cause: {type} at {t} — {reason}", { type: cause.type, t: seconds(cause.t_ms), reason: cause.reason }) : v.detail, "error", 9000);
+    toast(t("{invariant} in {partition}", { invariant: v.invariant, partition: key }), cause ? t("cause: {type} at {t} — {reason}", { type: cause.type, t: seconds(cause.t_ms), reason: reason(cause.reason) }) : reason(v.detail), "error", 9000);
   },
 };
 
