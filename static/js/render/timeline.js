@@ -39,9 +39,12 @@ export function opOrigin(e) {
   return FAULT_OPS.has(e.op) ? N_("fault injected") : N_("scenario timeline");
 }
 
-// how the controller chose a leader (leader_elected's kind), in the page's words
-const KIND = { clean: N_("clean"), unclean: N_("unclean"), preferred: N_("preferred replica"), offline: N_("offline partition"),
-  controlled_shutdown: N_("controlled shutdown") };
+// a leader_elected row by how the controller chose (its kind), and an ISR notification by its
+// stage: whole labels, so the English stays "leader elected (clean)" and the Chinese reads well
+const KIND = { clean: N_("leader elected (clean)"), unclean: N_("leader elected (unclean)"),
+  preferred: N_("leader elected (preferred)"), controlled_shutdown: N_("leader elected (controlled_shutdown)"),
+  elr: N_("leader elected (elr)"), last_known_leader: N_("leader elected (last_known_leader)") };
+const STAGE = { created: N_("ISR notification created"), processed: N_("ISR notification processed") };
 
 // KRaft words for the same history types: a broker's registration is answered by the controller
 // (its reply carries the broker epoch), then the RegisterBrokerRecord is applied — two steps, not
@@ -54,8 +57,8 @@ const KRAFT_LABEL = {
 /** `kraft`: the run is in a KRaft era (its words differ, docs/scenario-format.md §4.2). */
 export function eventLabel(e, kraft = false) {
   if (kraft && KRAFT_LABEL[e.type]) return known(KRAFT_LABEL[e.type]);
-  if (e.type === "leader_elected" && e.kind) return t("leader elected ({kind})", { kind: known(KIND[e.kind] || e.kind) });
-  if (e.type === "isr_change_notification" && e.stage) return t("ISR notification {stage}", { stage: e.stage });
+  if (e.type === "leader_elected" && e.kind) return KIND[e.kind] ? known(KIND[e.kind]) : t("leader elected ({kind})", { kind: e.kind });
+  if (e.type === "isr_change_notification" && e.stage) return STAGE[e.stage] ? known(STAGE[e.stage]) : t("ISR notification {stage}", { stage: e.stage });
   if (e.type === "alter_partition") return e.phase === "sent" ? t("{api} sent", { api: e.api || "AlterIsr" }) : t("{api} answered", { api: e.api || "AlterIsr" });
   if (e.type === "fault") return t("{origin}: {op}", { origin: known(opOrigin(e)), op: e.op || "" });
   if (e.type === "violation") return t("violation: {invariant}", { invariant: e.invariant });
