@@ -64,6 +64,7 @@ def test_a_story_its_reasons_and_its_alarm_in_chinese(page, server):
     page.click(f".pitem[data-id='{STORY}']")
     assert page.text_content(".pdetail h3") == name
     assert page.locator(".pdetail p").first.text_content() == guide
+    assert "null" not in page.text_content(".pdetail")
     page.fill(".psearch", "不干净的领导者选举")                        # searching in the reader's words finds it
     assert page.locator(".pitem").count() >= 1 and page.locator(f".pitem[data-id='{STORY}']").count() == 1
 

@@ -41,7 +41,7 @@ export function libraryPane(app, lib, dlg) {
         s.racks ? h("span.chip", { text: t("{n} zones", { n: s.racks }) }) : null,
         h("span.chip", { text: t("topics: {list}", { list: s.topics.join(", ") }) }), h("span.chip", { text: `${s.duration_ms / 1000} s` })),
       h("h3", { text: t("What to watch") }), h("p", { text: storyDescription(s.description) }),
-      s.walkthrough ? h("p.dim.small", { text: t("This story has a walkthrough: its steps appear under “What to watch” while it runs.") }) : null,
+      ...(s.walkthrough ? [h("p.dim.small", { text: t("This story has a walkthrough: its steps appear under “What to watch” while it runs.") })] : []),   // append(null) would write "null"
       h("button.primary#run-scenario", { type: "button", text: t("Run this scenario"), onclick: async () => {
         if (await app.load({ library: s.id })) dlg.close();
       } }));
