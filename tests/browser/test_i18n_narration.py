@@ -7,8 +7,12 @@ static/js/i18n_reasons.js, static/js/i18n_story.js). In zh-CN the story's words 
 reasons of the timeline carry no English word outside Kafka's own names (test_i18n_page.ALLOWED,
 and the few the house style keeps: fetch, czxid...); in English nothing Chinese shows. The
 timeline panel holds its wider Chinese rows at 1024 and 1920 px."""
+import pathlib
 import re
 
+from babel.support import Translations
+
+from app.i18n.reasons import translate
 from tests.browser.conftest import ARTIFACTS, open_page, wait_store
 from tests.browser.layout import SIZES, check_sizes
 from tests.browser.test_i18n_page import ALLOWED, CJK, english_words
@@ -67,6 +71,20 @@ def test_a_story_its_reasons_and_its_alarm_in_chinese(page, server):
     assert "null" not in page.text_content(".pdetail")
     page.fill(".psearch", "不干净的领导者选举")                        # searching in the reader's words finds it
     assert page.locator(".pitem").count() >= 1 and page.locator(f".pitem[data-id='{STORY}']").count() == 1
+
+
+def test_the_page_translates_every_reason_as_the_server_does(page, server):
+    """static/js/i18n_reasons.js and app/i18n/reasons.py agree on every reason of a run (the same
+    regular expressions in two engines, the same nesting and "; " rule)."""
+    _, base = server
+    _run(page, base, "zh-CN")
+    texts = sorted({e for e in page.evaluate("() => window.isrlab.store.events.map(e => e.reason).filter(Boolean)")})
+    assert len(texts) > 30
+    shown = page.evaluate("async (texts) => { const m = await import('/static/js/i18n_reasons.js');"
+                          " return texts.map(m.reason); }", texts)
+    zh = Translations.load(str(pathlib.Path(__file__).resolve().parents[2] / "translations"), ["zh_CN"]).gettext
+    assert shown == [translate(text, zh)[0] for text in texts]
+    assert sum(1 for text, out in zip(texts, shown) if out != text) == len(texts)
 
 
 def test_the_same_story_in_english_has_no_chinese(page, server):
