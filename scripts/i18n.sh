@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYBABEL=${PYBABEL:-.venv/bin/pybabel}
+# babel.cfg names an extractor of this checkout (app.i18n.library_extract)
+export PYTHONPATH=".${PYTHONPATH:+:$PYTHONPATH}"
 case "${1:-compile}" in
   compile)
     "$PYBABEL" -q compile -d translations ;;

@@ -29,7 +29,7 @@ def Step(t_ms, title, text, kafka, claims, window_ms=0):
 ISR_SHRINK = Walkthrough(
     "isr-shrink", "isr-shrink-slow-follower", "orders-0",
     N_("ISR shrink by the isr-expiration task"),
-    N_("Kafka的ISR收缩机制 §1: ReplicaManager#maybeShrinkIsr"),
+    N_("Article “How Kafka shrinks the ISR” §1: ReplicaManager#maybeShrinkIsr"),
     (
         Step(5000, N_("Follower 2 is cut off"),
              N_("Broker 2 loses its links to the other brokers. Its ZooKeeper session is fine, so the controller "
@@ -68,7 +68,7 @@ ISR_SHRINK = Walkthrough(
 ISR_EXPAND = Walkthrough(
     "isr-expand", "isr-expansion", "orders-0",
     N_("ISR expansion: a restarted follower rejoins"),
-    N_("Kafka的ISR收缩机制 §2: Partition#maybeExpandIsr"),
+    N_("Article “How Kafka shrinks the ISR” §2: Partition#maybeExpandIsr"),
     (
         Step(5000, N_("Follower 2 crashes"),
              N_("Broker 2 stops. Its ZooKeeper session lives on until it expires; until then nothing in the cluster "
@@ -101,7 +101,7 @@ ISR_EXPAND = Walkthrough(
 PROPAGATION = Walkthrough(
     "isr-propagation", "isr-change-propagation", "orders-0",
     N_("isr-change-propagation and the controller's watch"),
-    N_("Kafka的ISR收缩机制 §3–4: maybePropagateIsrChanges, /isr_change_notification"),
+    N_("Article “How Kafka shrinks the ISR” §3–4: maybePropagateIsrChanges, /isr_change_notification"),
     (
         Step(3000, N_("Follower 2 is cut off"),
              N_("Broker 2 can no longer reach the leader, broker 1. In 0.10 replica.lag.time.max.ms is 10000 ms, so "
@@ -142,7 +142,7 @@ PROPAGATION = Walkthrough(
 BROKER_FAILURE = Walkthrough(
     "broker-failure", "broker-failure-clean-election", "orders-0",
     N_("A broker's failure and the ISR change that follows"),
-    N_("Kafka的ISR收缩机制 §4: a broker goes down"),
+    N_("Article “How Kafka shrinks the ISR” §4: a broker goes down"),
     (
         Step(5000, N_("The leader crashes"),
              N_("Broker 1, leader of orders-0, stops. Producers get no answer and retry; the cluster does nothing yet, "
@@ -174,7 +174,7 @@ BROKER_FAILURE = Walkthrough(
 HW_LEO = Walkthrough(
     "hw-leo", "hw-follower-one-fetch-behind", "orders-0",
     N_("HW and LEO: the follower's HW one fetch behind"),
-    N_("【Kafka】ISR 高水位问题(一): how the leader and the follower update HW and LEO"),
+    N_("Article “Kafka: the ISR high-watermark question (1)”: how the leader and the follower update HW and LEO"),
     (
         Step(5000, N_("One record, acks=all"),
              N_("Producer p1 sends one record to orders-0 (leader 0, follower 1). Both replicas have LEO 0 and HW 0."),
@@ -211,7 +211,7 @@ HW_LEO = Walkthrough(
 MIN_ISR = Walkthrough(
     "min-isr", "not-enough-replicas", "orders-0",
     N_("min.insync.replicas and NOT_ENOUGH_REPLICAS"),
-    N_("Kafka源码分析(七) 消息发送可靠性: min.insync.replicas"),
+    N_("Article “Kafka source analysis (7): reliable sends”: min.insync.replicas"),
     (
         Step(3000, N_("Both followers crash"),
              N_("RF 3, min.insync.replicas=2. Brokers 1 and 2 stop; until their sessions expire they stay in the ISR, "

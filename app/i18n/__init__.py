@@ -21,9 +21,11 @@ import os
 from babel import Locale, support
 from flask import has_request_context, request
 from flask_babel import Babel, Domain, get_locale
+from flask_babel import gettext as _gettext
 
 from .catalog import ensure_compiled, js_catalog
 from .errors import translate_message
+from .reasons import browser_table
 from .lang import COOKIE, COOKIE_MAX_AGE, DEFAULT_LANG, LANGS, NAMES, lang_tag, select_lang  # noqa: F401
 from .fonts import bp as fonts_bp
 
@@ -72,7 +74,9 @@ def _remember_lang(response):
 def _template_globals():
     lang = select_lang()
     return {"lang": lang, "lang_names": NAMES, "tr_message": translate_message,
-            "js_catalog": lambda: js_catalog(TRANSLATIONS, LANGS[lang])}
+            "js_catalog": lambda: js_catalog(TRANSLATIONS, LANGS[lang]),
+            # the engine's reasons and violation details, matched in the browser (reasons.py)
+            "reason_patterns": lambda: [] if lang == DEFAULT_LANG else browser_table(_gettext)}
 
 
 def init_app(app):

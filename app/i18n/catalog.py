@@ -1,5 +1,6 @@
 """The compiled catalogs: building a ``.mo`` from its ``.po`` when it is missing or older, and the
-browser's share of a catalog as a dict (the messages whose msgid occurs in ``static/``).
+browser's share of a catalog as a dict (the messages whose msgid occurs in ``static/`` or is a
+library story's title or guide).
 
 The ``.po`` is the source (committed); the ``.mo`` is build output (``scripts/setup.sh`` runs
 ``pybabel compile``). The page's ``t("…")`` reads the same ``.mo`` as the server's ``gettext``, so
@@ -44,11 +45,16 @@ def ensure_compiled(directory, locale):
     return True
 
 
+#: where the browser's msgids are found: its own code, and the library's story titles and guides,
+#: which the page translates at display time (a room's frames carry the English the run saved)
+BROWSER_SOURCES = ("static/", "engine/scenario/library/")
+
+
 def _browser_ids(po):
-    """The msgids of the catalog that the JavaScript under ``static/`` uses (their locations)."""
+    """The msgids of the catalog that the browser shows (by their locations)."""
     with open(po, "rb") as f:
         catalog = read_po(f)
-    return {m.id for m in catalog if m.id and any(path.startswith("static/") for path, _ in m.locations)}
+    return {m.id for m in catalog if m.id and any(path.startswith(BROWSER_SOURCES) for path, _ in m.locations)}
 
 
 def js_catalog(directory, locale):

@@ -46,3 +46,10 @@ if (typeof document !== "undefined") {
     a.href = u.pathname + u.search + u.hash;
   });
 }
+
+/** The catalog's text for `text` when there is one, else `text` itself: for words that come
+ *  with the data (a library story's title, an event's label from a table of N_() msgids), which
+ *  pybabel finds where they are written, not at this call. */
+export function known(text) {
+  return typeof text === "string" && Object.prototype.hasOwnProperty.call(catalog, text) && catalog[text] ? catalog[text] : text;
+}

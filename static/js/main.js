@@ -8,6 +8,8 @@ import { errorText, seconds } from "./format.js";
 import { getJSON } from "./http.js";
 import { createView, pageKey } from "./view.js";
 import { toast } from "./ui/toast.js";
+import { reason } from "./i18n_reasons.js";
+import { storyName } from "./i18n_story.js";
 import { openMenu, closeMenu, menuOpen } from "./ui/menu.js";
 import { openPicker, openConfig, openHelp, openInspect } from "./ui/dialogs.js";
 import { rackOf, zoneOf, zoneState } from "./zones.js";
@@ -73,7 +75,7 @@ const app = {
     app.loads = (app.loads || 0) + 1;          // the picker resumes a held run only if nothing was loaded
     const reply = await conn.request("load", source);
     if (!reply.ok && !quiet) toast(t("Cannot load the scenario"), errorText(reply.error), "error");
-    if (reply.ok) toast(t("Loaded"), reply.room.name);
+    if (reply.ok) toast(t("Loaded"), storyName(reply.room.name));
     return quiet ? reply : reply.ok;
   },
 
@@ -172,7 +174,7 @@ const app = {
     app.requestRender(true);
     if (store.ui.selectedEvent !== null) timeline.reveal(store.ui.selectedEvent, store);
     requestAnimationFrame(() => partitions.scrollTo(key));
-    toast(t("{invariant} in {partition}", { invariant: v.invariant, partition: key }), cause ? t("cause: {type} at {t} — {reason}", { type: cause.type, t: seconds(cause.t_ms), reason: cause.reason }) : v.detail, "error", 9000);
+    toast(t("{invariant} in {partition}", { invariant: v.invariant, partition: key }), cause ? t("cause: {type} at {t} — {reason}", { type: cause.type, t: seconds(cause.t_ms), reason: reason(cause.reason) }) : reason(v.detail), "error", 9000);
   },
 };
 

@@ -7,9 +7,9 @@ ZooKeeper tab's note and the KRaft Quorum tab's head and voter lines, the alarm 
 menu, and the help, scenario-picker (library and new-cluster form) and config dialogs — and fail on an English word
 there that is not one of Kafka's own names (ALLOWED) or an identifier (a word with a digit, dot,
 underscore or inner capital, or in capitals: ISR, HW, min.insync.replicas, zkVersion). They do not
-read what the engine writes (timeline entries, the library's story titles and guides, znode
-contents): that stays English (docs/i18n.md). The cards, zone boxes and the other pages are read
-in test_zones_i18n.py and test_i18n_pages.py. The
+read what the engine writes (timeline entries, the library's story titles and guides: those are
+test_i18n_narration.py's; znode contents stay English, docs/i18n.md). The cards, zone boxes and
+the other pages are read in test_zones_i18n.py and test_i18n_pages.py. The
 English page must show no CJK character at all, except the switch's own "中文"."""
 import re
 

@@ -3,6 +3,7 @@ import { h, setText } from "../dom.js";
 import { seconds } from "../format.js";
 import { clearRunToasts } from "../ui/toast.js";
 import { t } from "../i18n.js";
+import { reason } from "../i18n_reasons.js";
 
 export function createAlarms(app) {
   const bar = document.getElementById("alarms");
@@ -42,8 +43,9 @@ export function createAlarms(app) {
     const words = (v.length === 1 ? t("{n} invariant violation — {invariant} in {partition} at {at}", what) : t("{n} invariant violations — {invariant} in {partition} at {at}", what))
       + (store.clock && store.clock.paused_reason === "violation" ? t(" · run paused") : "");
     setText(title, words);
-    setText(detail, last.detail);
-    detail.title = last.detail;   // clamped to two lines; the whole of it on hover
+    const said = reason(last.detail);          // the engine's English, in the page's language
+    setText(detail, said);
+    detail.title = said;          // clamped to two lines; the whole of it on hover
     show(true);
     keepRoom();
   }

@@ -1,32 +1,33 @@
 // The replication story: every event with the rule that fired, filterable, clickable.
 import { h, clear, setText } from "../dom.js";
 import { categoryOf, categoryLabel, CATEGORIES } from "../store.js";
-import { t } from "../i18n.js";
+import { t, N_, known } from "../i18n.js";
+import { reason } from "../i18n_reasons.js";
 import { isKraft } from "../kraft.js";
 
 const MAX_ROWS = 700;
 const LABEL = {
-  isr_shrink: "ISR shrink", isr_expand: "ISR expand", isr_update_failed: "ISR write failed",
-  isr_change_notification: "ISR notification", leader_elected: "leader elected", partition_offline: "partition offline",
-  become_leader: "becomes leader", become_follower: "becomes follower", become_follower_skipped: "LeaderAndIsr skipped",
-  partition_created: "partition created", auto_rebalance: "auto rebalance", truncation: "truncation",
-  high_watermark: "HW", controller_elected: "controller elected", controller_resigned: "controller resigned",
-  broker_change: "broker change", stale_controller_fenced: "stale controller", broker_starting: "broker starting",
-  broker_started: "broker registered", broker_stopped: "broker stopped", broker_registered: "broker re-registered",
-  session_expired: "session expired", zk_disconnected: "ZK disconnected", zk_reconnected: "ZK reconnected",
-  zk_session_lost: "ZK session lost", produce_error: "produce error", produce_failed: "produce failed",
-  consumer_error: "consumer error", consumer_reset: "consumer reset", consumer_truncation_detected: "consumer truncation",
-  consumer_read_replica: "read replica", producer_epoch_bump: "producer epoch bump",
-  producer_id_reset: "producer id reset", producer_id_set: "new producer id",
+  isr_shrink: N_("ISR shrink"), isr_expand: N_("ISR expand"), isr_update_failed: N_("ISR write failed"),
+  isr_change_notification: N_("ISR notification"), leader_elected: N_("leader elected"), partition_offline: N_("partition offline"),
+  become_leader: N_("becomes leader"), become_follower: N_("becomes follower"), become_follower_skipped: N_("LeaderAndIsr skipped"),
+  partition_created: N_("partition created"), auto_rebalance: N_("auto rebalance"), truncation: N_("truncation"),
+  high_watermark: "HW", controller_elected: N_("controller elected"), controller_resigned: N_("controller resigned"),
+  broker_change: N_("broker change"), stale_controller_fenced: N_("stale controller"), broker_starting: N_("broker starting"),
+  broker_started: N_("broker registered"), broker_stopped: N_("broker stopped"), broker_registered: N_("broker re-registered"),
+  session_expired: N_("session expired"), zk_disconnected: N_("ZK disconnected"), zk_reconnected: N_("ZK reconnected"),
+  zk_session_lost: N_("ZK session lost"), produce_error: N_("produce error"), produce_failed: N_("produce failed"),
+  consumer_error: N_("consumer error"), consumer_reset: N_("consumer reset"), consumer_truncation_detected: N_("consumer truncation"),
+  consumer_read_replica: N_("read replica"), producer_epoch_bump: N_("producer epoch bump"),
+  producer_id_reset: N_("producer id reset"), producer_id_set: N_("new producer id"),
   violation: "VIOLATION", events_skipped: "…",
   // KRaft eras (docs/scenario-format.md §4.2)
-  partition_change: "PartitionChangeRecord", isr_updated: "ISR updated", raft_leader_elected: "Raft leader elected",
-  controller_activated: "controller active", controller_deactivated: "controller inactive", raft_candidate: "Raft candidate",
-  raft_prospective: "Raft pre-vote", raft_leader_resigned: "Raft leader resigned", raft_fetch_timeout: "Raft fetch timeout",
-  controller_started: "controller started", controller_stopped: "controller stopped",
-  broker_fenced: "broker fenced", broker_unfenced: "broker unfenced", registration_rejected: "registration rejected",
-  controlled_shutdown_requested: "shutdown requested", controlled_shutdown_started: "controlled shutdown",
-  controlled_shutdown_granted: "shutdown granted",
+  partition_change: "PartitionChangeRecord", isr_updated: N_("ISR updated"), raft_leader_elected: N_("Raft leader elected"),
+  controller_activated: N_("controller active"), controller_deactivated: N_("controller inactive"), raft_candidate: N_("Raft candidate"),
+  raft_prospective: N_("Raft pre-vote"), raft_leader_resigned: N_("Raft leader resigned"), raft_fetch_timeout: N_("Raft fetch timeout"),
+  controller_started: N_("controller started"), controller_stopped: N_("controller stopped"),
+  broker_fenced: N_("broker fenced"), broker_unfenced: N_("broker unfenced"), registration_rejected: N_("registration rejected"),
+  controlled_shutdown_requested: N_("shutdown requested"), controlled_shutdown_started: N_("controlled shutdown"),
+  controlled_shutdown_granted: N_("shutdown granted"),
 };
 
 // operations that break something; the others (produce, consume, set_config...) are just actions
@@ -35,39 +36,46 @@ const FAULT_OPS = new Set(["crash", "shutdown", "pause", "isolate", "cut", "part
 /** Who made a timeline operation happen: the viewer's own command, or the scenario's timeline
  *  (a fault it injects, or a scripted action). */
 export function opOrigin(e) {
-  if (e.origin === "user") return "you did";
-  return FAULT_OPS.has(e.op) ? "fault injected" : "scenario timeline";
+  if (e.origin === "user") return N_("you did");
+  return FAULT_OPS.has(e.op) ? N_("fault injected") : N_("scenario timeline");
 }
+
+// a leader_elected row by how the controller chose (its kind), and an ISR notification by its
+// stage: whole labels, so the English stays "leader elected (clean)" and the Chinese reads well
+const KIND = { clean: N_("leader elected (clean)"), unclean: N_("leader elected (unclean)"),
+  preferred: N_("leader elected (preferred)"), controlled_shutdown: N_("leader elected (controlled_shutdown)"),
+  elr: N_("leader elected (elr)"), last_known_leader: N_("leader elected (last_known_leader)") };
+const STAGE = { created: N_("ISR notification created"), processed: N_("ISR notification processed") };
 
 // KRaft words for the same history types: a broker's registration is answered by the controller
 // (its reply carries the broker epoch), then the RegisterBrokerRecord is applied — two steps, not
 // one registration logged twice; a leaderless partition change comes from the metadata log.
 const KRAFT_LABEL = {
-  broker_started: "registration answered", broker_registered: "RegisterBrokerRecord",
-  become_follower_skipped: "partition change skipped",
+  broker_started: N_("registration answered"), broker_registered: "RegisterBrokerRecord",
+  become_follower_skipped: N_("partition change skipped"),
 };
 
 /** `kraft`: the run is in a KRaft era (its words differ, docs/scenario-format.md §4.2). */
 export function eventLabel(e, kraft = false) {
-  if (kraft && KRAFT_LABEL[e.type]) return KRAFT_LABEL[e.type];
-  if (e.type === "leader_elected" && e.kind) return `leader elected (${e.kind})`;
-  if (e.type === "isr_change_notification" && e.stage) return `ISR notification ${e.stage}`;
-  if (e.type === "alter_partition") return `${e.api || "AlterIsr"} ${e.phase === "sent" ? "sent" : "answered"}`;
-  if (e.type === "fault") return `${opOrigin(e)}: ${e.op || ""}`;
-  if (e.type === "violation") return `violation: ${e.invariant}`;
-  if (e.type === "broker_registered" && e.broker_epoch !== undefined) return "broker registered";   // KRaft: a RegisterBrokerRecord
-  return LABEL[e.type] || e.type;
+  if (kraft && KRAFT_LABEL[e.type]) return known(KRAFT_LABEL[e.type]);
+  if (e.type === "leader_elected" && e.kind) return KIND[e.kind] ? known(KIND[e.kind]) : t("leader elected ({kind})", { kind: e.kind });
+  if (e.type === "isr_change_notification" && e.stage) return STAGE[e.stage] ? known(STAGE[e.stage]) : t("ISR notification {stage}", { stage: e.stage });
+  if (e.type === "alter_partition") return e.phase === "sent" ? t("{api} sent", { api: e.api || "AlterIsr" }) : t("{api} answered", { api: e.api || "AlterIsr" });
+  if (e.type === "fault") return t("{origin}: {op}", { origin: known(opOrigin(e)), op: e.op || "" });
+  if (e.type === "violation") return t("violation: {invariant}", { invariant: e.invariant });
+  if (e.type === "broker_registered" && e.broker_epoch !== undefined) return known(LABEL.broker_started);   // KRaft: a RegisterBrokerRecord
+  return known(LABEL[e.type] || e.type);
 }
 
 // Kafka's answers to AlterIsr / AlterPartition (docs/model.md §17.4, §17.5), in its words
 const ALTER_ERRORS = {
-  FENCED_LEADER_EPOCH: "the controller knows a newer leader epoch: the proposal comes from an older leadership; the partition stays pending until the LeaderAndIsr of the new epoch arrives",
-  INVALID_UPDATE_VERSION: "the partition epoch (zkVersion) it sent is not the znode's: the state changed meanwhile; the leader waits for the LeaderAndIsr that brings the new one",
-  INELIGIBLE_REPLICA: "KIP-841: a proposed replica is shutting down or not alive; the leader goes back to its committed ISR",
-  NOT_CONTROLLER: "that broker is not the controller (any more): the same request goes to the controller named in the metadata",
-  STALE_BROKER_EPOCH: "the leader's broker epoch is older than its registration in ZooKeeper: the request is rebuilt and sent again",
-  UNKNOWN_TOPIC_OR_PARTITION: "the controller does not know the partition",
-  INVALID_REQUEST: "the controller refuses the leader recovery state asked for (KIP-704)",
+  FENCED_LEADER_EPOCH: N_("the controller knows a newer leader epoch: the proposal comes from an older leadership; the partition stays pending until the LeaderAndIsr of the new epoch arrives"),
+  INVALID_UPDATE_VERSION: N_("the partition epoch (zkVersion) it sent is not the znode's: the state changed meanwhile; the leader waits for the LeaderAndIsr that brings the new one"),
+  INELIGIBLE_REPLICA: N_("KIP-841: a proposed replica is shutting down or not alive; the leader goes back to its committed ISR"),
+  NOT_CONTROLLER: N_("that broker is not the controller (any more): the same request goes to the controller named in the metadata"),
+  STALE_BROKER_EPOCH: N_("the leader's broker epoch is older than its registration in ZooKeeper: the request is rebuilt and sent again"),
+  UNKNOWN_TOPIC_OR_PARTITION: N_("the controller does not know the partition"),
+  INVALID_REQUEST: N_("the controller refuses the leader recovery state asked for (KIP-704)"),
 };
 
 /** An `alter_partition` history entry as a sentence (scenario-format §4.1); `kraft`: the run is in
@@ -75,24 +83,23 @@ const ALTER_ERRORS = {
 export function explainAlterPartition(e, kraft = false) {
   const api = e.api || "AlterIsr";
   const isr = `[${(e.proposed_isr || []).join(",")}]`;
+  const partition = `${e.topic}-${e.partition}`, broker = e.broker;
   const at = kraft ? `leaderEpoch ${e.leader_epoch}, partitionEpoch ${e.partition_epoch}`
     : `leaderEpoch ${e.leader_epoch}, partitionEpoch (zkVersion) ${e.partition_epoch}`;
   if (e.phase === "sent") {
-    return `leader ${e.broker} sends ${api} for ${e.topic}-${e.partition} to the ${kraft ? "active " : ""}controller: ISR ${isr} (${at}). ` +
-      "Until the answer the ISR is pending: acks=all and min.insync.replicas still count the committed ISR" +
-      (kraft ? "." : "; no ZooKeeper write by the leader, no /isr_change_notification.");
+    return kraft
+      ? t("leader {broker} sends {api} for {partition} to the active controller: ISR {isr} ({at}). Until the answer the ISR is pending: acks=all and min.insync.replicas still count the committed ISR.", { broker, api, partition, isr, at })
+      : t("leader {broker} sends {api} for {partition} to the controller: ISR {isr} ({at}). Until the answer the ISR is pending: acks=all and min.insync.replicas still count the committed ISR; no ZooKeeper write by the leader, no /isr_change_notification.", { broker, api, partition, isr, at });
   }
+  const committed = `[${(e.isr || e.proposed_isr || []).join(",")}]`;
   if (!e.error && kraft) {
-    return `the active controller appended a PartitionChangeRecord (ISR [${(e.isr || e.proposed_isr || []).join(",")}], ` +
-      `partition epoch ${e.new_partition_epoch}) to the metadata log and answered ${api} of leader ${e.broker} once it was committed: ` +
-      "brokers apply it as they fetch the log.";
+    return t("the active controller appended a PartitionChangeRecord (ISR {isr}, partition epoch {epoch}) to the metadata log and answered {api} of leader {broker} once it was committed: brokers apply it as they fetch the log.", { isr: committed, epoch: e.new_partition_epoch, api, broker });
   }
   if (!e.error) {
-    return `the controller wrote ISR [${(e.isr || e.proposed_isr || []).join(",")}] to the partition state znode (zkVersion ${e.new_partition_epoch}), ` +
-      `sent UpdateMetadata and answered ${api} of leader ${e.broker}: the change is committed.`;
+    return t("the controller wrote ISR {isr} to the partition state znode (zkVersion {epoch}), sent UpdateMetadata and answered {api} of leader {broker}: the change is committed.", { isr: committed, epoch: e.new_partition_epoch, api, broker });
   }
-  return `the controller refused ${api} of leader ${e.broker} for ${e.topic}-${e.partition} (ISR ${isr}, ${at}): ${e.error} — ` +
-    (ALTER_ERRORS[e.error] || "the leader keeps its committed ISR");
+  return t("the controller refused {api} of leader {broker} for {partition} (ISR {isr}, {at}): {error} — {why}", { api, broker, partition, isr, at, error: e.error,
+    why: ALTER_ERRORS[e.error] ? known(ALTER_ERRORS[e.error]) : t("the leader keeps its committed ISR") });
 }
 
 export function eventWhere(e) {
@@ -141,7 +148,7 @@ export function createTimeline(app) {
     if (!enabled.has(cat)) return false;
     const q = search.value.trim().toLowerCase();
     if (!q) return true;
-    const hay = `${e.type} ${eventLabel(e, kraft)} ${eventWhere(e)} ${e.reason || ""}`.toLowerCase();
+    const hay = `${e.type} ${eventLabel(e, kraft)} ${eventWhere(e)} ${e.reason || ""} ${e.reason ? reason(e.reason) : ""}`.toLowerCase();
     return q.split(/\s+/).every(w => hay.includes(w));
   }
 
@@ -174,11 +181,11 @@ export function createTimeline(app) {
       return null;
     }
     const tEl = h("span.t", { text: (e.t_ms / 1000).toFixed(3) + " s" });
-    const times = h("span.times", { title: "repeated events, collapsed" });
+    const times = h("span.times", { title: t("repeated events, collapsed") });
     const el = h("div.ev.c-" + categoryOf(e) + (e.type === "fault" ? ".o-" + opOrigin(e).split(" ")[0] : ""),
       { role: "listitem", dataset: { i: e.i }, onclick: () => app.selectEvent(e) },
       h("div.evhead", null, tEl, h("span.type", { text: eventLabel(e, kraft) }), h("span.where", { text: eventWhere(e) }), times),
-      e.reason ? h("div.reason", { text: e.type === "alter_partition" ? explainAlterPartition(e, kraft) : e.reason }) : null);
+      e.reason ? h("div.reason", { text: e.type === "alter_partition" ? explainAlterPartition(e, kraft) : reason(e.reason) }) : null);
     rows.set(e.i, el);
     recent.push({ key, type: e.type, el, n: 1, first: e.t_ms, times, t: tEl });
     if (recent.length > 12) recent = recent.slice(-6);
@@ -215,7 +222,7 @@ export function createTimeline(app) {
     }
     markSelected(store);
     setText(count, store.clock ? String(store.clock.history_len) : "");
-    setText(more, store.events.length >= 4000 ? "older events are not kept on the page" : "");
+    setText(more, store.events.length >= 4000 ? t("older events are not kept on the page") : "");
     if (atBottom) listEl.scrollTop = 1e9;     // clamped by the browser: no layout read
   }
 

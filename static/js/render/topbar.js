@@ -6,6 +6,7 @@ import { speedFromSlider, sliderFromSpeed } from "../geometry.js";
 import { icon as svgIcon } from "../icons.js";
 import { eraOption } from "../kafka.js";
 import { t } from "../i18n.js";
+import { storyName, storyDescription } from "../i18n_story.js";
 
 export function createTopbar(app) {
   const toolbar = document.getElementById("toolbar");
@@ -58,10 +59,11 @@ export function createTopbar(app) {
     }
     if (changes.flags.meta && store.meta) {
       const nameEl = document.getElementById("scenario-name");
-      setText(nameEl, store.meta.name);
-      nameEl.title = store.meta.name;                  // the whole title, when the button cuts it
-      document.title = `${store.meta.name} — ISR Lab`;
-      setText(storyText, store.meta.description || t("A cluster of your own: break it and watch what Kafka does."));
+      const name = storyName(store.meta.name);        // the story's words in the page's language
+      setText(nameEl, name);
+      nameEl.title = name;                             // the whole title, when the button cuts it
+      document.title = `${name} — ISR Lab`;
+      setText(storyText, storyDescription(store.meta.description) || t("A cluster of your own: break it and watch what Kafka does."));
       storyMore.hidden = storyEl.classList.contains("collapsed") || !storyLong();
       if (era.value !== store.meta.kafka_version) era.value = store.meta.kafka_version;
       const note = notes[store.meta.kafka_version];

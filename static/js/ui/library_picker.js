@@ -2,6 +2,7 @@
 // search box (title, id, era, words of the guide), and the story's details beside the list.
 import { h, clear } from "../dom.js";
 import { t } from "../i18n.js";
+import { storyName, storyDescription } from "../i18n_story.js";
 
 // The groups, in the library's teaching order within each: which way an ISR change travels is
 // what a learner picks first.
@@ -19,7 +20,7 @@ export function groupOf(story) {
 
 /** Whether `story` matches every word of `query` (case-insensitive). */
 export function matchesQuery(story, query) {
-  const hay = `${story.name} ${story.id} kafka ${story.kafka_version} ${story.description}`.toLowerCase();
+  const hay = `${story.name} ${storyName(story.name)} ${story.id} kafka ${story.kafka_version} ${story.description} ${storyDescription(story.description)}`.toLowerCase();
   return query.toLowerCase().split(/\s+/).filter(Boolean).every(w => hay.includes(w));
 }
 
@@ -35,12 +36,12 @@ export function libraryPane(app, lib, dlg) {
     selected = s;
     for (const b of list.querySelectorAll(".pitem")) b.classList.toggle("active", b.dataset.id === s.id);
     clear(detail);
-    detail.append(h("h3", { text: s.name }),
+    detail.append(h("h3", { text: storyName(s.name) }),
       h("div.counts", null, h("span.chip.info", { text: `kafka ${s.kafka_version}` }), h("span.chip", { text: t("{n} brokers", { n: Array.isArray(s.brokers) ? s.brokers.length : s.brokers }) }),
         s.racks ? h("span.chip", { text: t("{n} zones", { n: s.racks }) }) : null,
         h("span.chip", { text: t("topics: {list}", { list: s.topics.join(", ") }) }), h("span.chip", { text: `${s.duration_ms / 1000} s` })),
-      h("h3", { text: t("What to watch") }), h("p", { text: s.description }),
-      s.walkthrough ? h("p.dim.small", { text: t("This story has a walkthrough: its steps appear under “What to watch” while it runs.") }) : null,
+      h("h3", { text: t("What to watch") }), h("p", { text: storyDescription(s.description) }),
+      ...(s.walkthrough ? [h("p.dim.small", { text: t("This story has a walkthrough: its steps appear under “What to watch” while it runs.") })] : []),   // append(null) would write "null"
       h("button.primary#run-scenario", { type: "button", text: t("Run this scenario"), onclick: async () => {
         if (await app.load({ library: s.id })) dlg.close();
       } }));
@@ -55,7 +56,7 @@ export function libraryPane(app, lib, dlg) {
       list.append(h("div.pgroup", { text: `${g.title} · ${members.length}`, dataset: { group: g.id } }));
       for (const s of members) {
         list.append(h("button.pitem", { type: "button", role: "listitem", dataset: { id: s.id }, onclick: () => select(s) },
-          h("div.pname", { text: s.name }), h("div.pmeta", { text: `${s.id} · kafka ${s.kafka_version}` },
+          h("div.pname", { text: storyName(s.name) }), h("div.pmeta", { text: `${s.id} · kafka ${s.kafka_version}` },
             s.walkthrough ? h("span.chip.pwalk", { text: t("walkthrough"), title: t("Told step by step, as the seed articles tell it") }) : null)));
       }
     }
