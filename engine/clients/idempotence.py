@@ -32,7 +32,8 @@ class IdempotentProducer:
         self.acked_seqs = {}        # key -> last acknowledged sequence (lastAckedSequence)
         self.acked_offsets = {}     # key -> last acknowledged offset (lastAckedOffset)
         self.part_epochs = {}       # key -> (id, epoch) its sequences belong to (KAFKA-12152)
-        self.unresolved = {}        # key -> None: a batch expired after it was sent
+        # key -> a batch expired after it was sent: from 2.5 the sequence after it, else None
+        self.unresolved = {}
         self.bump_keys = None       # partitions whose sequences restart at the next bump
         self.pid_in_flight = False
 
@@ -102,7 +103,9 @@ class IdempotentProducer:
         batch of an older epoch that was the partition's last in flight restarts its sequences."""
         key = batch.key
         era = self.sim.era
-        if self._current(batch) or (era.producer_epoch_bump and not era.partition_producer_epoch):
+        # up to 2.4 a batch of an older producer id is ignored (hasProducerIdAndEpoch @ 2.4.1);
+        # from 2.5 every completed batch counts, whatever its epoch (@ 2.5.0, 2.7.2 - 4.1.0)
+        if self._current(batch) or era.producer_epoch_bump:
             last = batch.seq + len(batch.records) - 1
             if last > self.acked_seqs.get(key, -1):
                 self.acked_seqs[key] = last
@@ -136,7 +139,9 @@ class IdempotentProducer:
         if err == OUT_OF_ORDER:
             if not unresolved and (batch.seq_reset or not next_in_line):
                 return True
-            if not unresolved or next_in_line:
+            # a real gap, or the batch right after an expired one (isNextSequenceForUnresolved-
+            # Partition: the sequence markSequenceUnresolved kept), bumps; others wait and see
+            if not unresolved or batch.seq == self.unresolved[key]:
                 self.request_epoch_bump(key)
             return True
         # UNKNOWN_PRODUCER_ID: no 2.5+ broker of the engine answers it to an idempotent producer
@@ -148,8 +153,10 @@ class IdempotentProducer:
     def idempotent_failed(self, batch, err, adjust):
         """``handleFailedBatch`` for a batch failed to the application. ``adjust``: the batch
         had retries left (its sequence surely never made it into the log)."""
-        if not self._current(batch):
-            return   # the id or epoch changed meanwhile: nothing to repair
+        if not self._current(batch) and not self.sim.era.partition_producer_epoch:
+            # the id or epoch changed meanwhile: nothing to repair (matchesProducerIdAndEpoch up
+            # to 2.7.0; KAFKA-12152, 2.7.1, dropped the check: a stale partition asks a bump too)
+            return
         key = batch.key
         if not self.sim.era.producer_epoch_bump:
             # UnknownProducerIdException extends OutOfOrderSequenceException: both reset the id
@@ -164,8 +171,14 @@ class IdempotentProducer:
 
     def idempotent_expired(self, batch):
         """An expired batch that had been sent: its sequence's fate is unknown
-        (``markSequenceUnresolved``) until the partition's other batches tell."""
-        if batch.seq is not None and self._current(batch):
+        (``markSequenceUnresolved``) until the partition's other batches tell. From 2.5 the
+        partition keeps the sequence after the highest expired batch, of any epoch."""
+        if batch.seq is None:
+            return
+        if self.sim.era.producer_epoch_bump:
+            after = batch.seq + len(batch.records)
+            self.unresolved[batch.key] = max(after, self.unresolved.get(batch.key) or 0)
+        elif self._current(batch):
             self.unresolved[batch.key] = None
 
     def _adjust_sequences(self, batch):

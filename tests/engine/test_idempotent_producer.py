@@ -110,3 +110,58 @@ def test_retries_default_for_idempotence_before_2_1():
     explicit = run("1.1", clients=[{**UNCLEAN["clients"][0],
                                     "config": {"enable.idempotence": True, "retries": 3}}])
     assert explicit.clients["p1"].retries == 3
+
+
+# -- a partition left on an older epoch (KAFKA-12152), read at the manager's level ----------------
+# Second reading of engine 1.5.0 (docs/reviews/engine-1.5.0-second-reading.md): the bookkeeping of
+# a partition whose batches in flight still carry the epoch before a bump another partition asked
+# for (TransactionManager @ 2.5.0, 2.7.0, 2.7.2, 3.7.0). Helpers: tests/kafka_parity/transaction_manager.py.
+
+def _bump_on_tp0_with_tp1_in_flight(era):
+    """tp0's first batch is answered OUT_OF_ORDER_SEQUENCE_NUMBER (a real gap): epoch 1 -> 2;
+    tp1's two batches (sequences 0 and 1) are still in flight under epoch 1."""
+    from tests.kafka_parity import transaction_manager as tm
+    producer = tm.manager(era)
+    b1 = tm.write_batch(producer, 0, "1")
+    c1, c2 = tm.write_batch(producer, 1, "2"), tm.write_batch(producer, 1, "3")
+    assert tm.can_retry(producer, b1, "OUT_OF_ORDER_SEQUENCE_NUMBER", 0) is True
+    tm.run_once(producer)
+    assert producer.producer_epoch == 2 and (c1.producer_epoch, c2.producer_epoch) == (1, 1)
+    return tm, producer, c1, c2
+
+
+def test_failed_batch_of_an_older_epoch_asks_for_a_bump_from_2_7_1():
+    """TransactionManager.handleFailedBatch: up to 2.7.0 a failed batch whose id and epoch are
+    not the producer's is ignored (matchesProducerIdAndEpoch @ 2.5.0, 2.7.0); KAFKA-12152 (2.7.1)
+    dropped that check, so at 2.7.2 / 3.7.0 tp1's epoch-1 batch failing with retries left
+    (adjustSequenceNumbers) asks for a bump for tp1: epoch 3, tp1's other batch renumbered to
+    sequence 0 of epoch 3. Era "2.6" (client 2.5 - 2.7.0) keeps epoch 2."""
+    for era, epoch, c2_state in (("2.7", 3, (0, 3, True)), ("3.7", 3, (0, 3, True)),
+                                 ("2.6", 2, (1, 1, False))):
+        tm, producer, c1, c2 = _bump_on_tp0_with_tp1_in_flight(era)
+        tm.failed(producer, c1, "REQUEST_TIMED_OUT", True)
+        tm.run_once(producer)
+        assert producer.producer_epoch == epoch, era
+        assert (c2.seq, c2.producer_epoch, c2.seq_reset) == c2_state, era
+
+
+def test_expired_batch_of_an_older_epoch_leaves_its_partition_unresolved():
+    """Sender.sendProducerData marks an expired batch's partition unresolved whatever the batch's
+    epoch (markSequenceUnresolved @ 2.5.0 - 3.7.0), and handleCompletedBatch takes the last
+    acknowledged sequence whatever the epoch: tp1's epoch-1 batch at sequence 0 expires
+    (unresolved, next sequence 1); its other batch (sequence 1) succeeds, so tp1 is resolved
+    without a bump. Had that one expired too, the next Sender pass bumps the epoch to 3."""
+    for era in ("2.7", "3.7"):
+        tm, producer, c1, c2 = _bump_on_tp0_with_tp1_in_flight(era)
+        c1.in_flight = False    # in retry
+        tm.expired(producer, c1)
+        assert producer.unresolved == {tm.tp(producer, 1): 1}
+        tm.completed(producer, c2, 501)
+        tm.run_once(producer)
+        assert producer.producer_epoch == 2 and not tm.has_unresolved(producer), era
+        tm, producer, c1, c2 = _bump_on_tp0_with_tp1_in_flight(era)
+        tm.expired(producer, c1)
+        tm.expired(producer, c2)
+        assert producer.unresolved == {tm.tp(producer, 1): 2}
+        tm.run_once(producer)
+        assert producer.producer_epoch == 3 and not tm.has_unresolved(producer), era

@@ -137,3 +137,80 @@ def test_a_failed_epoch_check_resigns_when_controller_names_another_broker():
     [resigned_old] = events(old, "controller_resigned")
     assert resigned_old["reason"].startswith("ControllerMovedException: /controller_epoch")
     assert resigned["t_ms"] > resigned_old["t_ms"]
+
+
+# -- second reading of engine 1.5.0 (docs/reviews/engine-1.5.0-second-reading.md) ----------------
+
+def test_controlled_shutdown_during_a_failed_epoch_check_is_answered_not_controller():
+    """KafkaController.processControlledShutdown @ 2.4.1 / 3.7.0 wraps doControlledShutdown in a
+    Try: the ControllerMovedException of its election write goes back to the broker
+    (Errors.forException: NOT_CONTROLLER) and never reaches maybeResign. As epoch_check_fails,
+    but broker 1 (leader of t-0) shuts down at 3 s: each of its controlled.shutdown.max.retries
+    (3) attempts, controlled.shutdown.retry.backoff.ms (5000) apart, is answered NOT_CONTROLLER,
+    the controller stays, and the broker then stops anyway. Engine 1.4.0 resigned at the first."""
+    from engine.core.messages import CONTROLLED_SHUTDOWN
+
+    def run(engine_version):
+        doc = {"seed": 1, "kafka_version": "2.4", "brokers": 3,
+               "config": {"auto.leader.rebalance.enable": False},
+               "topics": [{"name": "t", "partitions": 1, "replication_factor": 2,
+                           "assignment": {"0": [1, 2]}}],
+               "clients": [], "duration_ms": 30000,
+               "timeline": [{"at_ms": 3000, "op": "shutdown", "broker": 1}]}
+        sim = Simulation(doc, engine_version=engine_version)
+        arrivals = []
+        controller = sim.brokers[0]
+        handler = controller.handlers[CONTROLLED_SHUTDOWN]
+
+        def spy(env):
+            arrivals.append(sim.now_ms)
+            return handler(env)
+        controller.handlers[CONTROLLED_SHUTDOWN] = spy
+        sim.advance_to(2000)
+        tree = sim.zk_server.tree
+        tree.set("/controller_epoch", tree.nodes["/controller_epoch"].data, -1)
+        return sim, sim.run(), arrivals
+
+    sim, r, arrivals = run(None)
+    assert len(arrivals) == 3
+    assert [b - a for a, b in zip(arrivals, arrivals[1:])] == [5000 + 6, 5000 + 6]
+    assert not events(r, "controller_resigned") and sim.brokers[0].controller.active
+    [stopped] = [e for e in events(r, "broker_stopped") if e["broker"] == 1]
+    assert stopped["reason"].startswith("controlled shutdown failed 3 times (NOT_CONTROLLER)")
+    _sim, old, old_arrivals = run("1.4.0")
+    assert len(old_arrivals) == 1 and len(events(old, "controller_resigned")) == 1
+
+
+def test_a_state_znode_of_a_newer_controller_epoch_fails_that_partition_alone():
+    """PartitionStateMachine.doElectLeaderForPartitions @ 2.4.1 (ZkPartitionStateMachine @
+    3.7.0): a partition whose state znode carries a controller epoch above the controller's is a
+    failed election (StateChangeFailedException, "already written by another controller"); the
+    other partitions of the same change go on, and nobody resigns. t-0 and t-1 are led by broker
+    1; t-0's znode is rewritten at 2 s with controller epoch 2; broker 1 crashes at 3 s: t-1 is
+    elected leader 2 (epoch 1, ISR [2]), t-0's znode is left as it was. Engine 1.4.0 resigned."""
+    def run(engine_version):
+        doc = {"seed": 1, "kafka_version": "2.4", "brokers": 3,
+               "config": {"auto.leader.rebalance.enable": False},
+               "topics": [{"name": "t", "partitions": 2, "replication_factor": 2,
+                           "assignment": {"0": [1, 2], "1": [1, 2]}}],
+               "clients": [], "duration_ms": 12000,
+               "timeline": [{"at_ms": 3000, "op": "crash", "broker": 1}]}
+        sim = Simulation(doc, engine_version=engine_version)
+        sim.advance_to(2000)
+        tree = sim.zk_server.tree
+        path = "/brokers/topics/t/partitions/0/state"
+        tree.set(path, {**tree.nodes[path].data, "controller_epoch": 2}, -1)
+        return sim, sim.run()
+
+    def state(sim, p):
+        data = sim.zk_server.tree.nodes[f"/brokers/topics/t/partitions/{p}/state"].data
+        return data["leader"], data["leader_epoch"], data["isr"], data["controller_epoch"]
+
+    sim, r = run(None)
+    assert not events(r, "controller_resigned")
+    assert [(e["partition"], e["leader"]) for e in events(r, "leader_elected")] == [(1, 2)]
+    assert state(sim, 1) == (2, 1, [2], 1)
+    assert state(sim, 0) == (1, 0, [1, 2], 2)
+    old_sim, old = run("1.4.0")
+    assert len(events(old, "controller_resigned")) == 1 and not events(old, "leader_elected")
+    assert state(old_sim, 1) == (1, 0, [1, 2], 1)
