@@ -17,6 +17,7 @@ heartbeats and replicates.
 from engine.server.broker import Broker
 from engine.core.messages import ALTER_PARTITION, BROKER_HEARTBEAT, BROKER_REGISTRATION, DISCONNECTED
 from engine.kraft.combined import start_voter, stop_voter
+from engine.kraft.lifecycle_channel import LifecycleChannel
 from engine.kraft.metadata_fetcher import MetadataFetcher
 from engine.kraft.metadata_image import MetadataImage
 
@@ -27,7 +28,11 @@ SHUTDOWN_HEARTBEAT_MS = 50
 CONTROLLED_SHUTDOWN_WAIT_MS = 300000
 
 
-class KraftBroker(MetadataFetcher, Broker):
+class KraftBroker(LifecycleChannel, MetadataFetcher, Broker):
+    #: engine 1.5.0: the token of the one scheduled "communication" (a newer one replaces it)
+    hb_token = 0
+    #: nextSchedulingShouldBeImmediate: asked to communicate while a heartbeat was in flight
+    hb_immediate = False
     #: combined mode (§20.11): the QuorumVoter that lives in this broker's process
     colocated_voter = None
     #: the observer's quorum-state file (engine 1.4.0): the Raft epoch and leader it knew last
@@ -54,6 +59,8 @@ class KraftBroker(MetadataFetcher, Broker):
         self.quorum_hw = 0
         self.fenced = True
         self.hb_in_flight = False
+        self.hb_immediate = False
+        self.lifecycle_failures = 0     # a new BrokerLifecycleManager (engine 1.5.0)
         self.ever_unfenced = False
         self.ready_to_unfence = False   # BrokerLifecycleManager.readyToUnfence (engine 1.4.0)
 
@@ -77,13 +84,16 @@ class KraftBroker(MetadataFetcher, Broker):
     def _register(self, previous):
         if self.state != "starting":
             return
-        if self.controller_id < 0:
-            self.set_timer(NO_CONTROLLER_BACKOFF_MS, self._register, previous)
-            return
         body = {"broker": self.node_id, "incarnation": f"{self.node_id}.{self.incarnation}",
                 "previous_broker_epoch": previous}
         if self.rack is not None:   # BrokerRegistrationRequest.Rack (§21.1)
             body["rack"] = self.rack
+        if self.sim.rules_1_5:  # the lifecycle channel re-sends it to a new controller itself
+            self.send_to_controller(BROKER_REGISTRATION, body, self._on_registered_kraft, previous)
+            return
+        if self.controller_id < 0:
+            self.set_timer(NO_CONTROLLER_BACKOFF_MS, self._register, previous)
+            return
         self.request(self.controller_id, BROKER_REGISTRATION, body,
                      self.config["controller.quorum.request.timeout.ms"], self._on_registered_kraft,
                      previous)
@@ -92,7 +102,10 @@ class KraftBroker(MetadataFetcher, Broker):
         if self.state != "starting":
             return
         error = error or (body or {}).get("error")
-        if error:
+        if error and self.sim.rules_1_5:
+            self.set_timer(self.failure_backoff_ms(), self._register, previous)
+            return
+        if error:  # engine 1.4.0: NOT_CONTROLLER and timeouts after 100 ms, others the interval
             if error == "NOT_CONTROLLER":
                 self.controller_id = -1
             delay = NO_CONTROLLER_BACKOFF_MS if error in ("NOT_CONTROLLER", "REQUEST_TIMED_OUT") \
@@ -100,6 +113,7 @@ class KraftBroker(MetadataFetcher, Broker):
             self.set_timer(delay, self._register, previous)
             return
         self.broker_epoch = body["broker_epoch"]
+        self.lifecycle_failures = 0
         self.state = "running"
         self.sim.emit("broker_started", broker=self.node_id, broker_epoch=self.broker_epoch,
                       reason=f"registered with controller {self.controller_id}: broker epoch "
@@ -117,7 +131,7 @@ class KraftBroker(MetadataFetcher, Broker):
     def _heartbeat(self, _=None):
         if not self.running or self.hb_in_flight:
             return
-        if self.controller_id < 0:
+        if self.controller_id < 0 and not self.sim.rules_1_5:
             self.set_timer(NO_CONTROLLER_BACKOFF_MS, self._heartbeat)
             return
         interval = self.config["broker.heartbeat.interval.ms"]
@@ -131,6 +145,9 @@ class KraftBroker(MetadataFetcher, Broker):
                 "current_metadata_offset": self.metadata_offset - 1,
                 "want_fence": want_fence, "want_shut_down": self.state == "shutting_down"}
         self.hb_in_flight = True
+        if self.sim.rules_1_5:
+            self.send_to_controller(BROKER_HEARTBEAT, body, self._on_heartbeat, None)
+            return
         self.request(self.controller_id, BROKER_HEARTBEAT, body, timeout, self._on_heartbeat, None)
 
     def _on_heartbeat(self, _ctx, body, error):
@@ -138,6 +155,9 @@ class KraftBroker(MetadataFetcher, Broker):
         if not self.running:
             return
         error = error or (body or {}).get("error")
+        if self.sim.rules_1_5:
+            self._on_heartbeat_answer(body, error)
+            return
         if error == "NOT_CONTROLLER":
             self.controller_id = (body or {}).get("leader") if (body or {}).get("leader") is not None else -1
         elif error is None:
@@ -159,6 +179,55 @@ class KraftBroker(MetadataFetcher, Broker):
             delay = self.config["broker.heartbeat.interval.ms"]
         self.set_timer(delay, self._heartbeat)
 
+    def _on_heartbeat_answer(self, body, error):
+        """Engine 1.5.0, ``BrokerHeartbeatResponseEvent`` @ 3.9.0 / 4.1.0: an error (NOT_CONTROLLER
+        never gets here, the channel re-sent it) waits the failure backoff; an answer resets it."""
+        if error:
+            self._schedule_communication(self.failure_backoff_ms(), failure=True)
+            return
+        self.lifecycle_failures = 0
+        self._take_answer(body)
+        if body["should_shut_down"] and self.state == "shutting_down":
+            self._finish_shutdown("the controller granted the controlled shutdown")
+            return
+        if self._becomes_ready_to_unfence(body):
+            self._schedule_communication(0)  # SetReadyToUnfenceEvent: the next one at once
+            return
+        if self.state == "shutting_down":
+            delay = SHUTDOWN_HEARTBEAT_MS
+        elif not self.ever_unfenced:
+            delay = STARTING_HEARTBEAT_MS
+        else:
+            delay = self.config["broker.heartbeat.interval.ms"]
+        self._schedule_communication(delay)
+
+    def _take_answer(self, body):
+        self.fenced = body["is_fenced"]
+        if self.sim.rules_1_3 and not self.fenced and not self.ever_unfenced:
+            self.handlers = self.open_handlers  # initialUnfenceFuture: enableRequestProcessing
+        self.ever_unfenced = self.ever_unfenced or not self.fenced
+
+    def _schedule_communication(self, delay, failure=False):
+        """``scheduleNextCommunication``: one deferred "communication" event, a new one replacing
+        it; at once if asked while the last heartbeat was in flight, never at once after a failure."""
+        if self.hb_immediate and not failure:
+            delay = 0
+        self.hb_immediate = False
+        self.hb_token += 1
+        self.set_timer(delay, self._communicate, self.hb_token)
+
+    def _communicate(self, token):
+        if token == self.hb_token:
+            self._heartbeat()
+
+    def _communicate_now(self):
+        """``scheduleNextCommunicationImmediately`` from an event; ``CommunicationEvent`` finds a
+        heartbeat in flight and sends the next one as soon as it is answered."""
+        if self.hb_in_flight:
+            self.hb_immediate = True
+        else:
+            self._schedule_communication(0)
+
     def _becomes_ready_to_unfence(self, body):
         """Engine 1.4.0, ``BrokerServer.startup`` @ 3.9.0 / 4.1.0: the first heartbeat answer with
         ``isCaughtUp`` completes ``initialCatchUpFuture``; with the first metadata publish done
@@ -178,6 +247,9 @@ class KraftBroker(MetadataFetcher, Broker):
                       reason=f"broker {self.node_id} begins a controlled shutdown: its next heartbeat "
                              f"says WantShutDown")
         self.set_timer(CONTROLLED_SHUTDOWN_WAIT_MS, self._shutdown_wait_over)
+        if self.sim.rules_1_5:
+            self._communicate_now()  # BeginControlledShutdownEvent
+            return
         self._heartbeat()
 
     def _shutdown_wait_over(self, _=None):

@@ -1,0 +1,99 @@
+"""Engine 1.5.0: the KRaft broker-lifecycle deviations the second reading of engine 1.4.0 found
+(docs/reviews/engine-1.4.0-second-reading.md §5, §8; docs/model.md §19 "What 1.5.0 changed").
+Each test pins a number read in Kafka's code at 3.9.0 (confluentinc cc53a632ed) / 4.1.0
+(13f70256db) and re-simulates the run as engine 1.4.0, which followed the old rule."""
+from engine.core.messages import BROKER_HEARTBEAT
+from engine.kraft.kraft_broker import KraftBroker
+from engine.scenario.library import library
+from engine.simulation import Simulation
+
+SESSION_MS = 9000
+INTERVAL_MS = 2000
+
+
+def _heartbeat_sends(monkeypatch, doc, broker, version=None):
+    """The times ``broker`` queues a new heartbeat (``sendBrokerHeartbeat``), and the run."""
+    seen = []
+    original = KraftBroker._heartbeat
+
+    def spy(self, *args):
+        if self.node_id == broker and self.running and not self.hb_in_flight:
+            seen.append(self.sim.now_ms)
+        return original(self, *args)
+    monkeypatch.setattr(KraftBroker, "_heartbeat", spy)
+    result = Simulation(doc, engine_version=version).run()
+    monkeypatch.undo()
+    return seen, result
+
+
+def _cut_off(era):
+    return {**library()["broker-cut-off-from-controllers"], "kafka_version": era}
+
+
+def test_3_9_backs_off_exponentially_after_failed_heartbeats(monkeypatch):
+    """BrokerLifecycleManager @ 3.9.0: the heartbeat channel expires a request after
+    session / 2 = 4500 ms (KAFKA-14392), and scheduleNextCommunicationAfterFailure waits
+    ExponentialBackoff(100, 2, session, 0.02).backoff(failures): 100, 200, 400, 800 ms, each
+    within 2 % jitter. Broker 0 is cut off from the controllers from 10 s to 30 s. Engine 1.4.0
+    waited the heartbeat interval (2000 ms) after each failure."""
+    sends, _ = _heartbeat_sends(monkeypatch, _cut_off("3.9-kraft"), 0)
+    after = [t for t in sends if t > 10000]
+    gaps = [b - a - SESSION_MS // 2 for a, b in zip(after, after[1:])][:4]
+    for k, gap in enumerate(gaps):
+        backoff = 100 * 2 ** k
+        assert int(backoff * 0.98) <= gap <= int(backoff * 1.02), (k, gaps)
+    old, _ = _heartbeat_sends(monkeypatch, _cut_off("3.9-kraft"), 0, "1.4.0")
+    old_after = [t for t in old if t > 10000]
+    assert [b - a for a, b in zip(old_after, old_after[1:])][:3] == [SESSION_MS // 2 + INTERVAL_MS] * 3
+
+
+def test_4_1_waits_the_interval_after_a_failed_heartbeat(monkeypatch):
+    """KAFKA-19294 (4.1.0) removed the exponential backoff: a failure waits
+    broker.heartbeat.interval.ms, after a request that expires after the interval."""
+    sends, _ = _heartbeat_sends(monkeypatch, _cut_off("4.1"), 0)
+    after = [t for t in sends if 10000 < t < 30000]
+    assert [b - a for a, b in zip(after, after[1:])] == [2 * INTERVAL_MS] * (len(after) - 1)
+    assert len(after) >= 4
+
+
+def test_the_jitter_comes_from_the_brokers_own_stream():
+    """The jitter draws come from a stream named for the broker: the seeded streams of other
+    components (network, producers, Raft timers) draw what they drew before."""
+    from engine.kraft.lifecycle_channel import exponential_backoff
+
+    class Fixed:
+        def __init__(self, value):
+            self.value = value
+
+        def uniform(self, a, b):
+            return a + (b - a) * self.value
+    # ExponentialBackoff(100, 2, 9000, 0.02): the exponent stops at log2(90) = 6.49, so 9000
+    assert [exponential_backoff(k, 100, 2, SESSION_MS, 0.02, Fixed(0.5)) for k in range(9)] == \
+        [100, 200, 400, 800, 1600, 3200, 6400, 9000, 9000]
+    assert exponential_backoff(7, 100, 2, SESSION_MS, 0.02, Fixed(0.99)) == SESSION_MS  # capped
+    assert exponential_backoff(0, 100, 2, SESSION_MS, 0.02, Fixed(0.0)) == 98
+    sim = Simulation(_cut_off("3.9-kraft"))
+    sim.run()
+    assert "broker-lifecycle/0" in sim.streams._streams
+
+
+def test_not_controller_is_sent_again_by_the_channel(monkeypatch):
+    """NodeToControllerRequestThread.handleResponse @ 3.9.0 / 4.1.0: NOT_CONTROLLER or a broken
+    connection puts the request back at the head of the queue, for the controller the broker
+    knows next; the lifecycle manager never sees it. After a controller failover no heartbeat
+    answer the broker handles is NOT_CONTROLLER or a disconnect, while engine 1.4.0 handled them
+    as failures."""
+    for era in ("3.9-kraft", "4.1"):
+        doc = {**library()["controller-failover-kraft"], "kafka_version": era}
+        for version, expect_seen in ((None, False), ("1.4.0", True)):
+            errors = []
+            original = KraftBroker._on_heartbeat
+
+            def spy(self, ctx, body, error):
+                errors.append(error or (body or {}).get("error"))
+                return original(self, ctx, body, error)
+            monkeypatch.setattr(KraftBroker, "_on_heartbeat", spy)
+            Simulation(doc, engine_version=version).run()
+            monkeypatch.undo()
+            handled = [e for e in errors if e in ("NOT_CONTROLLER", "NETWORK_EXCEPTION")]
+            assert bool(handled) == expect_seen, (era, version, errors)
