@@ -33,6 +33,8 @@ class KraftBroker(LifecycleChannel, MetadataFetcher, Broker):
     hb_token = 0
     #: nextSchedulingShouldBeImmediate: asked to communicate while a heartbeat was in flight
     hb_immediate = False
+    #: gotControlledShutdownResponse (engine 1.5.0)
+    cs_answered = False
     #: combined mode (§20.11): the QuorumVoter that lives in this broker's process
     colocated_voter = None
     #: the observer's quorum-state file (engine 1.4.0): the Raft epoch and leader it knew last
@@ -60,6 +62,7 @@ class KraftBroker(LifecycleChannel, MetadataFetcher, Broker):
         self.fenced = True
         self.hb_in_flight = False
         self.hb_immediate = False
+        self.cs_answered = False
         self.lifecycle_failures = 0     # a new BrokerLifecycleManager (engine 1.5.0)
         self.ever_unfenced = False
         self.ready_to_unfence = False   # BrokerLifecycleManager.readyToUnfence (engine 1.4.0)
@@ -193,13 +196,18 @@ class KraftBroker(LifecycleChannel, MetadataFetcher, Broker):
         if self._becomes_ready_to_unfence(body):
             self._schedule_communication(0)  # SetReadyToUnfenceEvent: the next one at once
             return
+        self._schedule_communication(self._after_success_ms())
+
+    def _after_success_ms(self):
+        """The delay after an answer, by ``BrokerState``: STARTING (not yet caught up) 10 ms;
+        RECOVERY (caught up, still fenced) and RUNNING the interval; PENDING_CONTROLLED_SHUTDOWN
+        50 ms after its first answer, the interval after later ones (``gotControlledShutdownResponse``).
+        Engine 1.4.0 kept 10 ms until the first unfencing and 50 ms through the whole shutdown."""
+        interval = self.config["broker.heartbeat.interval.ms"]
         if self.state == "shutting_down":
-            delay = SHUTDOWN_HEARTBEAT_MS
-        elif not self.ever_unfenced:
-            delay = STARTING_HEARTBEAT_MS
-        else:
-            delay = self.config["broker.heartbeat.interval.ms"]
-        self._schedule_communication(delay)
+            first, self.cs_answered = not self.cs_answered, True
+            return SHUTDOWN_HEARTBEAT_MS if first else interval
+        return interval if self.ready_to_unfence else STARTING_HEARTBEAT_MS
 
     def _take_answer(self, body):
         self.fenced = body["is_fenced"]

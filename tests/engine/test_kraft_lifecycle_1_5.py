@@ -97,3 +97,56 @@ def test_not_controller_is_sent_again_by_the_channel(monkeypatch):
             monkeypatch.undo()
             handled = [e for e in errors if e in ("NOT_CONTROLLER", "NETWORK_EXCEPTION")]
             assert bool(handled) == expect_seen, (era, version, errors)
+
+
+def _delays(monkeypatch, broker):
+    """The delays ``broker`` schedules its next heartbeat with (both engines' timers)."""
+    seen = []
+    original = broker.set_timer
+
+    def spy(delay, fn, arg=None):
+        if getattr(fn, "__name__", "") in ("_communicate", "_heartbeat"):
+            seen.append(delay)
+        return original(delay, fn, arg)
+    monkeypatch.setattr(broker, "set_timer", spy)
+    return seen
+
+
+def test_a_fenced_answer_in_recovery_waits_the_interval(monkeypatch):
+    """BrokerHeartbeatResponseEvent @ 3.9.0 / 4.1.0: in RECOVERY (the controller said the broker
+    is caught up) an answer that still says fenced schedules the next heartbeat after
+    broker.heartbeat.interval.ms (scheduleNextCommunicationAfterSuccess); only STARTING uses
+    10 ms. Engine 1.4.0 kept 10 ms until the broker was first unfenced."""
+    answer = {"error": None, "is_caught_up": True, "is_fenced": True, "should_shut_down": False}
+    for version, expected in ((None, INTERVAL_MS), ("1.4.0", 10)):
+        sim = Simulation(_cut_off("3.9-kraft"), engine_version=version)
+        sim.advance_to(5000)
+        broker = sim.brokers[2]
+        broker.ready_to_unfence, broker.ever_unfenced, broker.hb_in_flight = True, False, True
+        delays = _delays(monkeypatch, broker)
+        broker._on_heartbeat(None, answer, None)
+        monkeypatch.undo()
+        assert delays == [expected], version
+        # STARTING: not caught up yet, 10 ms in both engines
+        broker.ready_to_unfence, broker.hb_in_flight = False, True
+        delays = _delays(monkeypatch, broker)
+        broker._on_heartbeat(None, {**answer, "is_caught_up": False}, None)
+        monkeypatch.undo()
+        assert delays == [10], version
+
+
+def test_controlled_shutdown_heartbeats_50_ms_once_then_the_interval():
+    """PENDING_CONTROLLED_SHUTDOWN @ 3.9.0 / 4.1.0: the first answer that does not grant the
+    shutdown schedules the next heartbeat 50 ms later, every later one after the interval
+    (gotControlledShutdownResponse). rolling-restart: broker 0's shutdown starts at 10028 ms (the
+    in-controlled-shutdown record), the 50 ms heartbeat finds the others not yet caught up, and the
+    grant comes with the heartbeat 2000 ms after it. Engine 1.4.0 heartbeated every 50 ms."""
+    doc = {**library()["rolling-restart"], "kafka_version": "4.1"}
+
+    def grant_after_start(version):
+        history = Simulation(doc, engine_version=version).run()["history"]
+        start = next(e["t_ms"] for e in history if e["type"] == "controlled_shutdown_started")
+        grant = next(e["t_ms"] for e in history if e["type"] == "controlled_shutdown_granted")
+        return grant - start
+    assert 50 + INTERVAL_MS <= grant_after_start(None) <= 50 + INTERVAL_MS + 10
+    assert grant_after_start("1.4.0") < 50 + INTERVAL_MS
