@@ -55,6 +55,7 @@ class KraftBroker(LifecycleChannel, MetadataFetcher, Broker):
         self.md_brokers_touched = False
         self.metadata_offset = 0
         self.md_in_flight = False
+        self.published_offset = -1
         self.md_voter_index = 0
         self.raft_leader = None
         self.raft_epoch = -1
@@ -144,8 +145,11 @@ class KraftBroker(LifecycleChannel, MetadataFetcher, Broker):
             want_fence = not self.ready_to_unfence  # sendBrokerHeartbeat: setWantFence(!readyToUnfence)
         else:  # engine 1.3.0: as soon as the broker had applied its own registration record
             want_fence = self.metadata_offset <= self.broker_epoch
+        # engine 1.5.0: lastAppliedOffset, the last published image's offset
+        # (BrokerServer passes loader.lastAppliedOffset @ 3.9.0 / 4.1.0); 1.4.0 the last record applied
+        offset = self.published_offset if self.sim.rules_1_5 else self.metadata_offset - 1
         body = {"broker": self.node_id, "broker_epoch": self.broker_epoch,
-                "current_metadata_offset": self.metadata_offset - 1,
+                "current_metadata_offset": offset,
                 "want_fence": want_fence, "want_shut_down": self.state == "shutting_down"}
         self.hb_in_flight = True
         if self.sim.rules_1_5:

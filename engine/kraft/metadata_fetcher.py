@@ -19,6 +19,9 @@ class MetadataFetcher:
     """Mixin of ``KraftBroker``."""
     #: brokers' records replayed since the last publish (engine 1.4.0); class default for snapshots
     md_brokers_touched = False
+    #: MetadataLoader.lastAppliedOffset: the offset of the last published image, -1 before the
+    #: first publish (engine 1.5.0's heartbeats report it); class default for snapshots
+    published_offset = -1
 
     def fetch_metadata(self, _=None):
         if self.state not in ("starting", "running", "shutting_down") or self.md_in_flight:
@@ -89,6 +92,7 @@ class MetadataFetcher:
         return moved
 
     def publish(self):
+        self.published_offset = self.metadata_offset - 1  # updateLastAppliedImageProvenance
         if self.md_brokers_touched:
             # engine 1.4.0: the metadata cache (KRaftMetadataCache.setImage) takes the new image's
             # brokers at the publish, before the partitions are applied (its publisher runs first)

@@ -150,3 +150,42 @@ def test_controlled_shutdown_heartbeats_50_ms_once_then_the_interval():
         return grant - start
     assert 50 + INTERVAL_MS <= grant_after_start(None) <= 50 + INTERVAL_MS + 10
     assert grant_after_start("1.4.0") < 50 + INTERVAL_MS
+
+
+def _next_heartbeat_body(monkeypatch, sim, broker):
+    bodies = []
+    original = KraftBroker.request
+
+    def spy(self, target, type_, body, *args, **kw):
+        if type_ == BROKER_HEARTBEAT and self is broker:
+            bodies.append(body)
+        return original(self, target, type_, body, *args, **kw)
+    monkeypatch.setattr(KraftBroker, "request", spy)
+    sim.advance_to(sim.now_ms + 2 * INTERVAL_MS + 100)
+    monkeypatch.undo()
+    return bodies[0]
+
+
+def test_a_heartbeat_reports_the_last_published_offset(monkeypatch):
+    """BrokerServer @ 3.9.0 / 4.1.0 starts the lifecycle manager with
+    ``() => sharedServer.loader.lastAppliedOffset()``, the offset of the last image
+    MetadataLoader *published* (metrics.updateLastAppliedImageProvenance in maybePublishMetadata;
+    -1 before the first publish). A broker that replayed records it has not published yet (a
+    catch-up in progress) reports the published offset. Engine 1.4.0 reported the last record it
+    had applied."""
+    for version in (None, "1.4.0"):
+        sim = Simulation(_cut_off("3.9-kraft"), engine_version=version)
+        sim.advance_to(5000)
+        broker = sim.brokers[2]
+        assert broker.published_offset == broker.metadata_offset - 1  # caught up and published
+        published = broker.published_offset
+        broker.metadata_offset += 3  # three records replayed, the image not yet published
+        monkeypatch.setattr(broker, "publish", lambda: None)  # the catch-up is not over
+        body = _next_heartbeat_body(monkeypatch, sim, broker)
+        expected = published if version is None else published + 3
+        assert body["current_metadata_offset"] == expected, version
+
+
+def test_a_new_broker_reports_minus_one_before_its_first_publish():
+    from engine.kraft.metadata_fetcher import MetadataFetcher
+    assert MetadataFetcher.published_offset == -1
