@@ -56,6 +56,7 @@ class KraftBroker(LifecycleChannel, MetadataFetcher, Broker):
         self.metadata_offset = 0
         self.md_in_flight = False
         self.published_offset = -1
+        self.md_caught_up = False
         self.md_voter_index = 0
         self.raft_leader = None
         self.raft_epoch = -1
@@ -124,7 +125,10 @@ class KraftBroker(LifecycleChannel, MetadataFetcher, Broker):
                              f"{self.broker_epoch} (the offset of its RegisterBrokerRecord); fenced "
                              f"until it has applied that record")
         self._start_tasks()
-        self.publish()
+        if self.md_caught_up or not self.sim.rules_1_5:
+            # engine 1.5.0: the first publish waits for the initial catch-up (stillNeedToCatchUp);
+            # 1.4.0 published here whether or not the broker had caught up
+            self.publish()
         self._heartbeat()
 
     def _refuse(self, env):

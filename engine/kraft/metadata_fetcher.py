@@ -22,6 +22,8 @@ class MetadataFetcher:
     #: MetadataLoader.lastAppliedOffset: the offset of the last published image, -1 before the
     #: first publish (engine 1.5.0's heartbeats report it); class default for snapshots
     published_offset = -1
+    #: MetadataLoader's initial catch-up is over: it reached the high watermark (engine 1.5.0)
+    md_caught_up = False
 
     def fetch_metadata(self, _=None):
         if self.state not in ("starting", "running", "shutting_down") or self.md_in_flight:
@@ -63,6 +65,8 @@ class MetadataFetcher:
         for record in body["records"]:
             if record["offset"] == self.metadata_offset:
                 self.apply_metadata(record)
+        if self.metadata_offset >= body["hw"] and self.metadata_offset > 0:
+            self.md_caught_up = True  # stillNeedToCatchUp: the high watermark and a record seen
         if self.metadata_offset >= body["hw"] and self.state != "starting":
             self.publish()  # MetadataLoader: one new image per batch, once caught up and registered
         self.fetch_metadata()

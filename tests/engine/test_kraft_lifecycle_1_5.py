@@ -189,3 +189,44 @@ def test_a_heartbeat_reports_the_last_published_offset(monkeypatch):
 def test_a_new_broker_reports_minus_one_before_its_first_publish():
     from engine.kraft.metadata_fetcher import MetadataFetcher
     assert MetadataFetcher.published_offset == -1
+
+
+def test_the_first_publish_waits_for_the_high_watermark(monkeypatch):
+    """MetadataLoader.maybePublishMetadata @ 3.9.0 / 4.1.0 publishes nothing while
+    stillNeedToCatchUp: until the loader has reached the high watermark (and seen a record), the
+    first image is held back, whatever the broker's registration does. Broker 2 restarts at 6 s
+    and registers while its replay of the log is still behind (a long log over slow links: here
+    20 ms links and one batch per Fetch answer). Engine 1.4.0 published at the registration
+    answer, caught up or not."""
+    import engine.kraft.raft_replication as raft_replication
+    monkeypatch.setattr(raft_replication, "MAX_RECORDS_PER_FETCH", 1)  # one batch per answer
+    doc = {"name": "long-replay", "kafka_version": "3.9-kraft", "brokers": 3, "duration_ms": 8000,
+           "network": {"latency_ms": 20}, "config": {},
+           "topics": [{"name": "t", "partitions": 3, "replication_factor": 3}], "clients": [],
+           "timeline": [{"at_ms": 3000, "op": "shutdown", "broker": 2},
+                        {"at_ms": 6000, "op": "restart", "broker": 2}]}
+    for version in (None, "1.4.0"):
+        publishes, registered = [], []
+        publish, on_registered = KraftBroker.publish, KraftBroker._on_registered_kraft
+
+        def spy_publish(self):
+            if self.node_id == 2 and self.sim.now_ms >= 6000:
+                publishes.append((self.sim.now_ms, self.metadata_offset, self.quorum_hw))
+            return publish(self)
+
+        def spy_registered(self, previous, body, error):
+            if self.node_id == 2 and self.sim.now_ms >= 6000:
+                registered.append((self.sim.now_ms, self.metadata_offset, self.quorum_hw))
+            return on_registered(self, previous, body, error)
+        monkeypatch.setattr(KraftBroker, "publish", spy_publish)
+        monkeypatch.setattr(KraftBroker, "_on_registered_kraft", spy_registered)
+        Simulation(doc, engine_version=version).run()
+        monkeypatch.setattr(KraftBroker, "publish", publish)
+        monkeypatch.setattr(KraftBroker, "_on_registered_kraft", on_registered)
+        at, offset, hw = registered[0]
+        assert offset < hw  # registered before its replay reached the high watermark
+        first = publishes[0]
+        if version is None:
+            assert first[0] > at and first[1] >= first[2], (registered, publishes[:3])
+        else:
+            assert first == (at, offset, hw)
