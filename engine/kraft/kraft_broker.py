@@ -57,6 +57,7 @@ class KraftBroker(LifecycleChannel, MetadataFetcher, Broker):
         self.md_in_flight = False
         self.published_offset = -1
         self.md_caught_up = False
+        self.eligible_brokers = None
         self.md_voter_index = 0
         self.raft_leader = None
         self.raft_epoch = -1

@@ -122,9 +122,19 @@ class MetadataFetcher:
             self.md_touched[(record["topic"], record["partition"])] = None
 
     def _cache_brokers(self):
-        """The metadata cache's brokers for clients and ISR eligibility: the active ones."""
-        self.live_brokers = {b: reg["broker_epoch"] for b, reg in self.md_image.brokers.items()
-                             if self.md_image.is_active(b)}
+        """The metadata cache's brokers. Engine 1.5.0 (``KRaftMetadataCache`` @ 3.9.0 / 4.1.0): the
+        alive brokers clients see (``getAliveBrokerNodes``, ``getPartitionReplicaEndpoints``,
+        ``getAliveBrokerNode`` for a follower's leader) are the unfenced ones, a broker in
+        controlled shutdown included; KIP-841 eligibility (``isBrokerFenced`` /
+        ``isBrokerShuttingDown``) keeps the active ones. Engine 1.4.0 used the active ones for both."""
+        image = self.md_image
+        active = {b: reg["broker_epoch"] for b, reg in image.brokers.items() if image.is_active(b)}
+        if self.sim.rules_1_5:
+            self.live_brokers = {b: reg["broker_epoch"] for b, reg in image.brokers.items()
+                                 if not reg["fenced"]}
+            self.eligible_brokers = active
+        else:
+            self.live_brokers = active
 
     def apply_partition(self, topic, index):
         reg = self.md_image.partitions[(topic, index)]

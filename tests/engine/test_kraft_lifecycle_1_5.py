@@ -230,3 +230,21 @@ def test_the_first_publish_waits_for_the_high_watermark(monkeypatch):
             assert first[0] > at and first[1] >= first[2], (registered, publishes[:3])
         else:
             assert first == (at, offset, hw)
+
+
+def test_clients_still_see_a_broker_in_controlled_shutdown():
+    """KRaftMetadataCache.getAliveBrokerNodes / getPartitionReplicaEndpoints / getAliveBrokerNode
+    @ 3.9.0 / 4.1.0 leave out fenced brokers only: while broker 0's controlled shutdown is pending
+    (rolling-restart, 10028 ms to its grant) the other brokers' Metadata answers still name it,
+    while KIP-841 eligibility (isBrokerShuttingDown) already refuses it. After the grant it is
+    fenced and gone from both. Engine 1.4.0 dropped it from the clients' list at once."""
+    doc = {**library()["rolling-restart"], "kafka_version": "4.1"}
+    for version in (None, "1.4.0"):
+        sim = Simulation(doc, engine_version=version)
+        sim.advance_to(11000)
+        other = sim.brokers[1]
+        assert other.md_image.brokers[0]["in_controlled_shutdown"]
+        assert 0 not in other.cache_eligible()
+        assert (0 in other.live_brokers) == (version is None), version
+        sim.advance_to(13000)  # granted and fenced
+        assert 0 not in other.live_brokers and 0 not in other.cache_eligible()
