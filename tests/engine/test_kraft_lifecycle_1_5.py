@@ -248,3 +248,43 @@ def test_clients_still_see_a_broker_in_controlled_shutdown():
         assert (0 in other.live_brokers) == (version is None), version
         sim.advance_to(13000)  # granted and fenced
         assert 0 not in other.live_brokers and 0 not in other.cache_eligible()
+
+
+def test_a_voter_fetches_again_at_once_after_a_refusal_it_handled(monkeypatch):
+    """KafkaRaftClient.handleFetchResponse @ 3.9.0 / 4.1.0: a refusal that names an epoch
+    (NOT_LEADER_OR_FOLLOWER from a resigned leader naming itself, FENCED_LEADER_EPOCH) goes
+    through maybeHandleCommonResponse, which reports it handled; the RequestManager then counts a
+    success, the leader is ready at once and pollFollowerAsVoter fetches again without
+    controller.quorum.retry.backoff.ms (20 ms). A transport failure still backs off. Engine
+    1.4.0 waited 20 ms after every refusal."""
+    from engine.kraft.raft_replication import RaftReplication
+    for version, expected in ((None, 0), ("1.4.0", 20)):
+        sim = Simulation(_cut_off("4.1"), engine_version=version)
+        sim.advance_to(5000)
+        follower = next(v for v in sim.quorum.voters.values() if v.role == "follower")
+        sends, timers = [], []
+        original = RaftReplication._fetch_from_leader
+        monkeypatch.setattr(RaftReplication, "_fetch_from_leader",
+                            lambda self, _=None: sends.append(sim.now_ms) if self is follower
+                            else original(self, _))
+        set_timer = follower.set_timer
+        monkeypatch.setattr(follower, "set_timer",
+                            lambda delay, fn, arg=None: (timers.append(delay), set_timer(delay, fn, arg)))
+        refusal = {"error": "NOT_LEADER_OR_FOLLOWER", "epoch": follower.epoch,
+                   "leader": follower.leader_id}
+        follower.fetch_in_flight = True
+        follower._on_fetch_response((follower.epoch, follower.leader_id, sim.now_ms - 4), refusal, None)
+        assert (sends, timers) == (([5000], []) if expected == 0 else ([], [20])), version
+        # a transport failure (no answer) waits the retry backoff in both engines
+        sends.clear(), timers.clear()
+        follower.fetch_in_flight = True
+        follower._on_fetch_response((follower.epoch, follower.leader_id, sim.now_ms - 4), None,
+                                    "NETWORK_EXCEPTION")
+        assert (sends, timers) == ([], [20]), version
+        if version is None:  # an answer in the request's own millisecond (a 0 ms link): 1 ms
+            sends.clear(), timers.clear()
+            follower.fetch_in_flight = True
+            follower._on_fetch_response((follower.epoch, follower.leader_id, sim.now_ms), refusal,
+                                        None)
+            assert (sends, timers) == ([], [1])
+        monkeypatch.undo()
