@@ -5,7 +5,9 @@ metadata by fetching the log (``metadata_fetcher``) and shuts down through heart
 Everything a partition does (produce, fetch, ISR proposals over AlterPartition, high watermark)
 is the ``Broker`` of the ZooKeeper eras, unchanged. Heartbeats are sent one at a time, the next
 one ``broker.heartbeat.interval.ms`` after an answer (10 ms while starting, 50 ms while shutting
-down); the request times out after session/2 (3.9, KAFKA-14392) or the interval (4.1, KAFKA-19294).
+down; engine 1.5.0 by ``BrokerState``, ``_after_success_ms``); the request times out after
+session/2 (3.9, KAFKA-14392) or the interval (4.1, KAFKA-19294). From engine 1.5.0 registrations
+and heartbeats go through ``lifecycle_channel`` (re-sent after NOT_CONTROLLER, the failure backoff).
 A broker that cannot reach the controllers does not fence itself: it keeps serving (§20.7).
 
 Its listeners open only once the controller has unfenced it (``BrokerServer.startup`` @ 3.9.0 /
@@ -248,7 +250,8 @@ class KraftBroker(LifecycleChannel, MetadataFetcher, Broker):
     def _becomes_ready_to_unfence(self, body):
         """Engine 1.4.0, ``BrokerServer.startup`` @ 3.9.0 / 4.1.0: the first heartbeat answer with
         ``isCaughtUp`` completes ``initialCatchUpFuture``; with the first metadata publish done
-        (the broker published at its registration) the server calls ``setReadyToUnfence``, whose
+        (engine 1.4.0: the broker published at its registration; 1.5.0: the caught-up answer needs a
+        published offset, so the publish came first) the server calls ``setReadyToUnfence``, whose
         event sends the next heartbeat at once, now asking to be unfenced. So the broker asks one
         heartbeat after the controller saw it caught up; engine 1.3.0 asked in the first heartbeat
         sent after it had applied its registration record."""

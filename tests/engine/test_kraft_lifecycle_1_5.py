@@ -56,7 +56,7 @@ def test_4_1_waits_the_interval_after_a_failed_heartbeat(monkeypatch):
     assert len(after) >= 4
 
 
-def test_the_jitter_comes_from_the_brokers_own_stream():
+def test_the_backoff_numbers_and_the_brokers_own_jitter_stream():
     """The jitter draws come from a stream named for the broker: the seeded streams of other
     components (network, producers, Raft timers) draw what they drew before."""
     from engine.kraft.lifecycle_channel import exponential_backoff
