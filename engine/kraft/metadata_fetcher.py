@@ -19,6 +19,11 @@ class MetadataFetcher:
     """Mixin of ``KraftBroker``."""
     #: brokers' records replayed since the last publish (engine 1.4.0); class default for snapshots
     md_brokers_touched = False
+    #: MetadataLoader.lastAppliedOffset: the offset of the last published image, -1 before the
+    #: first publish (engine 1.5.0's heartbeats report it); class default for snapshots
+    published_offset = -1
+    #: MetadataLoader's initial catch-up is over: it reached the high watermark (engine 1.5.0)
+    md_caught_up = False
 
     def fetch_metadata(self, _=None):
         if self.state not in ("starting", "running", "shutting_down") or self.md_in_flight:
@@ -60,6 +65,8 @@ class MetadataFetcher:
         for record in body["records"]:
             if record["offset"] == self.metadata_offset:
                 self.apply_metadata(record)
+        if self.metadata_offset >= body["hw"] and self.metadata_offset > 0:
+            self.md_caught_up = True  # stillNeedToCatchUp: the high watermark and a record seen
         if self.metadata_offset >= body["hw"] and self.state != "starting":
             self.publish()  # MetadataLoader: one new image per batch, once caught up and registered
         self.fetch_metadata()
@@ -89,6 +96,7 @@ class MetadataFetcher:
         return moved
 
     def publish(self):
+        self.published_offset = self.metadata_offset - 1  # updateLastAppliedImageProvenance
         if self.md_brokers_touched:
             # engine 1.4.0: the metadata cache (KRaftMetadataCache.setImage) takes the new image's
             # brokers at the publish, before the partitions are applied (its publisher runs first)
@@ -114,9 +122,19 @@ class MetadataFetcher:
             self.md_touched[(record["topic"], record["partition"])] = None
 
     def _cache_brokers(self):
-        """The metadata cache's brokers for clients and ISR eligibility: the active ones."""
-        self.live_brokers = {b: reg["broker_epoch"] for b, reg in self.md_image.brokers.items()
-                             if self.md_image.is_active(b)}
+        """The metadata cache's brokers. Engine 1.5.0 (``KRaftMetadataCache`` @ 3.9.0 / 4.1.0): the
+        alive brokers clients see (``getAliveBrokerNodes``, ``getPartitionReplicaEndpoints``,
+        ``getAliveBrokerNode`` for a follower's leader) are the unfenced ones, a broker in
+        controlled shutdown included; KIP-841 eligibility (``isBrokerFenced`` /
+        ``isBrokerShuttingDown``) keeps the active ones. Engine 1.4.0 used the active ones for both."""
+        image = self.md_image
+        active = {b: reg["broker_epoch"] for b, reg in image.brokers.items() if image.is_active(b)}
+        if self.sim.rules_1_5:
+            self.live_brokers = {b: reg["broker_epoch"] for b, reg in image.brokers.items()
+                                 if not reg["fenced"]}
+            self.eligible_brokers = active
+        else:
+            self.live_brokers = active
 
     def apply_partition(self, topic, index):
         reg = self.md_image.partitions[(topic, index)]

@@ -329,16 +329,20 @@ class RaftReplication:
                 "last_fetched_epoch": self.log[-1]["epoch"] if self.log else 0}
         self.request(self.leader_id, METADATA_FETCH, body,
                      self.config["controller.quorum.request.timeout.ms"], self._on_fetch_response,
-                     (self.epoch, self.leader_id))
+                     (self.epoch, self.leader_id, self.scheduler.now_ms))
 
     def _on_fetch_response(self, ctx, body, error):
         self.fetch_in_flight = False
-        if self.role != "follower" or ctx != (self.epoch, self.leader_id):
+        if self.role != "follower" or ctx[:2] != (self.epoch, self.leader_id):
             self._fetch_from_leader()
             return
         if error or body is None or body.get("error"):
-            if body is not None and body.get("epoch") is not None:
+            handled = not error and body is not None and body.get("epoch") is not None
+            if handled:
                 self.observe_epoch(body["epoch"], body.get("leader"))
+            if handled and self.sim.rules_1_5:
+                self._refetch_after_refusal(ctx)
+                return
             self.set_timer(RETRY_BACKOFF_MS, self._fetch_from_leader)
             return
         self.has_fetched = True
@@ -354,6 +358,20 @@ class RaftReplication:
         if moved and self.commit_listener is not None:
             wake_listener(self)
         self._fetch_from_leader()
+
+    def _refetch_after_refusal(self, ctx):
+        """Engine 1.5.0: a refusal that names an epoch (FENCED_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER,
+        an older epoch) is handled by ``maybeHandleCommonResponse`` @ 3.9.0 / 4.1.0, which counts
+        as a successful response for the ``RequestManager``: the voter is ready at once and fetches
+        again (from the leader it follows now), with no retry backoff — also when the refusal
+        brought no news (a resigned leader naming itself). Engine 1.4.0 waited
+        ``controller.quorum.retry.backoff.ms``. On a zero-latency link the answer comes in the
+        millisecond of the request, and the engine waits 1 ms so its clock moves."""
+        sent = ctx[2] if len(ctx) > 2 else None
+        if sent == self.scheduler.now_ms:
+            self.set_timer(1, self._fetch_from_leader)
+        else:
+            self._fetch_from_leader()
 
     def _deactivate(self, reason):
         self.parked = {}

@@ -46,7 +46,7 @@ class AlterIsrManager:
         hw = part.log.hw
         if not can_join_isr(remote, hw, part.epoch_start_offset, self.era):
             return
-        if self.era.kip841 and rid not in self.live_brokers:
+        if self.era.kip841 and rid not in self.cache_eligible():
             return  # isReplicaIsrEligible (KAFKA-14140): not alive in this broker's metadata cache
         self._propose(part, "isr_expand", part.isr + [rid],
                       expand_reason(rid, remote, hw, part.epoch_start_offset, self.era))

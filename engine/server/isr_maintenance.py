@@ -9,6 +9,14 @@ from engine.server.partition import (can_join_isr, candidate_high_watermark, exp
 
 class IsrMaintenance(AlterIsrManager):
     """Mixin of ``Broker`` (through ``ReplicaLeader``): ISR shrink and expansion, and the high watermark."""
+    #: KRaft from engine 1.5.0: the metadata cache's KIP-841 eligible brokers (unfenced, not in
+    #: controlled shutdown), kept apart from ``live_brokers`` (unfenced: what clients see);
+    #: None: ``live_brokers`` is both
+    eligible_brokers = None
+
+    def cache_eligible(self):
+        """The brokers ``isReplicaIsrEligible`` accepts in this broker's metadata cache."""
+        return self.live_brokers if self.eligible_brokers is None else self.eligible_brokers
 
     # -- ISR shrink (§2) ------------------------------------------------------------------------
     def maybe_shrink_isr(self, part):
@@ -110,7 +118,7 @@ class IsrMaintenance(AlterIsrManager):
         metadata cache — UpdateMetadata's live brokers (ZooKeeper mode), or the unfenced brokers
         not in controlled shutdown of the metadata image (KRaft). None: every broker counts."""
         if self.era.hw_needs_isr_eligible and self.sim.rules_1_3:
-            return self.live_brokers
+            return self.cache_eligible()
         return None  # engine 1.2.0 and eras before 3.6: any caught-up follower holds the HW
 
     def effective_min_isr(self, part):

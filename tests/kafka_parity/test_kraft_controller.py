@@ -331,7 +331,10 @@ def test_process_broker_heartbeat_in_controlled_shutdown(era):
     WantShutDown from a leader writes in_controlled_shutdown and moves its leadership and ISR
     membership away; SHUTDOWN_NOW follows once it leads nothing, and it is fenced."""
     timeline = [{"op": "shutdown", "broker": 0, "at_ms": 5000}]
-    result = Simulation(cluster(3, 3, era, timeline, 15000)).run()
+    # 20 s: from engine 1.5.0 the grant can come with the heartbeat 2 s after the 50 ms one
+    # (BrokerLifecycleManager's PENDING_CONTROLLED_SHUTDOWN schedule), and 4.1's second fence a
+    # session after that last heartbeat
+    result = Simulation(cluster(3, 3, era, timeline, 20000)).run()
     started = events(result, "controlled_shutdown_started", broker=0)
     granted = events(result, "controlled_shutdown_granted", broker=0)
     assert started and granted and started[0]["t_ms"] <= granted[0]["t_ms"]
@@ -418,15 +421,17 @@ def test_duplicate_registration_after_controlled_shutdown(era):
     ``hasValidSession(id, epoch)`` of the tracker, which holds the last heartbeat of that epoch
     whether the broker is fenced or not: a restart within broker.session.timeout.ms (9000) of the
     last heartbeat is refused with DUPLICATE_BROKER_REGISTRATION until that session expires."""
+    # restart at 8 s: from engine 1.5.0 the grant comes with the heartbeat 2 s after the 50 ms
+    # one (PENDING_CONTROLLED_SHUTDOWN's schedule), at about 7.1 s
     timeline = [{"op": "shutdown", "broker": 0, "at_ms": 5000},
-                {"op": "restart", "broker": 0, "at_ms": 7000}]
+                {"op": "restart", "broker": 0, "at_ms": 8000}]
     result = Simulation(cluster(3, 3, era, timeline, 25000)).run()
     granted = events(result, "controlled_shutdown_granted", broker=0)[0]["t_ms"]
     rejected = events(result, "registration_rejected", broker=0)
     started = events(result, "broker_started", broker=0)
     assert len(started) == 2
     if era == "3.9-kraft":
-        assert not rejected and started[1]["t_ms"] < 7000 + 1000
+        assert not rejected and started[1]["t_ms"] < 8000 + 1000
     else:
         assert rejected and {e["error"] for e in rejected} == {"DUPLICATE_BROKER_REGISTRATION"}
         assert all(e["t_ms"] <= granted + 9000 for e in rejected)
