@@ -12,9 +12,10 @@ web layer plugs Socket.IO in, tests plug in a recorder. ``tick(now)`` runs one i
 drive the runner with a fake clock and no thread.
 
 For other parts of the app (saving runs, opening links): ``create(scenario)`` makes a room from a
-scenario document, ``get(room_id)`` returns the ``Room`` (``room.sim`` is the ``Simulation``,
-``room.commands`` the recorded live commands, ``room.sim.replay_scenario()`` the session as a
-scenario); hold ``room.lock`` while reading a running simulation.
+scenario document, ``get(room_id)`` returns the ``Room``. The web layer uses only the room's
+methods that return plain data (``describe``, ``info``, ``replay_document``, ``series_of``,
+``metrics_now``, ``capture``, ``now_ms``, ``control``, ``apply`` ...), never ``room.sim``: the same
+calls reach a room that lives in a room worker process (``app.rooms``, ``RemoteRunner``).
 """
 import logging
 import secrets
@@ -80,9 +81,10 @@ class Runner:
         return scenario, {"kind": "custom"}
 
     def create(self, scenario=None, library_name=None, room_id=None, owner=None, prepare=None,
-               engine_version=None):
+               engine_version=None, paused=False):
         """A new room running ``scenario`` (a document) or a library scenario. ``owner`` (the
-        client's address) is limited to MAX_ROOMS_PER_ADDRESS rooms at once."""
+        client's address) is limited to MAX_ROOMS_PER_ADDRESS rooms at once. ``paused``: the room
+        starts paused (a fork waits at its moment), not a tick later."""
         doc, source = self.scenario_for(library_name, scenario)
         with self.lock:
             if len(self.rooms) >= self.settings["MAX_ROOMS"]:
@@ -109,6 +111,8 @@ class Runner:
                     max_records=self.settings.get("MAX_RECORDS", 1_000_000), prepare=prepare,
                     engine_version=engine_version)
         room.owner = owner
+        if paused:
+            room.playing, room.paused_reason = False, "user"
         with self.lock:
             if len(self.rooms) >= self.settings["MAX_ROOMS"]:
                 raise self._server_full()
