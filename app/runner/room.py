@@ -66,6 +66,21 @@ class Room:
         self.frame_credit = 0.0           # the frame time this room has earned (Runner.tick)
         self._load(scenario, now, source or {"kind": "custom"}, prepare, engine_version)
 
+    # -- snapshots (a room worker's rooms survive its death: app/rooms/recovery.py) --------------------
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("lock")
+        state["viewers"] = {}          # connections belong to the web process; they join again
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.lock = threading.RLock()
+        view = self.view               # the network's observer comes back fresh and detached
+        view.tap = self.sim.network.observer = type(view.tap)()
+        if view.fetch_clock is not None:
+            view.tap.on_deliver = view.fetch_clock
+
     # -- loading -----------------------------------------------------------------------------------
     def _load(self, scenario, now, source, prepare=None, engine_version=None):
         # engine_version: a fork of an old run keeps its engine's behaviour (docs/model.md §19);
