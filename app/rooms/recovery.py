@@ -80,7 +80,8 @@ class Journals:
                 self.bytes -= len(journal.blob)
 
     def recovery_of(self, room_id):
-        """(snapshot, commands since it, status) to rebuild the room, or None."""
+        """(snapshot, commands since it, status, (run, commands, t_ms) of the snapshot) to rebuild
+        the room, or None."""
         with self.lock:
             journal = self.rooms.get(room_id)
             if journal is None or journal.blob is None or not journal.recoverable:
@@ -88,7 +89,7 @@ class Journals:
             commands = [c for run, _i, c in sorted(journal.commands, key=lambda c: (c[0], c[1]))
                         if run == journal.run]
             status = journal.status if journal.status and journal.status[0] == journal.run else None
-            return journal.blob, commands, status
+            return journal.blob, commands, status, (journal.run, journal.commands_at, journal.t_ms)
 
 
 # -- in the worker that takes the room over -----------------------------------------------------------

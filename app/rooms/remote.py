@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 
 #: settings a worker never needs (secrets and the store stay in the web process)
 PRIVATE_SETTINGS = ("SECRET_KEY", "SNAPSHOT_KEY", "DATABASE_URL")
+SPARE_DELAY_S = 5.0        # after a recovery, the next spare starts this much later
 RECOVERED_NOTICE = ("this room's worker process stopped; the room was moved to another one and "
                     "continues from t = {t_ms} ms")
 
@@ -53,11 +54,53 @@ class RemoteRunner:
         self._reserved = 0
         self._stopped = False
         self._start_lock = threading.Lock()
+        # a spare worker, started and warmed in advance, takes over a dead worker's rooms: the
+        # other workers' rooms do not pause while they are rebuilt (ISRLAB_ROOM_WORKER_SPARE=0:
+        # the survivors take them)
+        self.spare = None
+        self._spare_starting = False
+        self.want_spare = settings.get("ROOM_WORKER_SPARE", 1) > 0
 
     # -- workers --------------------------------------------------------------------------------------
     def _setup(self):
         return {k: v for k, v in self.settings.items()
                 if k not in PRIVATE_SETTINGS and isinstance(v, (int, float, str, bool, dict, list, tuple, type(None)))}
+
+    def _start_worker(self, index):
+        try:
+            return RoomWorker(index, self.python, self._setup(), self.settings.get("ROOM_WORKER_MEMORY_BYTES", 0),
+                              self._on_message, self._on_exit)
+        except OSError as exc:
+            raise AppError("room", f"cannot start a room worker with {self.python}: {exc}",
+                           "set ISRLAB_ROOM_WORKER_PYTHON to a Python that can import this project, "
+                           "or ISRLAB_ROOM_WORKERS=0 to simulate rooms in the web process", status=503) from exc
+
+    def _ensure_spare(self):
+        """Start and warm the spare worker when there is none (in the background)."""
+        if not self.want_spare or self._stopped:
+            return
+        with self.lock:
+            if self._spare_starting or (self.spare is not None and self.spare.alive):
+                return
+            self._spare_starting = True
+
+        def start():
+            try:
+                worker = self._start_worker(-1)
+                worker.call("ping", timeout=60)
+                worker.call("warm", "isr-expansion", timeout=120)
+            except Exception:  # noqa: BLE001 - recovery falls back on the survivors
+                log.exception("the spare room worker did not start")
+                with self.lock:
+                    self._spare_starting = False
+                return
+            with self.lock:
+                self._spare_starting = False
+                if not self._stopped:
+                    self.spare, worker = worker, None
+            if worker is not None:
+                worker.stop()
+        threading.Thread(target=start, daemon=True, name="isrlab-room-worker-spare").start()
 
     def ensure_running(self):
         """Start every missing worker and wait until each answers (PyPy: about a second)."""
@@ -67,15 +110,7 @@ class RemoteRunner:
             fresh = []
             for index, worker in enumerate(self.workers):
                 if worker is None or not worker.alive:
-                    try:
-                        worker = RoomWorker(index, self.python, self._setup(), self.settings.get("ROOM_WORKER_MEMORY_BYTES", 0),
-                                            self._on_message, self._on_exit)
-                    except OSError as exc:
-                        raise AppError("room", f"cannot start a room worker with {self.python}: {exc}",
-                                       "set ISRLAB_ROOM_WORKER_PYTHON to a Python that can import this project, "
-                                       "or ISRLAB_ROOM_WORKERS=0 to simulate rooms in the web process",
-                                       status=503) from exc
-                    fresh.append(worker)
+                    fresh.append(self._start_worker(index))
             for worker in fresh:
                 try:
                     worker.call("ping", timeout=60)
@@ -86,6 +121,7 @@ class RemoteRunner:
                                    "ISRLAB_ROOM_WORKERS=0 simulates rooms in the web process", status=503) from exc
                 with self.lock:
                     self.workers[worker.index] = worker
+        self._ensure_spare()
 
     def _least_loaded(self):
         with self.lock:
@@ -280,7 +316,12 @@ class RemoteRunner:
             worker.send(("backlog", changes))
 
     def _on_exit(self, worker):
-        if self._stopped:
+        with self.lock:
+            if worker is self.spare:
+                self.spare = None
+        if self._stopped or worker.index < 0:
+            if not self._stopped:
+                self._ensure_spare()
             return
         threading.Thread(target=self._recover, args=(worker,), daemon=True,
                          name="isrlab-room-recovery").start()
@@ -292,15 +333,20 @@ class RemoteRunner:
         with self.lock:
             room_ids = sorted(dead.rooms)
             dead.rooms.clear()
-            if self.workers[dead.index] is dead:
-                self.workers[dead.index] = None
             self._backlogged.pop(dead.index, None)
-        log.warning("room worker %s died with %d room(s); moving them", dead.pid, len(room_ids))
-        threading.Thread(target=self._replace, daemon=True, name="isrlab-room-worker-start").start()
+            spare = self.spare if self.spare is not None and self.spare.alive else None
+            if self.workers[dead.index] is dead:
+                self.workers[dead.index] = spare        # the warm spare takes the dead one's place
+            if spare is not None:
+                spare.index, self.spare = dead.index, None
+        log.warning("room worker %s died with %d room(s); moving them to %s", dead.pid, len(room_ids),
+                    f"the spare worker {spare.pid}" if spare else "the other workers")
+        if spare is None:
+            self._replace()             # no spare: the rooms wait for a new worker if none is left
         for room_id in room_ids:
             for attempt in range(3):
                 try:
-                    self._restore(room_id)
+                    self._restore(room_id, spare if attempt == 0 else None)
                     self.recovered["rooms"] += 1
                     break
                 except Exception:  # noqa: BLE001 - one room that cannot come back must not stop the others
@@ -308,6 +354,9 @@ class RemoteRunner:
             else:
                 self.recovered["rooms_lost"] += 1
                 self.remove(room_id)
+        # the next spare starts once the rooms are back: its start and warm-up take CPU the
+        # recovery and the other rooms need now
+        threading.Timer(SPARE_DELAY_S, self._replace).start()
 
     def _replace(self):
         try:
@@ -315,7 +364,7 @@ class RemoteRunner:
         except Exception:  # noqa: BLE001
             log.exception("starting a replacement room worker failed")
 
-    def _restore(self, room_id):
+    def _restore(self, room_id, worker=None):
         with self.lock:
             handle = self.rooms.get(room_id)
         if handle is None:
@@ -323,14 +372,15 @@ class RemoteRunner:
         record = self.journals.recovery_of(room_id)
         if record is None:
             raise RuntimeError("no snapshot of this room to recover it from")
-        blob, commands, status = record
-        worker = self._least_loaded()
+        blob, commands, status, mark = record
+        if worker is None or not worker.alive:
+            worker = self._least_loaded()
         if worker is None:
             self.ensure_running()
             worker = self._least_loaded()
         t_ms = status[1] if status else (commands[-1]["at_ms"] if commands else 0)
         worker.call("restore", room_id, blob, commands, status, sorted(handle.viewers),
-                    RECOVERED_NOTICE.format(t_ms=t_ms))
+                    RECOVERED_NOTICE.format(t_ms=t_ms), mark)
         with self.lock:
             if room_id in self.rooms:
                 self.placement[room_id] = worker
@@ -355,5 +405,8 @@ class RemoteRunner:
         self._stopped = True
         with self.lock:
             workers, self.workers = [w for w in self.workers if w is not None], [None] * len(self.workers)
+            if self.spare is not None:
+                workers.append(self.spare)
+            self.spare = None
         for worker in workers:
             worker.stop()

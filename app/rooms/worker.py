@@ -26,7 +26,7 @@ from engine.simulation import ENGINE_VERSION
 from engine.scenario.document import ScenarioError
 
 from ..runner.core import Runner
-from ..runner.room import Viewer
+from ..runner.room import Room, Viewer
 from . import protocol
 from .recovery import restore_room
 
@@ -34,8 +34,11 @@ log = logging.getLogger("isrlab.room_worker")
 
 SNAPSHOT_SIM_MS = 5000         # a playing room is snapshotted every this much simulated time ...
 SNAPSHOT_MIN_WALL_S = 1.0      # ... at most once a wall second (a room at maximum speed) ...
-SNAPSHOT_MAX_COMMANDS = 64     # ... or after this many live commands, whichever comes first
-SNAPSHOTS_PER_TICK = 2         # the rest wait for the next tick: no tick pays for every room
+SNAPSHOT_MAX_COMMANDS = 64     # ... or after this many live commands, whichever comes first ...
+SNAPSHOT_SHARE = 0.05          # ... and within this share of the worker's time: pickling is slow
+                               # under PyPy (~60-100 ms for a 60 s run of isr-expansion, 10x CPython),
+                               # so with many rooms each is snapshotted less often (see _interval)
+SNAPSHOTS_PER_TICK = 1         # the rest wait for the next tick: no tick pays for every room
 
 
 class BatchTransport:
@@ -71,6 +74,7 @@ class WorkerRunner(Runner):
         super().__init__(settings, BatchTransport())
         self.out = out
         self.marks = {}              # room id -> (run, commands, t_ms, wall) of its last snapshot
+        self.snapshot_cost_s = 0.02  # what one snapshot costs (moving average)
         self.reported = {}           # room id -> the status last sent
 
     # -- the loop: the in-process tick, then one message ------------------------------------------
@@ -113,17 +117,24 @@ class WorkerRunner(Runner):
             return 1e9
         if len(sim.commands) - commands >= SNAPSHOT_MAX_COMMANDS:
             return 1e6
-        if now - wall < SNAPSHOT_MIN_WALL_S:
+        if now - wall < self._interval():
             return 0
         return (sim.now_ms - t_ms) - SNAPSHOT_SIM_MS + 1 if sim.now_ms - t_ms >= SNAPSHOT_SIM_MS else 0
+
+    def _interval(self):
+        """Wall seconds between two snapshots of one room: every room once per round, a round
+        within SNAPSHOT_SHARE of the time."""
+        return max(SNAPSHOT_MIN_WALL_S, len(self.rooms) * self.snapshot_cost_s / SNAPSHOT_SHARE)
 
     def snapshot(self, room, now=None):
         """Send the room's whole state (compressed), and remember when."""
         if room is None:
             return
+        started = time.perf_counter()
         with room.lock:
             blob = zlib.compress(pickle.dumps(room, protocol=protocol.PROTOCOL), 1)
             mark = (room.run_no, len(room.sim.commands), room.sim.now_ms, self.clock() if now is None else now)
+        self.snapshot_cost_s = 0.8 * self.snapshot_cost_s + 0.2 * (time.perf_counter() - started)
         self.marks[room.id] = mark
         self.out.send(("snapshot", room.id, mark[0], mark[1], mark[2], blob))
 
@@ -135,6 +146,16 @@ class WorkerRunner(Runner):
 
     def do_ping(self):
         return {"engine_version": ENGINE_VERSION, "python": sys.implementation.name, "pid": os.getpid()}
+
+    def do_warm(self, library_name):
+        """A spare worker warms its JIT on what a recovery does (build, advance, pickle, restore)
+        so that taking over a dead worker's rooms is quick; nothing of it stays."""
+        room = Room(".warm", self.library[library_name], self.clock())
+        for _ in range(3):
+            room.sim.advance_to(room.sim.now_ms + 4000, lambda: room._observe(room.sim))
+            blob = zlib.compress(pickle.dumps(room, protocol=protocol.PROTOCOL), 1)
+            restore_room(blob, [], None, self.clock(), None)
+        return len(blob)
 
     def do_create(self, room_id, doc, source, engine_version, paused, prepared):
         prepare = None
@@ -149,16 +170,17 @@ class WorkerRunner(Runner):
         self.snapshot(room)
         return room.describe()
 
-    def do_restore(self, room_id, blob, commands, status, viewers, notice):
+    def do_restore(self, room_id, blob, commands, status, viewers, notice, mark):
         room = restore_room(blob, commands, status, self.clock(), notice)
         room.id = room_id
+        # the web process still holds that snapshot and these commands: no new snapshot now
+        self.marks[room_id] = (mark[0], mark[1], mark[2], self.clock())
         with self.lock:
             for sid in viewers:
                 room.viewers[sid] = Viewer(sid)
                 self.sid_room[sid] = room_id
             room.last_active_s = self.clock()
             self.rooms[room_id] = room
-        self.snapshot(room)
         self.ensure_running()
         return room.describe()
 
@@ -248,7 +270,10 @@ def serve(stdin, stdout):
             answer = ("reply", _id, "error", "MemoryError: this room worker is out of memory")
         except Exception:  # noqa: BLE001 - reported to the web process, which logs it
             answer = ("reply", _id, "error", traceback.format_exc())
-        out.send(answer)
+        try:
+            out.send(answer)
+        except OSError:                            # the web process is gone
+            break
     runner.stop()
     return 0
 
