@@ -26,6 +26,11 @@ an explicit mapping over it, so tests pass what they need without touching the e
 | ISRLAB_MAX_ROOMS               | live simulations at once                                  | 50 |
 | ISRLAB_MAX_ROOMS_PER_ADDRESS   | live simulations created from one client address          | 10 |
 | ISRLAB_MAX_VIEWERS             | viewers of one room                                       | 200 |
+| ISRLAB_ROOM_WORKERS            | processes that simulate the live rooms (0 = in the web process's runner thread) | one per core |
+| ISRLAB_ROOM_WORKER_PYTHON      | the interpreter of room workers | pypy3 when installed, else this Python |
+| ISRLAB_ROOM_WORKER_SPARE       | 1 = keep one extra room worker started and warm, to take over a dead worker's rooms without pausing the others | 1 |
+| ISRLAB_ROOM_WORKER_MEMORY_MB   | a room worker's address-space limit (RLIMIT_AS; its rooms move to another worker if it dies) | 3072 |
+| ISRLAB_ROOM_SNAPSHOT_MB        | room snapshots the web process keeps to recover a dead worker's rooms, all rooms together | 256 |
 | ISRLAB_ROOM_IDLE_S             | a room nobody watches is removed after this many seconds  | 600 |
 | ISRLAB_COMMANDS_PER_S          | sustained commands per connection (burst = 3x)            | 15 |
 | ISRLAB_MAX_BROKERS             | brokers of a live cluster                                 | 16 |
@@ -70,6 +75,12 @@ DEFAULTS = {
     "MAX_CONTENT_LENGTH": 300_000,    # one HTTP request body
     # the runner
     "RUNNER_AUTOSTART": True,         # start the background task on first use (tests drive it by hand)
+    "ROOM_WORKERS": os.cpu_count() or 1,   # room worker processes (0: rooms in the web process; so are
+                                      # hand-driven runners, RUNNER_AUTOSTART off)
+    "ROOM_WORKER_PYTHON": None,       # None = pypy3 when installed, else this interpreter
+    "ROOM_WORKER_SPARE": 1,           # a warm spare worker takes over a dead worker's rooms
+    "ROOM_WORKER_MEMORY_BYTES": 3072 * 2 ** 20,  # RLIMIT_AS of a room worker (PyPy reserves generously)
+    "ROOM_SNAPSHOT_BYTES": 256 * 2 ** 20,       # recovery snapshots kept in the web process, in total
     "TICK_BUDGET": 0.45,              # share of a frame period spent advancing simulations
     "FRAME_BUDGET": 0.25,             # share of a frame period spent building frames (fairly split)
     "DEFAULT_SCENARIO": "broker-failure-clean-election",
@@ -169,6 +180,11 @@ def load_settings(environ=None):
     cfg["GRACEFUL_TIMEOUT_S"] = _int(environ, "ISRLAB_GRACEFUL_TIMEOUT_S", DEFAULTS["GRACEFUL_TIMEOUT_S"])
     cfg["ACCESS_LOG"] = environ.get("ISRLAB_ACCESS_LOG", "1") != "0"
     cfg["BUDGETS"] = {k: _int(environ, f"ISRLAB_BUDGET_EVENTS_{k.upper()}", v) for k, v in DEFAULTS["BUDGETS"].items()}
+    cfg["ROOM_WORKERS"] = max(0, _int(environ, "ISRLAB_ROOM_WORKERS", DEFAULTS["ROOM_WORKERS"]))
+    cfg["ROOM_WORKER_PYTHON"] = environ.get("ISRLAB_ROOM_WORKER_PYTHON") or None
+    cfg["ROOM_WORKER_SPARE"] = _int(environ, "ISRLAB_ROOM_WORKER_SPARE", DEFAULTS["ROOM_WORKER_SPARE"])
+    cfg["ROOM_WORKER_MEMORY_BYTES"] = _int(environ, "ISRLAB_ROOM_WORKER_MEMORY_MB", 3072) * 2 ** 20
+    cfg["ROOM_SNAPSHOT_BYTES"] = _int(environ, "ISRLAB_ROOM_SNAPSHOT_MB", 256) * 2 ** 20
     cfg["JOB_WORKERS"] = _int(environ, "ISRLAB_JOB_WORKERS", DEFAULTS["JOB_WORKERS"])
     cfg["JOB_QUEUE"] = _int(environ, "ISRLAB_JOB_QUEUE", DEFAULTS["JOB_QUEUE"])
     cfg["JOB_MEMORY_LIMIT_BYTES"] = _int(environ, "ISRLAB_JOB_MEMORY_LIMIT_MB", 1200) * 2 ** 20

@@ -47,7 +47,7 @@ def create_app(config=None):
     app.json = CheckedJSONProvider(app)
     app.request_class = CheckedRequest
     socketio = SocketIO(app, **options)
-    runner = Runner(settings, SocketIOTransport(socketio), start_task=socketio.start_background_task)
+    runner = make_runner(settings, SocketIOTransport(socketio), socketio)
     app.extensions["isrlab"] = {
         "runner": runner,
         "limiter": RateLimiter(settings["COMMANDS_PER_S"], settings["COMMAND_BURST"]),
@@ -65,6 +65,15 @@ def create_app(config=None):
 
     install_guards(app)
     return app
+
+
+def make_runner(settings, transport, socketio):
+    """Room workers (app/rooms/) unless ISRLAB_ROOM_WORKERS=0 or the runner is driven by hand
+    (RUNNER_AUTOSTART off: unit tests tick an in-process runner with a fake clock)."""
+    if settings.get("ROOM_WORKERS", 0) > 0 and settings["RUNNER_AUTOSTART"]:
+        from .rooms.remote import RemoteRunner
+        return RemoteRunner(settings, transport)
+    return Runner(settings, transport, start_task=socketio.start_background_task)
 
 
 def runner_of(app):

@@ -202,7 +202,8 @@ def main():
     else:
         port = free_port()
         env = dict(os.environ, ISRLAB_PORT=str(port), ISRLAB_MAX_ROOMS="200", ISRLAB_MAX_VIEWERS="500",
-                   ISRLAB_MAX_ROOMS_PER_ADDRESS="200")
+                   ISRLAB_MAX_ROOMS_PER_ADDRESS="200",
+                   ISRLAB_QUOTA_PER_CLIENT="10000")     # every room comes from this one address
         server = subprocess.Popen([PY, "-m", "app", "serve"], cwd=ROOT, env=env,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         base, pid = f"http://127.0.0.1:{port}", server.pid

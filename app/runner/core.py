@@ -12,9 +12,10 @@ web layer plugs Socket.IO in, tests plug in a recorder. ``tick(now)`` runs one i
 drive the runner with a fake clock and no thread.
 
 For other parts of the app (saving runs, opening links): ``create(scenario)`` makes a room from a
-scenario document, ``get(room_id)`` returns the ``Room`` (``room.sim`` is the ``Simulation``,
-``room.commands`` the recorded live commands, ``room.sim.replay_scenario()`` the session as a
-scenario); hold ``room.lock`` while reading a running simulation.
+scenario document, ``get(room_id)`` returns the ``Room``. The web layer uses only the room's
+methods that return plain data (``describe``, ``info``, ``replay_document``, ``series_of``,
+``metrics_now``, ``capture``, ``now_ms``, ``control``, ``apply`` ...), never ``room.sim``: the same
+calls reach a room that lives in a room worker process (``app.rooms``, ``RemoteRunner``).
 """
 import logging
 import secrets
@@ -68,35 +69,20 @@ class Runner:
     # -- rooms -------------------------------------------------------------------------------------------
     def scenario_for(self, library_name=None, scenario=None):
         """(scenario document, source) from a library name or a document, checked against limits."""
-        if library_name is not None:
-            if not isinstance(library_name, str) or library_name not in self.library:
-                raise AppError("library", f"{str(library_name)[:60]!r} is not a library scenario",
-                               ", ".join(self.library))
-            return self.library[library_name], {"kind": "library", "name": library_name}
-        if scenario is None:
-            name = self.settings["DEFAULT_SCENARIO"]
-            return self.library[name], {"kind": "library", "name": name}
-        check_scenario(scenario, self.settings)
-        return scenario, {"kind": "custom"}
+        return scenario_for(self.library, self.settings, library_name, scenario)
 
     def create(self, scenario=None, library_name=None, room_id=None, owner=None, prepare=None,
-               engine_version=None):
+               engine_version=None, paused=False):
         """A new room running ``scenario`` (a document) or a library scenario. ``owner`` (the
-        client's address) is limited to MAX_ROOMS_PER_ADDRESS rooms at once."""
+        client's address) is limited to MAX_ROOMS_PER_ADDRESS rooms at once. ``paused``: the room
+        starts paused (a fork waits at its moment), not a tick later."""
         doc, source = self.scenario_for(library_name, scenario)
         with self.lock:
             if len(self.rooms) >= self.settings["MAX_ROOMS"]:
                 raise self._server_full()
-            cap = self.settings.get("MAX_ROOMS_PER_ADDRESS")
-            mine = [r for r in self.rooms.values() if owner is not None and r.owner == owner]
-            if cap and len(mine) >= cap:
-                unwatched = sorted((r for r in mine if not r.viewers), key=lambda r: r.last_active_s)
-                if not unwatched:
-                    raise AppError("room", f"this address already watches {cap} simulations on this server "
-                                   f"(quota ISRLAB_MAX_ROOMS_PER_ADDRESS = {cap})",
-                                   "close a tab, or load scenarios into an open one", status=429
-                                   ).with_retry_after(ROOM_RETRY_AFTER_S)
-                self.remove(unwatched[0].id)     # the owner's least recently watched room makes way
+            oldest = owner_quota(owner, self.rooms.values(), self.settings.get("MAX_ROOMS_PER_ADDRESS"))
+            if oldest is not None:
+                self.remove(oldest.id)           # the owner's least recently watched room makes way
             if room_id is None:
                 room_id = secrets.token_urlsafe(6)
                 while room_id in self.rooms:
@@ -109,6 +95,8 @@ class Runner:
                     max_records=self.settings.get("MAX_RECORDS", 1_000_000), prepare=prepare,
                     engine_version=engine_version)
         room.owner = owner
+        if paused:
+            room.playing, room.paused_reason = False, "user"
         with self.lock:
             if len(self.rooms) >= self.settings["MAX_ROOMS"]:
                 raise self._server_full()
@@ -117,11 +105,7 @@ class Runner:
         return room
 
     def _server_full(self):
-        """429: the server-wide room quota; a room frees up when its viewers leave it idle."""
-        cap = self.settings["MAX_ROOMS"]
-        return AppError("room", f"this server already runs {len(self.rooms)} simulations "
-                        f"(quota ISRLAB_MAX_ROOMS = {cap})", "try again when a room has been closed",
-                        status=429).with_retry_after(ROOM_RETRY_AFTER_S)
+        return server_full(len(self.rooms), self.settings["MAX_ROOMS"])
 
     def get(self, room_id):
         with self.lock:
@@ -299,6 +283,41 @@ class Runner:
         thread, self._thread = self._thread, None
         if thread is not None and hasattr(thread, "join"):
             thread.join(timeout=2)
+
+
+def scenario_for(lib, settings, library_name=None, scenario=None):
+    """(scenario document, source) from a library name or a document, checked against limits."""
+    if library_name is not None:
+        if not isinstance(library_name, str) or library_name not in lib:
+            raise AppError("library", f"{str(library_name)[:60]!r} is not a library scenario", ", ".join(lib))
+        return lib[library_name], {"kind": "library", "name": library_name}
+    if scenario is None:
+        name = settings["DEFAULT_SCENARIO"]
+        return lib[name], {"kind": "library", "name": name}
+    check_scenario(scenario, settings)
+    return scenario, {"kind": "custom"}
+
+
+def server_full(rooms, cap, hint=""):
+    """429: the server-wide room quota; a room frees up when its viewers leave it idle."""
+    return AppError("room", f"this server already runs {rooms} simulations (quota ISRLAB_MAX_ROOMS = {cap})",
+                    "try again when a room has been closed" + hint, status=429).with_retry_after(ROOM_RETRY_AFTER_S)
+
+
+def owner_quota(owner, rooms, cap):
+    """The owner's least recently watched room that makes way for a new one (None: nothing to
+    make way), or a 429 when every room of theirs is watched. ``rooms``: objects with ``owner``,
+    ``viewers`` and ``last_active_s``."""
+    mine = [r for r in rooms if owner is not None and r.owner == owner]
+    if not cap or len(mine) < cap:
+        return None
+    unwatched = sorted((r for r in mine if not r.viewers), key=lambda r: r.last_active_s)
+    if not unwatched:
+        raise AppError("room", f"this address already watches {cap} simulations on this server "
+                       f"(quota ISRLAB_MAX_ROOMS_PER_ADDRESS = {cap})",
+                       "close a tab, or load scenarios into an open one", status=429
+                       ).with_retry_after(ROOM_RETRY_AFTER_S)
+    return unwatched[0]
 
 
 def next_pace(pace, spent_s, period_s):

@@ -6,28 +6,25 @@ touches the simulation holds ``room.lock``. The wall clock is never read here: t
 ``now`` (monotonic seconds) in, so a test can drive a room with a fake clock.
 """
 import copy
-import json
-import re
 import threading
 import time
 from collections import deque
 
-from engine.scenario.document import ScenarioError, load as load_scenario
 from engine.simulation import Simulation
 
 from .errors import AppError
 from .frames import FrameBuilder
 from .limits import check_command, check_scenario, retarget
-from .live_view import LOSS_EVENTS, LiveView, mark_user_ops, partition_detail
+from .capture import capture_live
+from .live_view import LiveView, partition_detail
 from .metrics import LiveMetrics
 from .series import LiveSeries
+from .story import EVENTS_PER_FRAME, STORY_SKIP, fresh_story, replayable, story_events  # noqa: F401 - imported from here too
 
 SPEED_MIN = 0.1
 SPEED_MAX = 100.0
 MAX_OWED_WALL_S = 0.25     # a simulation that cannot keep up never owes more than this
 STEP_BUDGET_S = 0.25       # wall time one "step" may take
-EVENTS_PER_FRAME = 150     # replication-story events per frame (HW moves collapsed first)
-STORY_SKIP = frozenset(("high_watermark",))
 
 
 class Viewer:
@@ -50,67 +47,6 @@ def check_speed(value):
     return float(value)
 
 
-def story_events(start, events, limit=EVENTS_PER_FRAME):
-    """(index, event) pairs worth sending: every event except that HW moves are collapsed to the
-    last one per (partition, broker); newest kept when over ``limit``. Returns (pairs, dropped)."""
-    story, hw = [], {}
-    for offset, event in enumerate(events):
-        if event["type"] in STORY_SKIP:
-            hw[(event.get("topic"), event.get("partition"), event.get("broker"))] = (start + offset, event)
-        else:
-            story.append((start + offset, event))
-    dropped = 0
-    if len(story) > limit:
-        dropped += len(story) - limit
-        story = story[-limit:]
-    room = limit - len(story)
-    hw_pairs = sorted(hw.values(), key=lambda p: p[0])
-    if room < len(hw_pairs):
-        hw_pairs = hw_pairs[len(hw_pairs) - room:] if room > 0 else []
-    merged = sorted(story + hw_pairs, key=lambda p: p[0])
-    return merged, dropped
-
-
-def fresh_story(view, sim):
-    """The story since the view's last frame: (event pairs to send, keys of partitions whose logs
-    may have lost records and must be redrawn whole). Over the per-frame cap, an
-    ``events_skipped`` entry says how many were left out."""
-    start, fresh = view.new_history()
-    dirty = {sim.key(e["topic"], e["partition"]) for e in fresh
-             if e["type"] in LOSS_EVENTS and e.get("topic") is not None and e.get("partition") is not None}
-    events, dropped = story_events(start, fresh)
-    if dropped:
-        events.append((start + len(fresh) - 1, {"t_ms": sim.now_ms, "type": "events_skipped",
-                                                 "count": dropped,
-                                                 "reason": f"{dropped} events in this frame not shown"}))
-        events.sort(key=lambda p: p[0])
-    return events, dirty
-
-
-def replayable(sim):
-    """``sim.replay_scenario()``, checked to load. Since the engine marks replays of live sessions
-    ``"recorded"`` a scripted op made pointless by a live command loads (and is ignored, as it was
-    live); should a document still be refused, such scenario ops are left out rather than the
-    session being unreplayable. Returns (document, number of operations left out)."""
-    doc = sim.replay_scenario()
-    commands = {json.dumps(c, sort_keys=True) for c in sim.commands}
-    dropped = 0
-    for _attempt in range(len(doc["timeline"]) + 1):
-        try:
-            load_scenario(doc)
-            return mark_user_ops(doc, sim.commands), dropped
-        except ScenarioError as exc:
-            match = re.match(r"timeline\[(\d+)\]", exc.field or "")
-            if not match:
-                raise
-            index = int(match.group(1))
-            if json.dumps(doc["timeline"][index], sort_keys=True) in commands:
-                raise
-            del doc["timeline"][index]
-            dropped += 1
-    return mark_user_ops(doc, sim.commands), dropped
-
-
 class Room:
     def __init__(self, room_id, scenario, now, source=None, max_records=1_000_000, prepare=None,
                  engine_version=None):
@@ -129,6 +65,21 @@ class Room:
         self.frame_cost_s = 0.0           # what building and planning one frame costs (moving average)
         self.frame_credit = 0.0           # the frame time this room has earned (Runner.tick)
         self._load(scenario, now, source or {"kind": "custom"}, prepare, engine_version)
+
+    # -- snapshots (a room worker's rooms survive its death: app/rooms/recovery.py) --------------------
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("lock")
+        state["viewers"] = {}          # connections belong to the web process; they join again
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.lock = threading.RLock()
+        view = self.view               # the network's observer comes back fresh and detached
+        view.tap = self.sim.network.observer = type(view.tap)()
+        if view.fetch_clock is not None:
+            view.tap.on_deliver = view.fetch_clock
 
     # -- loading -----------------------------------------------------------------------------------
     def _load(self, scenario, now, source, prepare=None, engine_version=None):
@@ -174,11 +125,43 @@ class Room:
         return list(self.sim.commands)
 
     def describe(self):
-        sim = self.sim
-        return {"room": self.id, "name": sim.scenario["name"], "kafka_version": sim.scenario["kafka_version"],
-                "t_ms": sim.now_ms, "duration_ms": sim.scenario["duration_ms"], "finished": sim.finished,
-                "playing": self.playing, "speed": self.speed, "viewers": len(self.viewers),
-                "commands": len(sim.commands), "source": self.source}
+        with self.lock:
+            sim = self.sim
+            return {"room": self.id, "name": sim.scenario["name"], "kafka_version": sim.scenario["kafka_version"],
+                    "t_ms": sim.now_ms, "duration_ms": sim.scenario["duration_ms"], "finished": sim.finished,
+                    "playing": self.playing, "speed": self.speed, "viewers": len(self.viewers),
+                    "commands": len(sim.commands), "source": self.source}
+
+    # -- what the web layer reads: plain data, each call under the lock (the same calls reach a
+    #    room living in a room worker process: app/rooms/)
+    def now_ms(self):
+        with self.lock:
+            return self.sim.now_ms
+
+    def info(self):
+        """``describe()`` with the recorded live commands."""
+        with self.lock:
+            return {**self.describe(), "command_list": list(self.sim.commands)}
+
+    def replay_document(self):
+        """The live session as a scenario that replays it (see ``replayable``)."""
+        with self.lock:
+            return replayable(self.sim)[0]
+
+    def series_of(self, key):
+        """(the frames' run, partition ``key``'s chart since the run began, or None)."""
+        with self.lock:
+            return self.frames.run, self.series.of(self.sim, key)
+
+    def metrics_now(self):
+        """(the frames' run, Kafka's metrics of the run so far)."""
+        with self.lock:
+            return self.frames.run, self.metrics.of(self.sim)
+
+    def capture(self):
+        """What saving the session needs (``app.runner.capture``): list copies, milliseconds."""
+        with self.lock:
+            return capture_live(self.sim)
 
     # -- time ------------------------------------------------------------------------------------------
     def advance(self, now, slice_s, perf=time.perf_counter):

@@ -80,8 +80,7 @@ def _join(room_id):
     if left and left != room.id:
         leave_room(channel(left))
     join_room(channel(room.id))
-    with room.lock:
-        return room.describe()
+    return room.describe()
 
 
 def _current_room():

@@ -253,10 +253,8 @@ def api_replay_fork(rid):
         # under the run's engine version: a fork of an old run continues as that engine would
         at = job.offload(simulation_at, scenario, t_ms, limits, "fork", run["replay_engine_version"])
         room = runner.create(scenario=scenario, owner=address, prepare=lambda _fresh: at,
-                             engine_version=run["replay_engine_version"])
-        with room.lock:
-            room.control("pause", runner.clock())
+                             engine_version=run["replay_engine_version"], paused=True)
         if isinstance(key, int):
             forks[room.id] = (key, t_ms)
-        return {"room": room.id, "url": f"/r/{room.id}", "t_ms": room.sim.now_ms, "notes": notes}
+        return {"room": room.id, "url": f"/r/{room.id}", "t_ms": room.now_ms(), "notes": notes}
     return job_reply(submit("fork", fork, scenario), 201)

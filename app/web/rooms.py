@@ -7,7 +7,6 @@ from flask import Response, abort, current_app, jsonify, render_template, reques
 
 from ..runner import AppError
 from ..runner.limits import ROOM_ID
-from ..runner.room import replayable
 from .blueprint import bp
 
 
@@ -46,17 +45,13 @@ def api_create_room():
 
 @bp.get("/api/rooms/<room_id>")
 def api_room(room_id):
-    room = _runner().require(room_id)
-    with room.lock:
-        return jsonify(ok=True, **room.describe(), command_list=room.commands)
+    return jsonify(ok=True, **_runner().require(room_id).info())
 
 
 @bp.get("/api/rooms/<room_id>/scenario.json")
 def api_room_scenario(room_id):
     """The live session as a scenario: the room's scenario with every live command merged in."""
-    room = _runner().require(room_id)
-    with room.lock:
-        doc, _dropped = replayable(room.sim)
+    doc = _runner().require(room_id).replay_document()
     body = json.dumps(doc, indent=2)
     return Response(body, mimetype="application/json",
                     headers={"Content-Disposition": f'attachment; filename="isrlab-{room_id}.json"'})
@@ -68,9 +63,7 @@ def api_room_series(room_id):
     app/runner/series.py), so a page that reloads charts the history it did not see."""
     room = _runner().require(room_id)
     key = request.args.get("partition", "")[:300]
-    with room.lock:
-        series = room.series.of(room.sim, key)
-        run = room.frames.run           # the "run" of the frames the page draws
+    run, series = room.series_of(key)   # run: the "run" of the frames the page draws
     if series is None:
         raise AppError("partition", f"{key[:60]!r} is not a partition of this room (yet)", "a key such as orders-0")
     return jsonify(ok=True, run=run, **series)
@@ -80,8 +73,5 @@ def api_room_series(room_id):
 def api_room_metrics(room_id):
     """Kafka's metrics of the room's run so far, sampled (bounded: app/runner/metrics.py), so a
     page that joins or reloads graphs what came before its frames."""
-    room = _runner().require(room_id)
-    with room.lock:
-        metrics = room.metrics.of(room.sim)
-        run = room.frames.run
+    run, metrics = _runner().require(room_id).metrics_now()
     return jsonify(ok=True, run=run, **metrics)

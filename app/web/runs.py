@@ -18,7 +18,7 @@ import time
 from flask import Response, current_app, jsonify, render_template, request
 
 from ..jobwork import budgets_of, saved_run_rows
-from ..replay.save import capture_live, save_captured, save_prepared
+from ..replay.save import save_captured, save_prepared
 from ..runner import AppError
 from ..store import runs as store_runs
 from .blueprint import bp
@@ -66,8 +66,7 @@ def api_save_run():
         if not isinstance(body["room"], str):
             raise AppError("room", "is not a room id", "the id of a live room")
         room = current_app.extensions["isrlab"]["runner"].require(body["room"])
-        with room.lock:
-            captured = capture_live(room.sim)      # list copies under the lock: milliseconds
+        captured = room.capture()                  # list copies under the room's lock: milliseconds
         parent = store.forks.get(room.id)
         saved = save_captured(store.engine, captured, title=title, source="fork" if parent else "live",
                               parent_run_id=parent[0] if parent else None, fork_t_ms=parent[1] if parent else None)

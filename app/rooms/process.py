@@ -1,0 +1,159 @@
+"""The web side of one room worker: starting it, calling it, reading what it sends, noticing
+its death.
+
+The worker is a subprocess (``<python> -m app.rooms.worker``), not a ``multiprocessing`` child:
+it may be another interpreter (PyPy), which needs only a path and two pipes. Its environment is
+the engine workers' (``engine.tools.worker.engine_process_env``: this project on PYTHONPATH, a
+fixed hash seed, PyPy's nursery) and it runs from "/" so no other checkout shadows this one.
+
+One reader thread per worker reads its messages in order: replies wake the caller waiting for
+them; frames, statuses, snapshots and the rest go to ``on_message``. End of stream (the worker
+exited or was killed) fails every call in flight with a 503 the user can retry, and calls
+``on_exit`` once.
+"""
+import itertools
+import logging
+import shutil
+import subprocess
+import sys
+import threading
+
+from engine.tools.worker import engine_process_env
+
+from ..runner.errors import AppError
+from . import protocol
+
+log = logging.getLogger(__name__)
+
+CALL_TIMEOUT_S = 30.0      # a call the worker has not answered by then fails (the worker is stuck)
+MAX_PENDING = 256          # calls in flight to one worker at most; more are refused (503)
+
+
+def worker_python(settings):
+    """The interpreter of room workers: ISRLAB_ROOM_WORKER_PYTHON, else pypy3 when installed
+    (the engine runs 1.3-2.6x faster under it), else this one."""
+    return settings.get("ROOM_WORKER_PYTHON") or shutil.which("pypy3") or sys.executable
+
+
+def _gone(why):
+    return AppError("room", f"the simulation's worker process {why}; the room is being moved to "
+                    "another worker", "try again in a moment", status=503).with_retry_after(2)
+
+
+class RoomWorker:
+    def __init__(self, index, python, setup, memory_bytes, on_message, on_exit):
+        self.index = index
+        self.python = python
+        self.rooms = set()                 # ids of the rooms placed here (the owner's lock guards it)
+        self.on_message = on_message
+        self.on_exit = on_exit
+        self.alive = True
+        self._pending = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self.proc = subprocess.Popen([python, "-m", "app.rooms.worker", "--memory-bytes", str(memory_bytes)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=engine_process_env(),
+                                     cwd="/", bufsize=1 << 16)
+        self.pid = self.proc.pid
+        self._stdout = self.proc.stdout
+        self.send(("setup", setup))
+        self._reader = threading.Thread(target=self._read, daemon=True, name=f"isrlab-room-worker-{index}")
+        self._reader.start()
+
+    # -- writing ------------------------------------------------------------------------------------
+    def send(self, message):
+        """Fire and forget (backlogs, stop); False when the worker is gone."""
+        data = protocol.encode(message)
+        try:
+            with self._write_lock:
+                self.proc.stdin.write(data)
+                self.proc.stdin.flush()
+            return True
+        except (OSError, ValueError):
+            return False
+
+    def call(self, method, *args, timeout=CALL_TIMEOUT_S):
+        """``method(*args)`` in the worker; its AppError is raised here with the same field,
+        message, allowed values and status."""
+        slot = {"done": threading.Event()}
+        with self._lock:
+            if not self.alive:
+                raise _gone("has stopped")
+            if len(self._pending) >= MAX_PENDING:
+                raise AppError("room", f"{MAX_PENDING} requests already wait for this simulation's worker",
+                               "try again in a moment", status=503).with_retry_after(1)
+            call_id = next(self._ids)
+            self._pending[call_id] = slot
+        if not self.send(("call", call_id, method, args)):
+            with self._lock:
+                self._pending.pop(call_id, None)
+            raise _gone("has stopped")
+        if not slot["done"].wait(timeout):
+            with self._lock:
+                self._pending.pop(call_id, None)
+            raise AppError("room", f"the simulation's worker did not answer within {timeout:g} s",
+                           "try again", status=503)
+        kind, value = slot["answer"]
+        if kind == "ok":
+            return value
+        if kind == "user":
+            protocol.raise_user_error(value)
+        if kind == "gone":
+            raise _gone(value)
+        raise RuntimeError(f"room worker {self.pid}: {value}")
+
+    # -- reading ------------------------------------------------------------------------------------
+    def _read(self):
+        try:
+            while True:
+                message = protocol.read(self._stdout)
+                if message[0] == "reply":
+                    with self._lock:
+                        slot = self._pending.pop(message[1], None)
+                    if slot is not None:
+                        slot["answer"] = (message[2], message[3])
+                        slot["done"].set()
+                    continue
+                try:
+                    self.on_message(self, message)
+                except Exception:  # noqa: BLE001 - a relay error must not stop the reading
+                    log.exception("room worker %s: handling %s failed", self.pid, message[0])
+        except (protocol.ProtocolError, OSError, ValueError, EOFError) as exc:
+            if self.alive:
+                log.warning("room worker %s (%s) ended: %s", self.pid, self.python, exc)
+        finally:
+            self._ended()
+
+    def _ended(self):
+        with self._lock:
+            was_alive, self.alive = self.alive, False
+            pending, self._pending = self._pending, {}
+        for slot in pending.values():
+            slot["answer"] = ("gone", "stopped")
+            slot["done"].set()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        if was_alive:
+            self.on_exit(self)
+
+    def stop(self):
+        """End the worker: ask, then close its input, then kill; its rooms are not recovered."""
+        with self._lock:
+            self.alive = False
+        self.send(("stop",))
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=3)
+        try:
+            self._stdout.close()
+        except OSError:
+            pass

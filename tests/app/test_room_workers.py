@@ -1,0 +1,212 @@
+"""Live rooms in room worker processes (app/rooms/): the same run whichever process simulates
+it, errors that keep their fields, frames relayed with backlogs respected, bounded journals, and
+a worker killed with SIGKILL costing its rooms only a moment."""
+import hashlib
+import json
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from app.config import DEFAULTS
+from app.rooms.recovery import MAX_JOURNAL, Journals
+from app.rooms.remote import RemoteRunner
+from app.runner import AppError, Runner
+from engine.simulation import Simulation
+
+
+class Recorder:
+    """A transport that keeps each room's frames (time of arrival, parsed clock, full or not)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.frames = {}
+        self.busy = set()
+
+    def send(self, room_id, text, sids, everyone):
+        frame = json.loads(text)
+        with self.lock:
+            self.frames.setdefault(room_id, []).append((time.monotonic(), frame["clock"], frame["full"], list(sids)))
+
+    def backlog(self, sid):
+        return 1 if sid in self.busy else 0
+
+    def last(self, room_id):
+        with self.lock:
+            return self.frames.get(room_id, [None])[-1]
+
+
+def digest(events):
+    return hashlib.sha256(json.dumps(events, sort_keys=True).encode()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def remote():
+    rec = Recorder()
+    runner = RemoteRunner({**DEFAULTS, "ROOM_WORKERS": 2, "SECRET_KEY": "t", "MAX_ROOMS": 20}, rec)
+    runner.recorder = rec
+    yield runner
+    runner.stop()
+
+
+def wait_for(predicate, timeout=20.0, step=0.02):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return False
+
+
+#: a session that moves time deterministically: a step is bounded by wall time (STEP_BUDGET_S) and
+#: may stop at another moment on a slower interpreter, a command while paused moves time by 1 ms
+SESSION = [("apply", {"op": "produce", "topic": "orders", "count": 5}), ("apply", {"op": "heal"}),
+           ("apply", {"op": "produce", "topic": "orders", "count": 3})]
+
+
+def boot(room, now=time.monotonic):
+    """Step (deterministically) until the brokers have started."""
+    while room.describe()["t_ms"] < 400:
+        room.control("step", now())
+
+
+def drive(room, now, tick_until_done):
+    """The same session on any room: paused from its first moment, commands and steps, then to the end."""
+    room.control("pause_on_violation", now(), False)
+    for call in SESSION:
+        if call[0] == "apply":
+            room.apply(call[1], {**DEFAULTS})
+        else:
+            room.control("step", now())
+    room.control("speed", now(), "max")
+    room.control("play", now())
+    tick_until_done()
+    return room.capture()
+
+
+def test_a_run_is_the_same_in_a_worker_as_in_process(remote):
+    clock = [100.0]
+    local = Runner({**DEFAULTS, "RUNNER_AUTOSTART": False}, Recorder(), clock=lambda: clock[0], wall=lambda: clock[0])
+    room = local.create(library_name="isr-expansion", paused=True)
+
+    def tick_local():
+        for _ in range(100_000):
+            if room.sim.finished:
+                break
+            clock[0] += 1 / 30
+            local.tick(clock[0])
+    here = drive(room, lambda: clock[0], tick_local)
+
+    handle = remote.create(library_name="isr-expansion", paused=True)
+    there = drive(handle, time.monotonic, lambda: wait_for(lambda: handle.describe()["finished"], timeout=120))
+    assert there["finished"] and here["finished"]
+    assert [c["at_ms"] for c in here["scenario"]["timeline"] if c.get("by") == "user"] == \
+        [c["at_ms"] for c in there["scenario"]["timeline"] if c.get("by") == "user"]
+    assert digest(there["events"]) == digest(here["events"])
+    # and both are the run the session's scenario replays, from scratch
+    assert digest(Simulation(there["scenario"]).run()["history"]) == digest(there["events"])
+    remote.remove(handle.id)
+
+
+def test_errors_keep_their_field_message_allowed_and_status(remote):
+    handle = remote.create(library_name="isr-expansion", paused=True)
+    with pytest.raises(AppError) as bad:
+        handle.control("warp", None)
+    assert bad.value.field == "action" and "not a control" in bad.value.message
+    assert bad.value.allowed.startswith("play, pause") and bad.value.status == 400
+    with pytest.raises(AppError) as bad:
+        handle.inspect("nope-7")
+    assert bad.value.field == "partition"
+    with pytest.raises(AppError) as missing:
+        remote.require("NoSuchRoom1")
+    assert missing.value.status == 404
+    remote.remove(handle.id)
+
+
+def test_frames_reach_viewers_and_a_backed_up_viewer_skips(remote):
+    rec = remote.recorder
+    handle = remote.create(library_name="isr-expansion")
+    remote.join(handle.id, "fast")
+    assert wait_for(lambda: rec.last(handle.id) is not None)
+    assert rec.frames[handle.id][0][2] == 1                        # the first frame is full
+    rec.busy.add("slow")
+    remote.join(handle.id, "slow")
+    time.sleep(1.0)
+    with rec.lock:
+        got = [f for f in rec.frames[handle.id] if "slow" in f[3]]
+    assert len(got) <= 2, "a backed-up connection gets no more frames"   # at most the one sent on joining
+    rec.busy.discard("slow")
+    assert wait_for(lambda: any("slow" in f[3] for f in rec.frames[handle.id][-5:]), timeout=5)
+    assert remote.room_of("slow") is handle and handle.describe()["viewers"] == 2
+    assert remote.leave("slow") == handle.id and handle.describe()["viewers"] == 1
+    remote.remove(handle.id)
+
+
+def test_the_journals_are_bounded():
+    journals = Journals(budget_bytes=100)
+    assert journals.snapshot("r", 1, 0, 0, b"x" * 60)
+    assert journals.snapshot("s", 1, 0, 0, b"z" * 30)
+    journals.command("r", 1, 0, {"at_ms": 5})
+    assert not journals.snapshot("r", 1, 1, 10, b"y" * 75), "over the budget"
+    assert journals.bytes == 90
+    assert tuple(journals.recovery_of("r")[:2]) == (b"x" * 60, [{"at_ms": 5}]), "the older snapshot and the commands since"
+    assert journals.snapshot("r", 1, 1, 10, b"y" * 65)
+    assert tuple(journals.recovery_of("r")[:2]) == (b"y" * 65, []), "a newer snapshot drops the commands it holds"
+    for i in range(MAX_JOURNAL + 1):
+        journals.command("s", 1, i, {"at_ms": i})
+    assert journals.recovery_of("s") is None, "past MAX_JOURNAL commands a room is no longer recoverable"
+    journals.forget("r")
+    journals.forget("s")
+    assert journals.bytes == 0
+
+
+def test_a_killed_worker_costs_its_rooms_only_a_moment(remote):
+    rec = remote.recorder
+    rooms = [remote.create(library_name="isr-expansion", paused=True) for _ in range(3)]
+    for i, handle in enumerate(rooms):
+        handle.control("pause_on_violation", None, False)
+        boot(handle)
+        handle.apply({"op": "crash", "broker": 1})
+        remote.join(handle.id, f"viewer-{i}")
+        handle.control("speed", None, 3.0)
+        handle.control("play", None)
+    victim = remote.placement[rooms[0].id]
+    theirs = [h for h in rooms if remote.placement[h.id] is victim]
+    others = [h for h in rooms if remote.placement[h.id] is not victim]
+    assert len(theirs) == 2 and len(others) == 1
+    assert wait_for(lambda: remote.spare is not None, timeout=30), "a warm spare is ready"
+    time.sleep(5.0)
+    for handle in theirs:                          # a command after the latest snapshot, too
+        handle.apply({"op": "restart", "broker": 1})
+    time.sleep(0.3)
+    reached = {h.id: rec.last(h.id)[1]["t_ms"] for h in rooms}
+    killed_at = time.monotonic()
+    os.kill(victim.pid, signal.SIGKILL)
+
+    def moving_again(handle):
+        last = rec.last(handle.id)
+        return last[0] > killed_at and last[1]["t_ms"] > reached[handle.id] + 50
+    back = wait_for(lambda: all(moving_again(h) for h in theirs), timeout=10.0)
+    print("recovered after", time.monotonic() - killed_at, remote.stats)
+    assert back and time.monotonic() - killed_at < 2.0, "both rooms move again within 2 s"
+    for handle in theirs:
+        resumed = [f for f in rec.frames[handle.id] if f[0] > killed_at]
+        assert resumed[0][2] == 1 and resumed[0][1]["t_ms"] >= reached[handle.id], "a full frame, from the moment reached"
+        assert "worker process stopped" in resumed[0][1]["notice"]
+    time.sleep(0.5)
+    for handle in others:                          # the other worker's room never stopped
+        times = [f[0] for f in rec.frames[handle.id] if f[0] > killed_at - 0.5]
+        assert max(b - a for a, b in zip(times, times[1:])) < 0.5
+    assert remote.stats["recovered"]["rooms"] >= 2
+    # the recovered runs are the uninterrupted ones: run to the end, compare with a fresh run of
+    # the same session's scenario
+    for handle in theirs:
+        handle.control("speed", None, "max")
+        assert wait_for(lambda: handle.describe()["finished"], timeout=120)
+        captured = handle.capture()
+        assert len([op for op in captured["scenario"]["timeline"] if op.get("by") == "user"]) == 2
+        assert digest(Simulation(captured["scenario"]).run()["history"]) == digest(captured["events"])
+    for handle in rooms:
+        remote.remove(handle.id)
