@@ -281,7 +281,8 @@ CONFIG = {
     "retries": ("int", "producer", {v: ERAS[v].producer_retries for v in VERSIONS}, 0),
     "delivery.timeout.ms": ("int", "producer", _from("2.4", 120000), 1),
     "request.timeout.ms": ("int", "client", _all(30000), 1),
-    "linger.ms": ("int", "producer", _all(0), 0),
+    # KIP-1030 (4.0): ProducerConfig's linger.ms default 0 -> 5 (applied from engine 1.5.0)
+    "linger.ms": ("int", "producer", {**_all(0), "4.1": 5}, 0),
     "max.in.flight.requests.per.connection": ("int", "producer", _all(5), 1),
     "retry.backoff.ms": ("int", "client", _all(100), 0),
     "enable.idempotence": ("bool", "producer",

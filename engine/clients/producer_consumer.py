@@ -18,9 +18,7 @@ from engine.clients.idempotence import IdempotentProducer
 from engine.clients.network_client import DISCONNECTS, ClientBase  # noqa: F401
 from engine.clients.partitioner import Partitioner, key_partition, murmur2  # noqa: F401
 from engine.clients.read_replica import PreferredReadReplica
-from engine.clients.sender import REFRESH_METADATA, RETRIABLE, Sender  # noqa: F401
-
-BATCH_RECORDS = 163  # batch.size 16384 / 100-byte records
+from engine.clients.sender import BATCH_RECORDS, REFRESH_METADATA, RETRIABLE, Sender  # noqa: F401
 
 
 class Record:
@@ -128,6 +126,16 @@ class Producer(Partitioner, Sender, IdempotentProducer, ClientBase):
         self.retries = config["retries"]
         self.delivery_timeout_ms = config.get("delivery.timeout.ms")
         self.max_in_flight = config["max.in.flight.requests.per.connection"]
+        # RecordAccumulator's lingerMs (engine 1.5.0: 5 by default in 4.1, KIP-1030); older
+        # engines sent every batch at once whatever the key said
+        self.linger_ms = config["linger.ms"] if sim.rules_1_5 else 0
+        if self.linger_ms and self.delivery_timeout_ms is not None \
+                and "delivery.timeout.ms" not in spec.get("config", {}) \
+                and "delivery.timeout.ms" not in sim.scenario["config"]:
+            # KafkaProducer.configureDeliveryTimeout @ 2.1.0 - 4.1.0: a default below linger.ms
+            # + request.timeout.ms is raised to that sum (an explicit one is a ConfigException)
+            self.delivery_timeout_ms = max(self.delivery_timeout_ms,
+                                           self.linger_ms + config["request.timeout.ms"])
         self.rng = sim.streams.fork(f"producer/{name}")
         self.handlers = {}
         #: engine 1.5.0: producer id, epoch and per-partition sequences (idempotence.py)
@@ -263,6 +271,8 @@ class Producer(Partitioner, Sender, IdempotentProducer, ClientBase):
                             wakes = True
                             break
         batch.records.append(record)
+        if self.linger_ms and len(batch.records) >= BATCH_RECORDS:
+            self._idle_until = None   # a lingering batch filled up: sendable now
         if wakes:
             self._poll_returned()   # sender.wakeup(): its poll returns
         self._send_ready()

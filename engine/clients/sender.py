@@ -2,13 +2,17 @@
 
 For every partition with an unsent batch whose leader is known and reachable, the oldest unsent
 batch is drained into one Produce per broker, at most ``max.in.flight.requests.per.connection`` at
-a time. Errors are retried per the era's ``retries`` (0 up to 2.0; unbounded within
+a time. From engine 1.5.0 a batch that is not full waits ``linger.ms`` first, and a broker with a
+sendable batch takes the lingering ones of its other partitions along (RecordAccumulator.ready /
+drain). Errors are retried per the era's ``retries`` (0 up to 2.0; unbounded within
 ``delivery.timeout.ms`` from 2.1) after ``retry.backoff.ms``; NOT_LEADER and network errors
 refresh metadata first.
 """
 from engine.core.messages import PRODUCE
 from engine.clients.network_client import DISCONNECTS
 from engine.metrics import sensors
+
+BATCH_RECORDS = 163  # batch.size 16384 / 100-byte records
 
 RETRIABLE = {"NOT_LEADER_OR_FOLLOWER", "NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
              "REQUEST_TIMED_OUT", "NETWORK_EXCEPTION", "UNKNOWN_TOPIC_OR_PARTITION",
@@ -31,6 +35,8 @@ class Sender:
     #: sets it back to None), a pass would do the same again, so it is skipped when that would not
     #: move the timer either. A class default: older snapshots lack the attribute.
     _idle_until = None
+    #: linger.ms as the engine applies it (engine 1.5.0); a class default: older snapshots
+    linger_ms = 0
 
     def _send_ready(self, _=None):
         """One pass of the Sender: for every partition with an unsent batch whose leader is
@@ -65,6 +71,11 @@ class Sender:
         # max.in.flight.requests.per.connection 1 guarantees order: a partition with a batch in
         # flight is muted (Sender guaranteeMessageOrder, 0.10.2.0 - 4.1.0); engine 1.2.0 did not
         mute = max_in_flight == 1 and self.sim.rules_1_3
+        # linger.ms (engine 1.5.0; 0 under older engines): a batch not yet sendable waits
+        linger = self.linger_ms
+        candidates = []      # (leader, batch) to drain, in the order of ready_keys
+        lingering = []       # (leader, batch) not sendable yet, its leader free to take it
+        ready_nodes = {}     # leaders with at least one sendable batch
         for key in list(ready_keys):
             for batch in queues[key]:
                 if not batch.in_flight:
@@ -75,6 +86,10 @@ class Sender:
                 continue
             expiry = batch.created_ms + delivery_timeout if delivery_timeout is not None \
                 else batch.ready_ms + request_timeout
+            if linger and delivery_timeout is None and not batch.attempts:
+                # up to 2.0 (ProducerBatch.maybeExpire @ 0.10.2.2 - 2.0.0): a batch not retried
+                # expires request.timeout.ms after its creation plus linger.ms
+                expiry += linger
             if now >= expiry:
                 quiet = False
                 self._dequeue(batch)
@@ -111,17 +126,32 @@ class Sender:
                             state = -1 if in_flight.get(leader, 0) < max_in_flight else 0
                         node_state[leader] = state
                     if state < 0:
-                        quiet = False
-                        group = per_node.get((leader, batch.acks))
-                        if group is None:
-                            per_node[(leader, batch.acks)] = [batch]
+                        if linger and not self._sendable(batch, queues[key], now, linger):
+                            # lingers: sent with its leader's next drain, or at created + linger
+                            lingering.append((leader, batch))
+                            wake = batch.created_ms + linger
                         else:
-                            group.append(batch)
+                            quiet = False
+                            ready_nodes[leader] = None
+                            candidates.append((leader, batch))
                     elif state:
                         wake = state
             if wake is not None:
                 if next_wake is None or wake < next_wake:
                     next_wake = wake
+        if lingering:
+            # RecordAccumulator.drain takes the first batch of every partition the ready node
+            # leads, lingering or not (drainBatchesForOneNode checks backoff and mute, not linger)
+            drained = [entry for entry in lingering if entry[0] in ready_nodes]
+            if drained:
+                quiet = False
+                candidates = self._in_queue_order(candidates + drained)
+        for leader, batch in candidates:
+            group = per_node.get((leader, batch.acks))
+            if group is None:
+                per_node[(leader, batch.acks)] = [batch]
+            else:
+                group.append(batch)
         for (node, acks), batches in per_node.items():
             if self.in_flight.get(node, 0) < self.max_in_flight:
                 self._send_batches(node, acks, batches)
@@ -135,6 +165,27 @@ class Sender:
         else:
             self._idle_until = None
 
+    @staticmethod
+    def _sendable(batch, queue, now, linger):
+        """RecordAccumulator.batchReady @ 0.10.2.2 - 4.1.0: the partition's first unsent batch
+        is sendable when it is full (batch.size reached, another batch queued behind it, or
+        closed for appends: a retried batch was drained once), or it has waited linger.ms since
+        it was created. Buffer exhaustion, flush() and close() are not modelled (§16)."""
+        if batch.attempts or len(batch.records) >= BATCH_RECORDS or now >= batch.created_ms + linger:
+            return True
+        unsent = 0
+        for queued in queue:
+            if not queued.in_flight:
+                unsent += 1
+                if unsent > 1:
+                    return True
+        return False
+
+    def _in_queue_order(self, entries):
+        """Sendable and piggy-backing lingering batches in the pass's partition order."""
+        order = {key: i for i, key in enumerate(self.ready_keys)}
+        return sorted(entries, key=lambda entry: order.get(entry[1].key, len(order)))
+
     def _wake(self, _):
         self.wake_at = None
         self._send_ready()
@@ -142,7 +193,8 @@ class Sender:
     def _expiry_ms(self, batch):
         if self.delivery_timeout_ms is not None:
             return batch.created_ms + self.delivery_timeout_ms
-        return batch.ready_ms + self.config["request.timeout.ms"]
+        return batch.ready_ms + self.config["request.timeout.ms"] + \
+            (self.linger_ms if not batch.attempts else 0)
 
     def _expired(self, batch, now):
         return now >= self._expiry_ms(batch)

@@ -303,3 +303,58 @@ def test_time_to_next_update_retry_backoff():
     asked, answers = _metadata_exchanges(300000)
     failed_at, error = answers[0]
     assert error == "NETWORK_EXCEPTION" and asked[:2] == [0, failed_at + 100]
+
+
+# -- linger.ms (RecordAccumulator.ready / drain, engine 1.5.0) -------------------------------------
+BATCH_RECORDS = 163   # the engine's batch.size: 16384 / 100-byte records
+
+
+def _accumulator_run(ops, linger_ms=10, version="3.7"):
+    """Producer p with ``linger.ms``; t-0 and t-1 led by broker 0, t-2 by broker 1 (Kafka's
+    node1 and node2). ``ops`` are (at_ms, partition, count). Returns the Produce requests as
+    (sent_ms, broker, {partition: records})."""
+    doc = {"seed": 1, "kafka_version": version, "brokers": 3, "config": {"linger.ms": linger_ms},
+           "topics": [{"name": "t", "partitions": 3, "replication_factor": 3,
+                       "assignment": {"0": [0, 1, 2], "1": [0, 2, 1], "2": [1, 2, 0]}}],
+           "clients": [{"name": "p", "type": "producer", "topic": "t", "acks": "all"}],
+           "duration_ms": 7000,
+           "timeline": [{"at_ms": at, "op": "produce", "topic": "t", "producer": "p", "count": n,
+                         "partition": part} for at, part, n in ops]}
+    sim = Simulation(doc)
+    sends = []
+    sim.network.observer = lambda kind, env: sends.append(
+        (env.sent_at_ms, env.target, {k: len(v["ids"]) for k, v in env.body["partitions"].items()})) \
+        if kind == "send" and env.type == "Produce" else None
+    sim.run()
+    return sends
+
+
+def test_linger():
+    """Kafka: RecordAccumulatorTest.testLinger at 4.1.0 (13f70256db; the same at 3.7.0) - with
+    linger.ms 10 a lone record's partition is not ready at once, its leader is ready 10 ms later,
+    and the drain brings one batch holding that record."""
+    assert _accumulator_run([(2000, 0, 1)]) == [(2010, 0, {"t-0": 1})]
+    # 4.1's default linger.ms is 5 (KIP-1030): the same wait without the key
+    sends = _accumulator_run([(5000, 2, 1), (6000, 0, 1)], linger_ms=5, version="4.1")
+    assert [s for s in sends if "t-0" in s[2]] == [(6005, 0, {"t-0": 1})]
+
+
+def test_full():
+    """Kafka: RecordAccumulatorTest.testFull at 4.1.0 - records that do not fill the batch leave
+    the partition not ready (it lingers); the record that does not fit opens a second batch and
+    the first is ready at once, drained alone with exactly the first records. The engine's batch
+    is full at 163 records (not by bytes): 162 linger, 164 send the first 163 at once."""
+    assert _accumulator_run([(2000, 0, BATCH_RECORDS - 1)]) == [(2010, 0, {"t-0": BATCH_RECORDS - 1})]
+    assert _accumulator_run([(2000, 0, BATCH_RECORDS + 1)]) == \
+        [(2000, 0, {"t-0": BATCH_RECORDS}), (2010, 0, {"t-0": 1})]
+
+
+def test_next_ready_check_delay():
+    """Kafka: RecordAccumulatorTest.testNextReadyCheckDelay at 4.1.0 - a partition on node1
+    lingers (the next check is the linger time); 5 ms later one on node2 lingers too (the next
+    check is node1's remaining half); then a full batch for another partition of node1 makes
+    node1 ready. The engine sends node1's request then, carrying the lingering partition too
+    (drainBatchesForOneNode takes every partition of a ready node), and node2's at its own
+    linger's end (5 ms later)."""
+    sends = _accumulator_run([(2000, 0, 1), (2005, 2, 1), (2005, 1, BATCH_RECORDS)])
+    assert sends == [(2005, 0, {"t-0": 1, "t-1": BATCH_RECORDS}), (2015, 1, {"t-2": 1})]
