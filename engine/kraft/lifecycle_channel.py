@@ -3,7 +3,9 @@ what ``BrokerLifecycleManager`` does after a failure (engine 1.5.0, docs/model.m
 
 ``NodeToControllerRequestThread`` @ 3.9.0 / 4.1.0 (the "heartbeat" channel ``BrokerServer``
 builds) keeps a request queued until it is answered or ``retryTimeoutMs`` has passed since it
-was queued: with no controller known it looks again every 100 ms; an answer that says
+was queued: with no controller cached it asks ``RaftControllerNodeProvider`` for the Raft
+client's leader (at a restart the leader its quorum-state file names), and with none known it
+looks again every 100 ms; an answer that says
 NOT_CONTROLLER, or a broken connection, forgets the controller and puts the request back at the
 head of the queue, to go to whichever controller the broker's Raft client names next (after the
 connection's reconnect backoff); only an expired request reaches the lifecycle manager as a
@@ -71,6 +73,10 @@ class LifecycleChannel:
         if self.scheduler.now_ms - queued_at >= timeout:
             callback(ctx, None, "REQUEST_TIMED_OUT")  # generateRequests: onTimeout
             return
+        if self.controller_id < 0 and self.raft_leader is not None:
+            # doWork: nothing cached, the RaftControllerNodeProvider names the Raft client's leader
+            # (after a restart, the one its quorum-state file names: QuorumState.initialize)
+            self.controller_id = self.raft_leader
         if self.controller_id < 0:
             self.set_timer(NO_CONTROLLER_POLL_MS, self._channel_send, item)
             return

@@ -288,3 +288,66 @@ def test_a_voter_fetches_again_at_once_after_a_refusal_it_handled(monkeypatch):
                                         None)
             assert (sends, timers) == ([], [1])
         monkeypatch.undo()
+
+
+# -- the second reading of items 10 - 15 (docs/reviews/engine-1.5.0-kraft-second-reading.md) ------
+
+def _running_broker(era="3.9-kraft"):
+    sim = Simulation(_cut_off(era))
+    sim.advance_to(5000)
+    return sim, sim.brokers[2]
+
+
+def test_a_success_resets_the_failure_count(monkeypatch):
+    """BrokerLifecycleManager @ 3.9.0: ``failedAttempts`` counts failures since the last answer
+    without error (BrokerHeartbeatResponseEvent sets it to 0), so the backoff after two failures
+    is ~200 ms, and after an answer the next failure waits ~100 ms again."""
+    sim, broker = _running_broker()
+    ok = {"error": None, "is_caught_up": True, "is_fenced": False, "should_shut_down": False}
+    delays = _delays(monkeypatch, broker)
+    for body, error in ((None, "REQUEST_TIMED_OUT"), (None, "REQUEST_TIMED_OUT"), (ok, None),
+                        (None, "REQUEST_TIMED_OUT")):
+        broker.hb_in_flight = True
+        broker._on_heartbeat(None, body, error)
+    monkeypatch.undo()
+    assert 98 <= delays[0] <= 102 and 196 <= delays[1] <= 204 and delays[2] == INTERVAL_MS
+    assert 98 <= delays[3] <= 102, delays
+
+
+def test_never_at_once_after_a_failure(monkeypatch):
+    """scheduleNextCommunicationAfterFailure @ 3.9.0 / 4.1.0 clears
+    ``nextSchedulingShouldBeImmediate``: a communication asked for while the heartbeat was in
+    flight (a controlled shutdown beginning) does not skip the failure's wait; after an answer it
+    does (the next heartbeat at once)."""
+    for era, wait in (("3.9-kraft", (98, 102)), ("4.1", (INTERVAL_MS, INTERVAL_MS))):
+        sim, broker = _running_broker(era)
+        broker.hb_in_flight, broker.hb_immediate = True, True
+        delays = _delays(monkeypatch, broker)
+        broker._on_heartbeat(None, None, "REQUEST_TIMED_OUT")
+        monkeypatch.undo()
+        assert wait[0] <= delays[0] <= wait[1] and broker.hb_immediate is False, (era, delays)
+        broker.hb_in_flight, broker.hb_immediate = True, True
+        delays = _delays(monkeypatch, broker)
+        broker._on_heartbeat(None, {"error": None, "is_caught_up": True, "is_fenced": False,
+                                    "should_shut_down": False}, None)
+        monkeypatch.undo()
+        assert delays == [0], era
+
+
+def test_the_channel_expires_a_request_counted_from_its_queueing():
+    """NodeToControllerRequestThread.generateRequests @ 3.9.0 / 4.1.0: a queued request expires
+    (``onTimeout``) once ``retryTimeoutMs`` has passed since it was *queued* (createdTimeMs) —
+    3.9 session / 2 = 4500 ms, 4.1 the interval — and with no controller known the thread looks
+    again every 100 ms (``pollOnce(100)``)."""
+    for era, timeout in (("3.9-kraft", SESSION_MS // 2), ("4.1", INTERVAL_MS)):
+        sim, broker = _running_broker(era)
+        assert broker.channel_retry_timeout_ms() == timeout
+        answers, timers = [], []
+        broker.set_timer = lambda delay, fn, arg=None: timers.append(delay)
+        callback = lambda ctx, body, error: answers.append(error)  # noqa: E731
+        broker.controller_id, broker.raft_leader = -1, None
+        now = sim.now_ms
+        broker._channel_send((BROKER_HEARTBEAT, {}, callback, None, now - timeout + 1))
+        assert (answers, timers) == ([], [100]), era
+        broker._channel_send((BROKER_HEARTBEAT, {}, callback, None, now - timeout))
+        assert answers == ["REQUEST_TIMED_OUT"], era
