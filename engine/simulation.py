@@ -291,59 +291,6 @@ class Simulation(TimelineOperations):
         self.last_producer_id += 1
         return self.last_producer_id
 
-    def producer_entry_in_log(self, log, producer, producer_id):
-        """Engine 1.5.0: a replica's state for one producer id, rebuilt from its own log as Kafka
-        rebuilds ProducerStateManager: None when the log holds no batch of that id, else
-        [epoch, batches] with the newest epoch and its last five batches (seq, count, base
-        offset), oldest first (a new epoch clears the older one's batches,
-        ProducerStateEntry.maybeUpdateProducerEpoch)."""
-        prefix = producer + "-"
-        found = []  # newest first: [base seq, count, base offset]
-        epoch = None
-        offset = log.leo
-        records = self.records
-        for _epoch, rid in reversed(log.records):
-            offset -= 1
-            if not rid.startswith(prefix):
-                continue
-            record = records.get(rid)
-            if record is None or record.batch_seq is None or record.producer_id != producer_id:
-                continue
-            if epoch is None:
-                epoch = record.producer_epoch
-            elif record.producer_epoch != epoch:
-                break
-            if found and found[-1][0] == record.batch_seq:
-                found[-1][2] = offset
-                continue
-            if len(found) == 5:
-                break
-            found.append([record.batch_seq, record.batch_count, offset])
-        if epoch is None:
-            return None
-        return [epoch, [tuple(b) for b in reversed(found)]]
-
-    def producer_batches_in_log(self, log, producer):
-        """The producer's last five batches in this log, as (base seq, count, base offset),
-        oldest first: how a replica rebuilds producer state from its own log (§6)."""
-        prefix = producer + "-"
-        found = []  # newest first: [base seq, count, base offset]
-        offset = log.leo
-        for _epoch, rid in reversed(log.records):
-            offset -= 1
-            if not rid.startswith(prefix):
-                continue
-            record = self.records.get(rid)
-            if record is None or record.batch_seq is None:
-                continue
-            if found and found[-1][0] == record.batch_seq:
-                found[-1][2] = offset
-                continue
-            if len(found) == 5:
-                break
-            found.append([record.batch_seq, record.batch_count, offset])
-        return [tuple(b) for b in reversed(found)]
-
     # -- running ------------------------------------------------------------------------------------------
     def run(self, logs=True):
         self.advance_to(self.scenario["duration_ms"])

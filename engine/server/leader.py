@@ -7,6 +7,7 @@ in ``purgatory``; ``DelayedOp`` stays here (snapshots pickle it by this module p
 """
 from engine.server.isr_maintenance import IsrMaintenance
 from engine.server.partition import NEVER_MS, RemoteReplica, update_fetch_state
+from engine.server.producer_log import batches_in_log, entry_in_log
 from engine.server.producer_state import check_batch, record_append
 from engine.server.purgatory import Purgatory
 from engine.server.read_replica import ReadReplicaSelection
@@ -168,7 +169,7 @@ class ReplicaLeader(IsrMaintenance, Purgatory, ReadReplicaSelection):
         table = self.producer_state.setdefault(part.key, {})
         ident = (producer, producer_id)
         if ident not in table:
-            table[ident] = self.sim.producer_entry_in_log(part.log, producer, producer_id)
+            table[ident] = entry_in_log(self.sim.records, part.log, producer, producer_id)
         return table[ident]
 
     def _producer_batches(self, part, producer):
@@ -176,7 +177,7 @@ class ReplicaLeader(IsrMaintenance, Purgatory, ReadReplicaSelection):
         table = self.producer_state.setdefault(part.key, {})
         batches = table.get(producer)
         if batches is None:
-            batches = table[producer] = self.sim.producer_batches_in_log(part.log, producer)
+            batches = table[producer] = batches_in_log(self.sim.records, part.log, producer)
         return batches
 
     # -- fetch (§7 leader side, §10 consumers) ------------------------------------------------------

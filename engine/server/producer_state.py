@@ -4,8 +4,8 @@ Kafka's ``ProducerStateManager`` keeps, per producer id, the producer epoch and 
 batches (``ProducerStateEntry``); ``ProducerAppendInfo.checkProducerEpoch`` and
 ``checkSequence`` validate a new batch against it after ``findDuplicateBatch`` looked for a
 retry (``Log.analyzeAndValidateProducerState`` @ 1.1.1 – 3.0.0, ``UnifiedLog`` @ 3.7.0 – 4.1.0).
-The entry here is ``[epoch, [(base seq, count, base offset), ...]]`` (``Simulation.
-producer_entry_in_log``); a pure function of it decides.
+The entry here is ``[epoch, [(base seq, count, base offset), ...]]``
+(``engine.server.producer_log.entry_in_log``); a pure function of it decides.
 """
 
 OUT_OF_ORDER = "OUT_OF_ORDER_SEQUENCE_NUMBER"
