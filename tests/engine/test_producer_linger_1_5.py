@@ -130,3 +130,16 @@ def test_up_to_2_0_a_batch_expires_after_request_timeout_plus_linger():
     assert producer._expiry_ms(batch) == 1000 + 30000 + 40
     batch.attempts, batch.ready_ms = 1, 5000
     assert producer._expiry_ms(batch) == 5000 + 30000
+
+
+def test_a_ready_leader_does_not_drain_a_batch_in_retry_backoff():
+    # second reading: drainBatchesForOneNode @ 0.10.2.2 - 4.1.0 skips a partition whose first batch
+    # is backing off (attempts > 0 and waited < retry.backoff.ms), whatever the node's readiness.
+    # Every acks=all produce is refused (min.insync.replicas 4 on 3 replicas, 2.6): t-0's batch is
+    # answered at 2302 and backs off to 2402, so t-1's full batch at 2350 goes alone; at 2402 t-0
+    # goes alone too, t-1 (answered at 2352) backing off to 2452
+    _, sends = produce_run("2.6", [(2000, 0, 1), (2350, 1, BATCH_RECORDS)],
+                           config={"linger.ms": 300}, topic_config={"min.insync.replicas": 4},
+                           duration=2600)
+    assert sends[:4] == [(2300, 0, {"t-0": 1}), (2350, 0, {"t-1": BATCH_RECORDS}),
+                         (2402, 0, {"t-0": 1}), (2452, 0, {"t-1": BATCH_RECORDS})]
