@@ -129,11 +129,12 @@ class Producer(Partitioner, Sender, IdempotentProducer, ClientBase):
         # RecordAccumulator's lingerMs (engine 1.5.0: 5 by default in 4.1, KIP-1030); older
         # engines sent every batch at once whatever the key said
         self.linger_ms = config["linger.ms"] if sim.rules_1_5 else 0
-        if self.linger_ms and self.delivery_timeout_ms is not None \
+        if sim.rules_1_5 and self.delivery_timeout_ms is not None \
                 and "delivery.timeout.ms" not in spec.get("config", {}) \
                 and "delivery.timeout.ms" not in sim.scenario["config"]:
             # KafkaProducer.configureDeliveryTimeout @ 2.1.0 - 4.1.0: a default below linger.ms
-            # + request.timeout.ms is raised to that sum (an explicit one is a ConfigException)
+            # + request.timeout.ms is raised to that sum, linger.ms 0 included (an explicit one
+            # is a ConfigException)
             self.delivery_timeout_ms = max(self.delivery_timeout_ms,
                                            self.linger_ms + config["request.timeout.ms"])
         self.rng = sim.streams.fork(f"producer/{name}")

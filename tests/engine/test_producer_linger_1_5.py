@@ -106,16 +106,19 @@ def test_the_default_delivery_timeout_covers_linger_plus_request_timeout():
     # KafkaProducer.configureDeliveryTimeout @ 2.1.0 - 4.1.0: a default delivery.timeout.ms below
     # linger.ms + request.timeout.ms becomes that sum; an explicit one is left as it is (Kafka
     # refuses it with a ConfigException)
-    def delivery(config, client_config=None):
+    def delivery(config, client_config=None, engine_version=None):
         doc = {"seed": 1, "kafka_version": "3.7", "brokers": 1, "config": config,
                "topics": [{"name": "t", "partitions": 1, "replication_factor": 1}],
                "clients": [{"name": "p", "type": "producer", "topic": "t",
                             **({"config": client_config} if client_config else {})}],
                "duration_ms": 100}
-        return Simulation(doc).clients["p"].delivery_timeout_ms
+        return Simulation(doc, engine_version=engine_version).clients["p"].delivery_timeout_ms
     assert delivery({"linger.ms": 100000}) == 130000
     assert delivery({"linger.ms": 5}) == 120000
     assert delivery({}, {"linger.ms": 100000, "delivery.timeout.ms": 125000}) == 125000
+    # linger.ms 0 too (the second reading, C13): only the request timeout then
+    assert delivery({"request.timeout.ms": 200000}) == 200000
+    assert delivery({"request.timeout.ms": 200000}, engine_version="1.4.0") == 120000
 
 
 def test_up_to_2_0_a_batch_expires_after_request_timeout_plus_linger():
