@@ -26,7 +26,7 @@ an explicit mapping over it, so tests pass what they need without touching the e
 | ISRLAB_MAX_ROOMS               | live simulations at once                                  | 50 |
 | ISRLAB_MAX_ROOMS_PER_ADDRESS   | live simulations created from one client address          | 10 |
 | ISRLAB_MAX_VIEWERS             | viewers of one room                                       | 200 |
-| ISRLAB_ROOM_WORKERS            | processes that simulate the live rooms (0 = in the web process's runner thread) | one per core |
+| ISRLAB_ROOM_WORKERS            | processes that simulate the live rooms (0 = in the web process's runner thread) | 0 (opt-in; one per core is the aim) |
 | ISRLAB_ROOM_WORKER_PYTHON      | the interpreter of room workers | pypy3 when installed, else this Python |
 | ISRLAB_ROOM_WORKER_SPARE       | 1 = keep one extra room worker started and warm, to take over a dead worker's rooms without pausing the others | 1 |
 | ISRLAB_ROOM_WORKER_MEMORY_MB   | a room worker's address-space limit (RLIMIT_AS; its rooms move to another worker if it dies) | 3072 |
@@ -75,8 +75,10 @@ DEFAULTS = {
     "MAX_CONTENT_LENGTH": 300_000,    # one HTTP request body
     # the runner
     "RUNNER_AUTOSTART": True,         # start the background task on first use (tests drive it by hand)
-    "ROOM_WORKERS": os.cpu_count() or 1,   # room worker processes (0: rooms in the web process; so are
-                                      # hand-driven runners, RUNNER_AUTOSTART off)
+    # room worker processes (0: rooms in the web process, as are hand-driven runners). Off by
+    # default for now: with workers, a browser test (a reload after a pause at maximum speed)
+    # found no frame after the reload once in CI, not reproduced yet (docs/deploy.md)
+    "ROOM_WORKERS": 0,
     "ROOM_WORKER_PYTHON": None,       # None = pypy3 when installed, else this interpreter
     "ROOM_WORKER_SPARE": 1,           # a warm spare worker takes over a dead worker's rooms
     "ROOM_WORKER_MEMORY_BYTES": 3072 * 2 ** 20,  # RLIMIT_AS of a room worker (PyPy reserves generously)
