@@ -80,6 +80,10 @@ def _join(room_id):
     if left and left != room.id:
         leave_room(channel(left))
     join_room(channel(room.id))
+    # the runner may have sent this viewer its first (full) frame to the room's channel before the
+    # socket joined the channel (a room worker's tick runs while the join's answer travels back):
+    # ask again, so the next frame this viewer gets is a full one whatever happened meanwhile
+    runner.resync(request.sid)
     return room.describe()
 
 
