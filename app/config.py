@@ -27,7 +27,7 @@ an explicit mapping over it, so tests pass what they need without touching the e
 | ISRLAB_MAX_ROOMS_PER_ADDRESS   | live simulations created from one client address          | 10 |
 | ISRLAB_MAX_VIEWERS             | viewers of one room                                       | 200 |
 | ISRLAB_ROOM_WORKERS            | processes that simulate the live rooms (0 = in the web process's runner thread) | 0 (opt-in; one per core is the aim) |
-| ISRLAB_ROOM_WORKER_PYTHON      | the interpreter of room workers | pypy3 when installed, else this Python |
+| ISRLAB_ROOM_WORKER_PYTHON      | the interpreter of room workers (e.g. pypy3: faster for a few large rooms, slower for many small ones) | this Python |
 | ISRLAB_ROOM_WORKER_SPARE       | 1 = keep one extra room worker started and warm, to take over a dead worker's rooms without pausing the others | 1 |
 | ISRLAB_ROOM_WORKER_MEMORY_MB   | a room worker's address-space limit (RLIMIT_AS; its rooms move to another worker if it dies) | 3072 |
 | ISRLAB_ROOM_SNAPSHOT_MB        | room snapshots the web process keeps to recover a dead worker's rooms, all rooms together | 256 |
@@ -79,12 +79,15 @@ DEFAULTS = {
     # default for now: with workers, a browser test (a reload after a pause at maximum speed)
     # found no frame after the reload once in CI, not reproduced yet (docs/deploy.md)
     "ROOM_WORKERS": 0,
-    "ROOM_WORKER_PYTHON": None,       # None = pypy3 when installed, else this interpreter
+    "ROOM_WORKER_PYTHON": None,       # None = this interpreter (app/rooms/process.py says why not PyPy)
     "ROOM_WORKER_SPARE": 1,           # a warm spare worker takes over a dead worker's rooms
     "ROOM_WORKER_MEMORY_BYTES": 3072 * 2 ** 20,  # RLIMIT_AS of a room worker (PyPy reserves generously)
     "ROOM_SNAPSHOT_BYTES": 256 * 2 ** 20,       # recovery snapshots kept in the web process, in total
     "TICK_BUDGET": 0.45,              # share of a frame period spent advancing simulations
     "FRAME_BUDGET": 0.25,             # share of a frame period spent building frames (fairly split)
+    # in a room worker no web request waits behind a frame: frames may take as much of the
+    # period as the simulations (the pace still shrinks both when ticks run late)
+    "ROOM_WORKER_FRAME_BUDGET": 0.45,
     "DEFAULT_SCENARIO": "broker-failure-clean-election",
     # saved runs and replay (app/store, app/replay*.py)
     "DATABASE_URL": None,             # None = SQLite in INSTANCE_PATH

@@ -13,7 +13,6 @@ exited or was killed) fails every call in flight with a 503 the user can retry, 
 """
 import itertools
 import logging
-import shutil
 import subprocess
 import sys
 import threading
@@ -30,9 +29,13 @@ MAX_PENDING = 256          # calls in flight to one worker at most; more are ref
 
 
 def worker_python(settings):
-    """The interpreter of room workers: ISRLAB_ROOM_WORKER_PYTHON, else pypy3 when installed
-    (the engine runs 1.3-2.6x faster under it), else this one."""
-    return settings.get("ROOM_WORKER_PYTHON") or shutil.which("pypy3") or sys.executable
+    """The interpreter of room workers: ISRLAB_ROOM_WORKER_PYTHON, else this one. Not PyPy by
+    default, although it runs a long simulation 1.3-2.6x faster: a live room simulates a few
+    milliseconds per frame and then writes the frame as JSON, which PyPy's json does 4x slower than
+    orjson on CPython, and it pickles recovery snapshots 10x slower. Measured with
+    scripts/bench_room_cpu.py (50 rooms of isr-expansion at 30 frames/s): 187 us of CPU per
+    room-frame on CPython, 220 on PyPy (docs/performance.md)."""
+    return settings.get("ROOM_WORKER_PYTHON") or sys.executable
 
 
 def _gone(why):

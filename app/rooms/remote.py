@@ -295,11 +295,14 @@ class RemoteRunner(WorkerFailover):
         told = self._backlogged.setdefault(worker.index, {})
         changes = {}
         for room_id, text, sids, everyone in frames:
-            send(room_id, text, sids, everyone)
+            # read before this frame joins the queue: what is still there is the previous frame,
+            # unsent a tick later (a slow connection). Read after, the frame just handed over
+            # counted as a backlog and each viewer was sent every other frame only
             for sid in sids:
                 queued = backlog(sid)
                 if queued != told.get(sid, 0):
                     changes[sid] = queued
+            send(room_id, text, sids, everyone)
         for sid in list(told):          # the backed-up ones are skipped: look at them too
             if sid not in changes:
                 queued = backlog(sid)

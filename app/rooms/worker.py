@@ -71,6 +71,7 @@ class Out:
 
 class WorkerRunner(Runner):
     def __init__(self, settings, out):
+        settings = {**settings, "FRAME_BUDGET": settings.get("ROOM_WORKER_FRAME_BUDGET", settings["FRAME_BUDGET"])}
         super().__init__(settings, BatchTransport())
         self.out = out
         self.marks = {}              # room id -> (run, commands, t_ms, wall) of its last snapshot

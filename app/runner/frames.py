@@ -26,7 +26,19 @@ EVENTS_IN_FULL = 400        # newest events carried by a full frame
 EVENTS_PER_PAYLOAD = 600    # at most this many events in one catch-up payload
 VIOLATIONS_KEPT = 500
 
-_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+try:        # CPython: orjson writes a frame's entities several times faster than json
+    import orjson
+except ImportError:   # PyPy (orjson has no PyPy build): the standard library
+    orjson = None
+
+_json_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+def _orjson_dumps(value, _dumps=getattr(orjson, "dumps", None), _opts=getattr(orjson, "OPT_NON_STR_KEYS", 0)):
+    return _dumps(value, option=_opts).decode()
+
+
+_dumps = _orjson_dumps if orjson is not None else _json_dumps
 
 
 def dumps(value):
@@ -73,6 +85,10 @@ class FrameBuilder:
         changed_keys = []
         for key, value in entities.items():
             old = values.get(key)
+            # the same object is unchanged (an entity kept between frames, like the metrics
+            # catalog): comparing it with itself deeply cost more than the rest of the frame
+            if old is value:
+                continue
             if old is None or old != value:
                 values[key] = value
                 texts[key] = _dumps(value)

@@ -196,6 +196,7 @@ class LiveView:
             self.fetch_clock = self.tap.on_deliver = FetchClock(sim)
         self._zk_version, self._zk_entities = None, {}
         self._user_ops = None             # (at_ms, op) of the recorded session's own commands
+        self._defaults = None             # (kafka_version, its topic and broker defaults)
 
     def meta(self):
         sim = self.sim
@@ -215,13 +216,21 @@ class LiveView:
                 # where a value comes from, as kafka-configs.sh names it: server.properties (the
                 # scenario's config) or the era's default (static/js/configs.js)
                 "static_config": dict(sc.get("config") or {}),
-                "config_defaults": eras.defaults(sc["kafka_version"], ("topic", "broker")),
+                "config_defaults": self._config_defaults(sc["kafka_version"]),
                 "commands": len(sim.commands)}
         if "racks" in sc:   # docs/model.md §21.6: the racks and the partitions crowding one
             meta["racks"] = dict(sc["racks"])
             meta["inter_rack_latency_ms"] = sc.get("inter_rack_latency_ms", 0)
             meta["same_rack_partitions"] = same_rack_partitions(sc, sim.topics)
         return meta
+
+    def _config_defaults(self, version):
+        """The era's topic and broker defaults: a pure function of the version, kept, because
+        computing them again cost a quarter of a small room's frame."""
+        cached = self._defaults
+        if cached is None or cached[0] != version:
+            cached = self._defaults = (version, eras.defaults(version, ("topic", "broker")))
+        return cached[1]
 
     def new_history(self):
         """History events since the last call, as (index, event) pairs."""
