@@ -52,15 +52,30 @@ def free_port():
 def cpu_seconds(pid):
     """CPU seconds of ``pid`` and every live process under it (the server's gunicorn worker, its
     room workers and job processes): the server is a tree of processes."""
-    total = 0.0
+    return sum(cpu_by_process(pid).values())
+
+
+def cpu_by_process(pid):
+    """{(pid, command): CPU seconds} of ``pid`` and the processes under it."""
+    out = {}
     for p in [pid] + descendants(pid):
         try:
             with open(f"/proc/{p}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{p}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        total += (int(fields[11]) + int(fields[12])) / CLK
-    return total
+        out[(p, cmd)] = (int(fields[11]) + int(fields[12])) / CLK
+    return out
+
+
+def process_label(cmd):
+    for needle, label in (("app.rooms.worker", "room worker"), ("app serve", "web"), ("jobwork", "job worker"),
+                          ("spark", "spark")):
+        if needle in cmd:
+            return label
+    return cmd.split(" ")[0].rsplit("/", 1)[-1]
 
 
 def descendants(pid):
@@ -200,9 +215,14 @@ def run_load(base, server_pid, viewer_rooms, duration, procs_max=4, per_proc=17,
     for p in ps:
         p.start()
     time.sleep(max(0.0, start_at - time.time()))
-    c0, w0 = cpu_seconds(server_pid), time.time()
+    p0, w0 = cpu_by_process(server_pid), time.time()
     time.sleep(max(0.0, end_at - time.time()))
-    c1, w1 = cpu_seconds(server_pid), time.time()
+    p1, w1 = cpu_by_process(server_pid), time.time()
+    c0, c1 = sum(p0.values()), sum(p1.values())
+    parts = {}
+    for key, seconds in p1.items():
+        who = process_label(key[1])
+        parts[who] = parts.get(who, 0.0) + 100 * (seconds - p0.get(key, 0.0)) / (w1 - w0)
     results = [q.get(timeout=120) for _ in ps]
     for p in ps:
         p.join(timeout=30)
@@ -216,6 +236,9 @@ def run_load(base, server_pid, viewer_rooms, duration, procs_max=4, per_proc=17,
             "latency_ms_p50": pct(lat, 50), "latency_ms_p99": pct(lat, 99), "latency_ms_max": max(lat) if lat else None,
             "bytes_per_update": total_bytes / max(1, frames), "full_frames": sum(s["full"] for s in stats),
             "server_cpu_pct": 100 * (c1 - c0) / (w1 - w0),
+            "server_cpu_pct_by_process": {k: round(v, 1) for k, v in parts.items()},
+            "server_cpu_us_per_update": 1e6 * (c1 - c0) / max(1, frames),
+            "load_average": os.getloadavg()[0],
             "client_cpu_pct": 100 * sum(r["cpu"] for r in results) / duration}
 
 
@@ -226,8 +249,10 @@ def show(r):
     print(f"    update latency: p50 {r['latency_ms_p50']:.1f} ms, p99 {r['latency_ms_p99']:.1f} ms, "
           f"max {r['latency_ms_max']:.1f} ms   (target p99 < 100 ms)")
     print(f"    payload: {r['bytes_per_update']:.0f} bytes per update, {r['full_frames']} full frames")
-    print(f"    CPU: server {r['server_cpu_pct']:.0f}% of one core, viewers' processes {r['client_cpu_pct']:.0f}%"
-          f"   (2 cores = 200%)")
+    by = ", ".join(f"{k} {v:.0f}%" for k, v in sorted(r["server_cpu_pct_by_process"].items()))
+    print(f"    CPU: server {r['server_cpu_pct']:.0f}% of one core ({by}), viewers' processes "
+          f"{r['client_cpu_pct']:.0f}%   (2 cores = 200%); {r['server_cpu_us_per_update']:.0f} us of server CPU "
+          f"per update delivered; load average {r['load_average']:.1f}")
 
 
 # -- page frame rate ------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from engine.tools.cli import tune_gc
 from engine.scenario.library import library
 
 from .errors import AppError
-from .fairness import account, cpu_clock, frame_shares, may_send
+from .fairness import TickCosts, account, frame_shares, may_send
 from .limits import check_room_id, check_scenario
 from .room import Room, Viewer
 
@@ -199,6 +199,7 @@ class Runner:
             shares = {rid: None if share is None else share * self.pace for rid, share in shares.items()}
         wall_ms = self.wall() * 1000.0
         backlog = self.transport.backlog
+        costs = TickCosts()
         for room in rooms:
             with room.lock:
                 try:
@@ -206,7 +207,7 @@ class Runner:
                     plan = []
                     if room.viewers:
                         room.last_active_s = now
-                        plan = self._frame_of(room, wall_ms, backlog, shares.get(room.id))
+                        plan = self._frame_of(room, wall_ms, backlog, shares.get(room.id), costs)
                         everyone = list(room.viewers)
                 except Exception:  # noqa: BLE001 - one broken room must not stop the others
                     log.exception("room %s failed; pausing it", room.id)
@@ -215,20 +216,21 @@ class Runner:
             for text, sids in plan:
                 self.transport.send(room.id, text, sids, everyone)
                 self.stats["sends"] += len(sids)
+        costs.settle(account)
         if now - self._last_cleanup >= 1.0:
             self._last_cleanup = now
             self.cleanup(now)
         self.stats["ticks"] += 1
 
-    def _frame_of(self, room, wall_ms, backlog, share):
+    def _frame_of(self, room, wall_ms, backlog, share, costs):
         if not may_send(room, share):
             self.stats["frames_deferred"] = self.stats.get("frames_deferred", 0) + 1
             return []
-        started = cpu_clock()
+        started = time.perf_counter()
         if room.build_frame(wall_ms):
             self.stats["frames"] += 1
         plan = room.plan_sends(backlog)
-        account(room, cpu_clock() - started, throttled=share is not None)
+        costs.add(room, time.perf_counter() - started, throttled=share is not None)
         return plan
 
     def cleanup(self, now=None):

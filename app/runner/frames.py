@@ -157,11 +157,17 @@ class FrameBuilder:
             changed = self.changed
             sets = [f"{_dumps(k)}:{texts[k]}" for k, s in changed.items() if s > base]
             dels = [k for k, s in self.removed.items() if s > base]
+            # newest first, stopping at the base: a viewer that kept up needs the last batch only,
+            # and walking all KEEP_FRAMES of them for it was a tenth of a room worker's time
+            newer = []
+            for batch in reversed(self.batches):
+                if batch[0] <= base:
+                    break
+                newer.append(batch)
             events, violations = [], []
-            for seq, ev, vi in self.batches:
-                if seq > base:
-                    events.extend(ev)
-                    violations.extend(vi)
+            for _seq, ev, vi in reversed(newer):
+                events.extend(ev)
+                violations.extend(vi)
             if len(events) > EVENTS_PER_PAYLOAD:
                 events = events[-EVENTS_PER_PAYLOAD:]
         text = "".join((
