@@ -6,13 +6,20 @@ The engine builds its messages in English (it knows nothing of requests or langu
 values inside (``"7 is out of range"``). A message is looked up as it is, and otherwise matched
 against ``PATTERNS``: msgids whose ``%(name)s`` slots match any text, so the translated template
 gets the same values back. A message that matches nothing stays English.
+
+The messages are listed twice over: by hand below (``HAND_PATTERNS``, ``PLAIN``), and collected
+from every ``ScenarioError`` the code raises into ``error_messages.py`` (``scripts/error_messages.py``;
+``tests/i18n/test_error_messages.py`` fails on a raised message neither list holds). Patterns are
+tried most literal first; a value that is itself a message (``holds a scenario that <message>``)
+is translated in turn.
 """
 import re
 
 from flask import has_request_context
-from flask_babel import gettext
 
+from .error_messages import BY_SOURCE
 from .lang import select_lang
+from .text import _ as gettext
 
 
 def N_(text):
@@ -22,7 +29,7 @@ def N_(text):
 
 #: the engine's and the application's messages with values in them (engine/scenario/fields.py,
 #: validators.py, timeline.py; app/replay/links.py; app/quotas.py...), and the words of `allowed`
-PATTERNS = [
+HAND_PATTERNS = [
     # engine/scenario/fields.py
     N_("%(value)s is not an integer"), N_("%(value)s is out of range"), N_("%(value)s is not a string"),
     N_("%(value)s is not an object"), N_("%(value)s is not a list"), N_("%(value)s is not a boolean"),
@@ -80,6 +87,14 @@ PLAIN = [
 ]
 
 
+#: every message with values, hand-listed or collected from the code (``error_messages.py``)
+PATTERNS = HAND_PATTERNS + [m for msgids in BY_SOURCE.values() for m in msgids if "%(" in m]
+
+
+def _literal_length(msgid):
+    return len(re.sub(r"%\(\w+\)s", "", msgid))
+
+
 def _regex(msgid):
     parts = re.split(r"%\((\w+)\)s", msgid)
     out = []
@@ -88,7 +103,8 @@ def _regex(msgid):
     return re.compile("".join(out), re.S)
 
 
-_COMPILED = [(_regex(m), m) for m in PATTERNS]
+#: tried most literal first, so a specific message wins over a general one that also matches
+_COMPILED = [(_regex(m), m) for m in sorted(PATTERNS, key=_literal_length, reverse=True)]
 
 
 def translate_message(text):
@@ -101,8 +117,10 @@ def translate_message(text):
     for regex, msgid in _COMPILED:
         found = regex.fullmatch(text)
         if found:
-            translated = gettext(msgid, **found.groupdict())
-            return translated
+            # a value may be a message of its own ("holds a scenario that <message>")
+            # (a single word is a value: a topic named "text" stays "text")
+            values = {k: translate_message(v) if " " in v else v for k, v in found.groupdict().items()}
+            return gettext(msgid, **values)
     return text
 
 
