@@ -19,14 +19,15 @@ from types import SimpleNamespace
 import click
 
 from app.commandline import Progress, invoke, progress_option
+from app.i18n.text import lazy as _
 
 EXIT_INVALID = 2
 
 
 def _common(command):
-    command = click.option("--master", help="Spark master URL (default local[*])")(command)
-    return click.option("--db", help="SQLAlchemy URL of the store (default: ISRLAB_DATABASE_URL or "
-                                     "instance/isrlab.db)")(command)
+    command = click.option("--master", help=_("Spark master URL (default local[*])"))(command)
+    return click.option("--db", help=_("SQLAlchemy URL of the store (default: ISRLAB_DATABASE_URL or "
+                                       "instance/isrlab.db)"))(command)
 
 
 def _run(handler, params):
@@ -35,48 +36,48 @@ def _run(handler, params):
     return handler(SimpleNamespace(**params))
 
 
-@click.command("sweep")
+@click.command("sweep", help=_("Run (or resume) a sweep DOCUMENT (a JSON file, or - for standard input) on "
+                               "Spark."))
 @click.argument("document")
-@click.option("--chunk-runs", type=int, default=None, help="runs stored per chunk (resume granularity)")
-@click.option("--runs-per-task", type=int, default=None, help="runs per Spark task")
+@click.option("--chunk-runs", type=int, default=None, help=_("runs stored per chunk (resume granularity)"))
+@click.option("--runs-per-task", type=int, default=None, help=_("runs per Spark task"))
 @click.option("--pypy", default="auto", show_default=True,
-              help="simulate in a PyPy worker per Spark Python worker: auto (where pypy3 is on the "
-                   "node, else CPython; sweeps of fewer than 100 runs stay in CPython), off, or "
-                   "the interpreter's path")
+              help=_("simulate in a PyPy worker per Spark Python worker: auto (where pypy3 is on the "
+                     "node, else CPython; sweeps of fewer than 100 runs stay in CPython), off, or "
+                     "the interpreter's path"))
 @progress_option()
-@click.option("--analyze", is_flag=True, help="run the analysis of this sweep afterwards")
+@click.option("--analyze", is_flag=True, help=_("run the analysis of this sweep afterwards"))
 @_common
 def sweep_command(**params):
-    """Run (or resume) a sweep DOCUMENT (a JSON file, or - for standard input) on Spark."""
     return _run(cmd_sweep, params)
 
 
-@click.command("analyze")
-@click.option("--sweep", multiple=True, help="sweep id (repeatable; default every sweep)")
-@click.option("--parquet", help="also write the results as Parquet under this folder")
-@click.option("--corpus", is_flag=True, help="instead: aggregate the stored events of every stored run "
-                                             "(saved runs and sweep runs) per source and era")
+@click.command("analyze", help=_("Aggregate stored sweeps into the result tables (loss probability, "
+                                 "unavailability, ...)."))
+@click.option("--sweep", multiple=True, help=_("sweep id (repeatable; default every sweep)"))
+@click.option("--parquet", help=_("also write the results as Parquet under this folder"))
+@click.option("--corpus", is_flag=True, help=_("instead: aggregate the stored events of every stored run "
+                                               "(saved runs and sweep runs) per source and era"))
 @_common
 def analyze_command(**params):
-    """Aggregate stored sweeps into the result tables (loss probability, unavailability, ...)."""
     params["sweep"] = list(params["sweep"]) or None
     return _run(cmd_analyze, params)
 
 
-@click.command("resimulate")
-@click.option("--sweep", multiple=True, help="only runs of these sweeps (default every sweep)")
-@click.option("--no-saved", is_flag=True, help="leave out saved runs (live, headless, imports...)")
-@click.option("--era", help='replay under another era\'s rules, e.g. "0.10"')
+@click.command("resimulate", help=_("Re-simulate stored runs (sweeps and saved runs) and ask them a question."))
+@click.option("--sweep", multiple=True, help=_("only runs of these sweeps (default every sweep)"))
+@click.option("--no-saved", is_flag=True, help=_("leave out saved runs (live, headless, imports...)"))
+@click.option("--era", help=_('replay under another era\'s rules, e.g. "0.10"'))
 @click.option("--reset-config", is_flag=True,
-              help="with --era: take the new era's defaults too (default: keep each run's config)")
+              help=_("with --era: take the new era's defaults too (default: keep each run's config)"))
 @click.option("--set", "set_", multiple=True, metavar="KEY=VALUE",
-              help="config override for the replay (JSON value), repeatable")
-@click.option("--property", default="no_acked_loss", show_default=True, help="the question (a property name)")
-@click.option("--param", help="the property's parameter (JSON value)")
-@click.option("--question", help="a question document (JSON file) instead of the flags")
+              help=_("config override for the replay (JSON value), repeatable"))
+@click.option("--property", default="no_acked_loss", show_default=True, help=_("the question (a property "
+                                                                               "name)"))
+@click.option("--param", help=_("the property's parameter (JSON value)"))
+@click.option("--question", help=_("a question document (JSON file) instead of the flags"))
 @_common
 def resimulate_command(**params):
-    """Re-simulate stored runs (sweeps and saved runs) and ask them a question."""
     return _run(cmd_resimulate, resim_args(params))
 
 

@@ -4,7 +4,8 @@
 language, ``lang.py``); outside one (the ``isrlab`` command line, a test) it reads the process's
 language, which ``use_lang`` sets (``app/cli_lang.py`` picks it from ``--lang`` or the locale),
 and is English by default. A msgid is a ``%``-template whose values are filled after the lookup,
-so numbers and Kafka's names pass through unchanged.
+so numbers and Kafka's names pass through unchanged. ``lazy`` is the same lookup made when the
+text is read (click's help strings).
 """
 import os
 
@@ -40,6 +41,12 @@ def _(msgid, **values):
     found = _process["translations"]
     text = found.gettext(msgid) if found is not None else msgid
     return text % values if values else text
+
+
+def lazy(msgid):
+    """``msgid`` translated when it is read, not when the module is imported: click's help strings
+    are written at import, before ``isrlab`` has read ``--lang`` or the locale."""
+    return support.LazyProxy(_, msgid, enable_cache=False)
 
 
 def N_(text):
