@@ -60,6 +60,9 @@ HAND_PATTERNS = [
     N_("the server is busy: %(n)s %(lane)s jobs are waiting"),
     N_("sweep %(id)s already exists with a different document"), N_("no sweep %(id)s"),
     N_("%(value)s is not an event of this server"),
+    # app/jobs.py: why a job stopped (a job's error, read in the reader's language: job_text.py)
+    N_("stopped after its time limit of %(s)s s"),
+    N_("stopped: the server's memory reached %(rss)s MB, over its limit of %(limit)s MB"),
     # the error pages (app/web/replays.py, links.py, common.py)
     N_("There is no saved run %(id)s (it may have been deleted)."),
 ]
@@ -81,6 +84,8 @@ PLAIN = [
     N_("malformed job id"), N_("no such job (finished jobs are kept for ten minutes)"),
     N_("a job id from a 202 reply"), N_("wait for it to finish"), N_("another id"),
     N_("is out of range"), N_("a cell of the sweep"), N_("The server refused the scenario"),
+    N_("cancelled"), N_("a smaller scenario (shorter duration_ms, fewer partitions or a lower rate_per_s), or try "
+                        "again when the server is less busy"),
     # the error pages' titles and messages (templates/runs_error.html)
     N_("This link cannot be opened"), N_("No such run"), N_("Nothing to replay"), N_("Not a link"),
     N_("This short link is malformed."), N_("This link points to a run that does not exist (any more)."),

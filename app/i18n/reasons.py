@@ -10,8 +10,8 @@ against them, most specific first (the most literal text); the translation gets 
 back, so numbers, ids and Kafka's own names (config keys, error codes, ISR, HW, LEO) pass through
 unchanged. A slot whose name starts with ``why`` holds a reason of its own (``controller accepted
 AlterPartition: <the leader's reason>``) and is translated in turn; the other slots hold a value
-with no ``:`` or ``;`` in it (one named ``idlist…`` only ids: ``1, 2, 3``). A reason made of reasons joined by ``; `` is translated part by part.
-A reason that matches nothing stays English.
+with no ``:`` or ``;`` in it (one named ``idlist…`` only ids: ``1, 2, 3``). A reason made of
+reasons joined by ``; `` is translated part by part. A reason that matches nothing stays English.
 
 The browser does the same with the table ``browser_table`` gives it (``templates/_i18n_head.html``,
 ``static/js/i18n_reasons.js``): a room's frames are shared by viewers of either language.
