@@ -63,6 +63,12 @@ HAND_PATTERNS = [
     # app/jobs.py: why a job stopped (a job's error, read in the reader's language: job_text.py)
     N_("stopped after its time limit of %(s)s s"),
     N_("stopped: the server's memory reached %(rss)s MB, over its limit of %(limit)s MB"),
+    # the counterexample search's report (engine/tools/search.py PROPERTIES, app/counterexample/service.py),
+    # read in the reader's language by job_text.py
+    N_("the named engine invariant holds (%(name)s: invariant name)"),
+    N_("no partition is offline longer than %(ms)s ms"),
+    N_("no produce request fails with the named Kafka error (%(error)s)"),
+    N_("not found in %(runs)s runs (%(stopped_by)s, %(s)s s)"),
     # the error pages (app/web/replays.py, links.py, common.py)
     N_("There is no saved run %(id)s (it may have been deleted)."),
 ]
@@ -84,7 +90,8 @@ PLAIN = [
     N_("malformed job id"), N_("no such job (finished jobs are kept for ten minutes)"),
     N_("a job id from a 202 reply"), N_("wait for it to finish"), N_("another id"),
     N_("is out of range"), N_("a cell of the sweep"), N_("The server refused the scenario"),
-    N_("cancelled"), N_("a smaller scenario (shorter duration_ms, fewer partitions or a lower rate_per_s), or try "
+    N_("cancelled"), N_("no acknowledged record is lost"), N_("no record acknowledged with acks=all is lost"),
+    N_("no engine invariant is violated"), N_("internal error"), N_("a smaller scenario (shorter duration_ms, fewer partitions or a lower rate_per_s), or try "
                         "again when the server is less busy"),
     # the error pages' titles and messages (templates/runs_error.html)
     N_("This link cannot be opened"), N_("No such run"), N_("Nothing to replay"), N_("Not a link"),

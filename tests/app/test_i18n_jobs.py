@@ -68,3 +68,21 @@ def test_why_a_job_stopped_in_chinese(app):
         assert search["progress"] == {"stage": "shrinking", "done": 3, "stage_text": "正在收缩"}
     with app.test_request_context("/?lang=en"):
         assert localized_job({"progress": {"stage": "searching"}})["progress"]["stage_text"] == "searching"
+
+
+def test_a_searchs_verdict_in_chinese(app):
+    detail = ("1 record(s) acknowledged with acks=all are not in the leader's log (e.g. p1-7 acked at offset 6 at "
+              "5012 ms; the leader has nothing there, LEO 5)")
+    report = {"found": True, "property_text": "no acknowledged record is lost",
+              "message": f"no acknowledged record is lost: broken — {detail}"}
+    with app.test_request_context("/?lang=zh-CN"):
+        view = localized_job({"id": "x", "state": "done", "progress": {"stage": "done"}, "report": report, "error": None})
+        assert view["report"]["property_text"] == "不丢失任何已确认的消息"
+        assert view["report"]["message"].startswith("不丢失任何已确认的消息：被打破——1 条以 acks=all 确认的消息不在领导者的日志中")
+        assert "p1-7" in view["report"]["message"] and "LEO 5" in view["report"]["message"]
+        none = localized_job({"report": {"found": False, "message": "not found in 40 runs (runs, 3.2 s)",
+                                         "property_text": "no partition is offline longer than 5000 ms"}})["report"]
+        assert none == {"found": False, "message": "在 40 次运行中没有找到（runs，3.2 s）",
+                        "property_text": "没有分区离线超过 5000 ms"}
+    with app.test_request_context("/?lang=en"):
+        assert localized_job({"report": report})["report"] == report
