@@ -19,7 +19,8 @@ from types import SimpleNamespace
 import click
 
 from app.commandline import Progress, invoke, progress_option
-from app.i18n.text import lazy as _
+from app.i18n.command_line import error_text
+from app.i18n.text import lazy as _, _ as tr
 
 EXIT_INVALID = 2
 
@@ -111,7 +112,7 @@ def _read_json(path):
     except OSError as exc:
         raise SystemExit(f"error: cannot read {path}: {exc.strerror}") from None
     except ValueError as exc:
-        print(f"error: {path} is not valid JSON: {exc}", file=sys.stderr)
+        print(tr("error: %(path)s is not valid JSON: %(error)s", path=path, error=exc), file=sys.stderr)
         raise SystemExit(EXIT_INVALID) from None
 
 
@@ -121,7 +122,7 @@ def cmd_sweep(args):
     try:
         spec.validate(doc)          # fail fast, before a JVM starts
     except spec.SweepError as exc:
-        print(f"error: invalid sweep: {exc}", file=sys.stderr)
+        print(tr("error: invalid sweep: %(error)s", error=error_text(exc)), file=sys.stderr)
         return EXIT_INVALID
     store = _store(args.db)
     progress = None if args.progress == "none" else Progress(args.progress)
@@ -136,7 +137,7 @@ def cmd_sweep(args):
     try:
         summary = execute.run_sweep(spark, store, doc, pypy=args.pypy, progress=progress, **kwargs)
     except spec.SweepError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(tr("error: %(error)s", error=error_text(exc)), file=sys.stderr)
         return EXIT_INVALID
     print(json.dumps({"sweep": summary}))
     if args.analyze:
@@ -156,7 +157,7 @@ def cmd_analyze(args):
     try:
         summary = analyze(spark, store, args.sweep, parquet=args.parquet, db_url=args.db)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(tr("error: %(error)s", error=exc), file=sys.stderr)
         return EXIT_INVALID
     print(json.dumps({"analysis": summary}))
     return 0
@@ -195,7 +196,8 @@ def cmd_resimulate(args):
         question = question_from_args(args)
         validate_question(question)
     except (QuestionError, ValueError) as exc:
-        print(f"error: invalid question: {exc}", file=sys.stderr)
+        print(tr("error: invalid question: %(error)s",
+                 error=error_text(exc) if isinstance(exc, QuestionError) else exc), file=sys.stderr)
         return EXIT_INVALID
     store = _store(args.db)
     spark = _session(args.master)

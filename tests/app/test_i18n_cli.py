@@ -105,3 +105,12 @@ def test_progress_stages_in_chinese_and_json_in_english():
     finally:
         use_lang("en")
     assert _("searching") == "searching"
+
+
+def test_an_invalid_sweep_in_chinese(runner, tmp_path):
+    path = tmp_path / "sweep.json"
+    path.write_text(json.dumps({"id": "Bad Id!"}))
+    result = runner.invoke(cli, ["sweep", str(path), "--lang", "zh-CN"], standalone_mode=False)
+    assert result.return_value == 2
+    assert result.output.strip() == ('错误：扫描无效：id: "Bad Id!" 不是扫描 id（允许：1 到 40 个字符，取自 a-z 0-9 -，'
+                                     '以字母或数字开头）')
