@@ -17,34 +17,66 @@ import click
 
 from .analytics.cli import analyze_command, resimulate_command, sweep_command
 from .commandline import invoke
+from .i18n import command_line
+from .i18n.text import lazy as _, use_lang
 from .counterexample.cli import search_command
 from .importcli import import_command
 from .replay.headless import run_command
 
 
 class DefaultGroup(click.Group):
-    """``isrlab`` with no command, or with only options, serves: what ``./run.sh`` relies on."""
+    """``isrlab`` with no command, or with only options, serves: what ``./run.sh`` relies on.
+    ``--lang zh-CN`` (anywhere) or the locale (``LANG=zh_CN.UTF-8``) chooses the language of its
+    help and messages before anything is parsed (app/i18n/command_line.py)."""
 
     def parse_args(self, ctx, args):
+        command_line.choose(args)
+        command_line.translate_option_help(self)
+        args = _without_lang(args)
         if not args or (args[0].startswith("-") and args[0] not in ("--help", "-h")):
             args = ["serve", *args]
         return super().parse_args(ctx, args)
+
+    def main(self, *args, **kwargs):
+        try:
+            return super().main(*args, **kwargs)
+        finally:
+            use_lang("en")          # the process's other words (outside a request) stay English
 
     def list_commands(self, ctx):
         return list(self.commands)                  # serve first, then in the order of a workflow
 
 
-@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def _without_lang(args):
+    """``args`` less ``--lang X`` / ``--lang=X`` (read already; any command may be given it)."""
+    out, skip = [], False
+    for i, arg in enumerate(args):
+        if skip:
+            skip = False
+        elif arg == "--":
+            return out + list(args[i:])
+        elif arg == "--lang":
+            skip = True
+        elif not arg.startswith("--lang="):
+            out.append(arg)
+    return out
+
+
+@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             help=_("ISR Lab: a visual, deterministic simulator of Apache Kafka replication."))
+@click.option("--lang", type=click.Choice(["en", "zh-CN"]), expose_value=False,
+              help=_("the language of help and messages (default: the locale; LANG=zh_CN.UTF-8 is "
+                     "Chinese)"))
 def cli():
-    """ISR Lab: a visual, deterministic simulator of Apache Kafka replication."""
+    """The group: its help is the lazy text above, read in the chosen language."""
 
 
-@cli.command("serve")
-@click.option("--host", help="address to listen on (default ISRLAB_HOST or 127.0.0.1)")
-@click.option("--port", type=int, help="port (default ISRLAB_PORT or 5000)")
+@cli.command("serve", help=_("Serve the live web simulator, saved runs, replays and the analytics report "
+                             "(through gunicorn: one process, a thread per connection; settings from ISRLAB_*"
+                             " variables)."))
+@click.option("--host", help=_("address to listen on (default ISRLAB_HOST or 127.0.0.1)"))
+@click.option("--port", type=int, help=_("port (default ISRLAB_PORT or 5000)"))
 def serve_command(host, port):
-    """Serve the live web simulator, saved runs, replays and the analytics report (through
-    gunicorn: one process, a thread per connection; settings from ISRLAB_* variables)."""
     from .config import load_settings
     from .server import serve
     settings = load_settings()

@@ -11,7 +11,13 @@ import sys
 import click
 from tqdm import tqdm
 
+from .i18n.text import N_, lazy as _, _ as tr
+
 PROGRESS_MODES = ("bar", "json", "none")
+#: the stages a command reports (``{"stage": ...}``), shown in the reader's language on a terminal
+#: (the JSON lines keep the English name: scripts read them)
+STAGES = [N_("starting Spark"), N_("searching"), N_("shrinking"), N_("done"), N_("simulating"), N_("saving"),
+          N_("sampling the run")]
 
 
 def invoke(command, argv, prog_name):
@@ -49,7 +55,7 @@ class Progress:
     def _draw(self, update):
         if "stage" in update and "done" not in update:
             self.close()
-            tqdm.write(f"{update['stage']}...", file=self.stream or sys.stderr)
+            tqdm.write(tr("%(stage)s...", stage=tr(update["stage"])), file=self.stream or sys.stderr)
             return
         if "done" not in update:
             return
@@ -70,5 +76,5 @@ class Progress:
 
 def progress_option(default="bar"):
     return click.option("--progress", type=click.Choice(PROGRESS_MODES), default=default, show_default=True,
-                        help="bar: a progress bar on a terminal (quiet otherwise); json: one JSON line per "
-                             "update on standard output; none")
+                        help=_("bar: a progress bar on a terminal (quiet otherwise); json: one JSON line per "
+                               "update on standard output; none"))

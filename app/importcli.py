@@ -14,6 +14,8 @@ import sys
 
 import click
 
+from app.i18n.command_line import error_text
+from app.i18n.text import lazy as _, _ as tr
 from engine import eras
 from engine.scenario.import_cluster import import_cluster
 from engine.scenario.import_text import MAX_TEXT_BYTES, ImportRefused
@@ -45,26 +47,26 @@ def scenario_json(scenario):
     return _ID_LIST.sub(lambda m: "[" + ", ".join(re.split(r",\s+", m.group(1))) + "]", text) + "\n"
 
 
-@click.command("import-cluster")
+@click.command("import-cluster", help=_("A scenario of the cluster that DESCRIBE.txt (the output of "
+                                        "kafka-topics.sh --describe) shows, in the era --kafka-version; notes"
+                                        " on what it could not keep go to standard error."))
 @click.argument("describe", metavar="DESCRIBE.txt")
 @click.option("--brokers", "api_versions", metavar="API_VERSIONS.txt",
-              help="output of kafka-broker-api-versions.sh: broker ids and racks")
+              help=_("output of kafka-broker-api-versions.sh: broker ids and racks"))
 @click.option("--quorum", metavar="QUORUM.txt",
-              help="output of kafka-metadata-quorum.sh describe --status: the KRaft voters")
+              help=_("output of kafka-metadata-quorum.sh describe --status: the KRaft voters"))
 @click.option("--kafka-version", required=True, type=click.Choice(eras.VERSIONS),
-              help="the era whose rules the simulation follows")
-@click.option("--topic", "topics", multiple=True, metavar="NAME", help="import only this topic (repeatable)")
-@click.option("--name", help="the scenario's name (default: imported cluster)")
-@click.option("--out", type=click.Path(dir_okay=False, writable=True), help="write the scenario here")
+              help=_("the era whose rules the simulation follows"))
+@click.option("--topic", "topics", multiple=True, metavar="NAME", help=_("import only this topic (repeatable)"))
+@click.option("--name", help=_("the scenario's name (default: imported cluster)"))
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), help=_("write the scenario here"))
 def import_command(describe, api_versions, quorum, kafka_version, topics, name, out):
-    """A scenario of the cluster that DESCRIBE.txt (the output of kafka-topics.sh --describe)
-    shows, in the era --kafka-version; notes on what it could not keep go to standard error."""
     try:
         scenario, notes = import_cluster(_read(describe, "describe"), kafka_version,
                                          api_versions=_read(api_versions, "api-versions"),
                                          quorum=_read(quorum, "quorum"), topics=list(topics), name=name)
     except ImportRefused as exc:
-        click.echo(f"error: cannot import: {exc}", err=True)
+        click.echo(tr("error: cannot import: %(error)s", error=error_text(exc)), err=True)
         return 2
     text = scenario_json(scenario)
     if out:
@@ -73,5 +75,5 @@ def import_command(describe, api_versions, quorum, kafka_version, topics, name, 
     else:
         click.echo(text, nl=False)
     for note in notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(tr("note: %(note)s", note=note), err=True)
     return 0

@@ -19,14 +19,16 @@ from types import SimpleNamespace
 import click
 
 from app.commandline import Progress, invoke, progress_option
+from app.i18n.command_line import error_text
+from app.i18n.text import lazy as _, _ as tr
 
 EXIT_INVALID = 2
 
 
 def _common(command):
-    command = click.option("--master", help="Spark master URL (default local[*])")(command)
-    return click.option("--db", help="SQLAlchemy URL of the store (default: ISRLAB_DATABASE_URL or "
-                                     "instance/isrlab.db)")(command)
+    command = click.option("--master", help=_("Spark master URL (default local[*])"))(command)
+    return click.option("--db", help=_("SQLAlchemy URL of the store (default: ISRLAB_DATABASE_URL or "
+                                       "instance/isrlab.db)"))(command)
 
 
 def _run(handler, params):
@@ -35,48 +37,48 @@ def _run(handler, params):
     return handler(SimpleNamespace(**params))
 
 
-@click.command("sweep")
+@click.command("sweep", help=_("Run (or resume) a sweep DOCUMENT (a JSON file, or - for standard input) on "
+                               "Spark."))
 @click.argument("document")
-@click.option("--chunk-runs", type=int, default=None, help="runs stored per chunk (resume granularity)")
-@click.option("--runs-per-task", type=int, default=None, help="runs per Spark task")
+@click.option("--chunk-runs", type=int, default=None, help=_("runs stored per chunk (resume granularity)"))
+@click.option("--runs-per-task", type=int, default=None, help=_("runs per Spark task"))
 @click.option("--pypy", default="auto", show_default=True,
-              help="simulate in a PyPy worker per Spark Python worker: auto (where pypy3 is on the "
-                   "node, else CPython; sweeps of fewer than 100 runs stay in CPython), off, or "
-                   "the interpreter's path")
+              help=_("simulate in a PyPy worker per Spark Python worker: auto (where pypy3 is on the "
+                     "node, else CPython; sweeps of fewer than 100 runs stay in CPython), off, or "
+                     "the interpreter's path"))
 @progress_option()
-@click.option("--analyze", is_flag=True, help="run the analysis of this sweep afterwards")
+@click.option("--analyze", is_flag=True, help=_("run the analysis of this sweep afterwards"))
 @_common
 def sweep_command(**params):
-    """Run (or resume) a sweep DOCUMENT (a JSON file, or - for standard input) on Spark."""
     return _run(cmd_sweep, params)
 
 
-@click.command("analyze")
-@click.option("--sweep", multiple=True, help="sweep id (repeatable; default every sweep)")
-@click.option("--parquet", help="also write the results as Parquet under this folder")
-@click.option("--corpus", is_flag=True, help="instead: aggregate the stored events of every stored run "
-                                             "(saved runs and sweep runs) per source and era")
+@click.command("analyze", help=_("Aggregate stored sweeps into the result tables (loss probability, "
+                                 "unavailability, ...)."))
+@click.option("--sweep", multiple=True, help=_("sweep id (repeatable; default every sweep)"))
+@click.option("--parquet", help=_("also write the results as Parquet under this folder"))
+@click.option("--corpus", is_flag=True, help=_("instead: aggregate the stored events of every stored run "
+                                               "(saved runs and sweep runs) per source and era"))
 @_common
 def analyze_command(**params):
-    """Aggregate stored sweeps into the result tables (loss probability, unavailability, ...)."""
     params["sweep"] = list(params["sweep"]) or None
     return _run(cmd_analyze, params)
 
 
-@click.command("resimulate")
-@click.option("--sweep", multiple=True, help="only runs of these sweeps (default every sweep)")
-@click.option("--no-saved", is_flag=True, help="leave out saved runs (live, headless, imports...)")
-@click.option("--era", help='replay under another era\'s rules, e.g. "0.10"')
+@click.command("resimulate", help=_("Re-simulate stored runs (sweeps and saved runs) and ask them a question."))
+@click.option("--sweep", multiple=True, help=_("only runs of these sweeps (default every sweep)"))
+@click.option("--no-saved", is_flag=True, help=_("leave out saved runs (live, headless, imports...)"))
+@click.option("--era", help=_('replay under another era\'s rules, e.g. "0.10"'))
 @click.option("--reset-config", is_flag=True,
-              help="with --era: take the new era's defaults too (default: keep each run's config)")
+              help=_("with --era: take the new era's defaults too (default: keep each run's config)"))
 @click.option("--set", "set_", multiple=True, metavar="KEY=VALUE",
-              help="config override for the replay (JSON value), repeatable")
-@click.option("--property", default="no_acked_loss", show_default=True, help="the question (a property name)")
-@click.option("--param", help="the property's parameter (JSON value)")
-@click.option("--question", help="a question document (JSON file) instead of the flags")
+              help=_("config override for the replay (JSON value), repeatable"))
+@click.option("--property", default="no_acked_loss", show_default=True, help=_("the question (a property "
+                                                                               "name)"))
+@click.option("--param", help=_("the property's parameter (JSON value)"))
+@click.option("--question", help=_("a question document (JSON file) instead of the flags"))
 @_common
 def resimulate_command(**params):
-    """Re-simulate stored runs (sweeps and saved runs) and ask them a question."""
     return _run(cmd_resimulate, resim_args(params))
 
 
@@ -110,7 +112,7 @@ def _read_json(path):
     except OSError as exc:
         raise SystemExit(f"error: cannot read {path}: {exc.strerror}") from None
     except ValueError as exc:
-        print(f"error: {path} is not valid JSON: {exc}", file=sys.stderr)
+        print(tr("error: %(path)s is not valid JSON: %(error)s", path=path, error=exc), file=sys.stderr)
         raise SystemExit(EXIT_INVALID) from None
 
 
@@ -120,7 +122,7 @@ def cmd_sweep(args):
     try:
         spec.validate(doc)          # fail fast, before a JVM starts
     except spec.SweepError as exc:
-        print(f"error: invalid sweep: {exc}", file=sys.stderr)
+        print(tr("error: invalid sweep: %(error)s", error=error_text(exc)), file=sys.stderr)
         return EXIT_INVALID
     store = _store(args.db)
     progress = None if args.progress == "none" else Progress(args.progress)
@@ -135,7 +137,7 @@ def cmd_sweep(args):
     try:
         summary = execute.run_sweep(spark, store, doc, pypy=args.pypy, progress=progress, **kwargs)
     except spec.SweepError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(tr("error: %(error)s", error=error_text(exc)), file=sys.stderr)
         return EXIT_INVALID
     print(json.dumps({"sweep": summary}))
     if args.analyze:
@@ -155,7 +157,7 @@ def cmd_analyze(args):
     try:
         summary = analyze(spark, store, args.sweep, parquet=args.parquet, db_url=args.db)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(tr("error: %(error)s", error=exc), file=sys.stderr)
         return EXIT_INVALID
     print(json.dumps({"analysis": summary}))
     return 0
@@ -194,7 +196,8 @@ def cmd_resimulate(args):
         question = question_from_args(args)
         validate_question(question)
     except (QuestionError, ValueError) as exc:
-        print(f"error: invalid question: {exc}", file=sys.stderr)
+        print(tr("error: invalid question: %(error)s",
+                 error=error_text(exc) if isinstance(exc, QuestionError) else exc), file=sys.stderr)
         return EXIT_INVALID
     store = _store(args.db)
     spark = _session(args.master)

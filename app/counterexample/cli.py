@@ -6,29 +6,31 @@ from types import SimpleNamespace
 import click
 
 from app.commandline import Progress, invoke, progress_option
+from app.i18n.command_line import error_text
+from app.i18n.text import lazy as _, _ as tr
 from engine.tools.cli import parse_property, read_scenario
 from engine.scenario.document import ScenarioError
 
 from .service import hunt
 
 
-@click.command("search")
+@click.command("search", help=_("Can these settings break a property? Search fault schedules of SCENARIO (a "
+                                "JSON file or a library scenario name) on Spark, shrink what breaks it, save "
+                                "it."))
 @click.argument("scenario")
 @click.option("--property", "property_", default="no_acked_loss", show_default=True,
-              help="no_acked_loss, no_acked_all_loss, no_violation, invariant=NAME, max_offline_ms=N, "
-                   "no_error=KAFKA_ERROR")
-@click.option("--runs", type=int, default=500, show_default=True, help="run budget")
-@click.option("--budget-s", type=int, default=600, show_default=True, help="time budget in seconds")
-@click.option("--profile", help="fault profile JSON file: {kind: [rate/min, min ms, max ms]}")
-@click.option("--master", help="Spark master (default local[*])")
-@click.option("--no-spark", is_flag=True, help="search in this process")
-@click.option("--db", help="store URL (default: the app's SQLite file)")
-@click.option("--no-save", is_flag=True, help="do not save the counterexample as a run")
-@click.option("--json", "as_json", is_flag=True, help="print the whole report as JSON")
+              help=_("no_acked_loss, no_acked_all_loss, no_violation, invariant=NAME, max_offline_ms=N, "
+                     "no_error=KAFKA_ERROR"))
+@click.option("--runs", type=int, default=500, show_default=True, help=_("run budget"))
+@click.option("--budget-s", type=int, default=600, show_default=True, help=_("time budget in seconds"))
+@click.option("--profile", help=_("fault profile JSON file: {kind: [rate/min, min ms, max ms]}"))
+@click.option("--master", help=_("Spark master (default local[*])"))
+@click.option("--no-spark", is_flag=True, help=_("search in this process"))
+@click.option("--db", help=_("store URL (default: the app's SQLite file)"))
+@click.option("--no-save", is_flag=True, help=_("do not save the counterexample as a run"))
+@click.option("--json", "as_json", is_flag=True, help=_("print the whole report as JSON"))
 @progress_option()
 def search_command(**params):
-    """Can these settings break a property? Search fault schedules of SCENARIO (a JSON file or a
-    library scenario name) on Spark, shrink what breaks it, save it."""
     params["property"] = params.pop("property_")
     params["json"] = params.pop("as_json")
     return search(SimpleNamespace(**params))
@@ -59,7 +61,8 @@ def search(args):
         report = hunt(base, parse_property(args.property), profile, runs=args.runs,
                       budget_s=args.budget_s, spark=spark, store=store, progress=progress)
     except (ScenarioError, ValueError) as exc:
-        print(f"\nerror: {exc}", file=sys.stderr)
+        print("\n" + tr("error: %(error)s", error=error_text(exc) if isinstance(exc, ScenarioError) else exc),
+              file=sys.stderr)
         return 2
     progress.close()
     if args.json:
@@ -68,10 +71,11 @@ def search(args):
     print(report["message"])
     if not report["found"]:
         return 1
-    print(f"shrunk from {report['original_operations']} to {report['operations']} operation(s) "
-          f"with {report['shrink']['evaluations']} runs in {report['shrink']['elapsed_s']} s")
+    print(tr("shrunk from %(before)s to %(after)s operation(s) with %(runs)s runs in %(s)s s",
+             before=report["original_operations"], after=report["operations"],
+             runs=report["shrink"]["evaluations"], s=report["shrink"]["elapsed_s"]))
     for step in report["narration"]:
         print(f"{step['step']:>3}. {step['t_ms']:>7} ms  {step['text']}")
     if "run" in report:
-        print(f"saved as run {report['run']['id']}: open {report['run']['link']}")
+        print(tr("saved as run %(id)s: open %(link)s", id=report["run"]["id"], link=report["run"]["link"]))
     return 0

@@ -11,6 +11,7 @@ import time
 from flask import Blueprint, current_app, jsonify, request
 
 from app.errors import UserError
+from app.i18n.job_text import localized_job
 from app.runner.limits import check_budget
 from engine.tools.faults import normalise_profile
 from engine.scenario.document import ScenarioError, load
@@ -137,7 +138,7 @@ def properties():
 def start_search():
     params = parse_request(request.get_json(silent=True))     # a ScenarioError is replied as JSON 400
     current_app.extensions["isrlab"]["quotas"].charge(request.remote_addr, "search")
-    return jsonify(_jobs().start(params)), 202
+    return jsonify(localized_job(_jobs().start(params))), 202
 
 
 def _checked(job_id, view):
@@ -146,7 +147,7 @@ def _checked(job_id, view):
     found = view(job_id)
     if found is None:
         raise UserError("job", "no such search (finished searches are kept for an hour)", status=404)
-    return jsonify(found)
+    return jsonify(localized_job(found))
 
 
 @bp.get("/api/search/<job_id>")

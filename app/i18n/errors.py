@@ -6,13 +6,20 @@ The engine builds its messages in English (it knows nothing of requests or langu
 values inside (``"7 is out of range"``). A message is looked up as it is, and otherwise matched
 against ``PATTERNS``: msgids whose ``%(name)s`` slots match any text, so the translated template
 gets the same values back. A message that matches nothing stays English.
+
+The messages are listed twice over: by hand below (``HAND_PATTERNS``, ``PLAIN``), and collected
+from every ``ScenarioError`` the code raises into ``error_messages.py`` (``scripts/error_messages.py``;
+``tests/i18n/test_error_messages.py`` fails on a raised message neither list holds). Patterns are
+tried most literal first; a value that is itself a message (``holds a scenario that <message>``)
+is translated in turn.
 """
 import re
 
 from flask import has_request_context
-from flask_babel import gettext
 
+from .error_messages import BY_SOURCE
 from .lang import select_lang
+from .text import _ as gettext
 
 
 def N_(text):
@@ -22,7 +29,7 @@ def N_(text):
 
 #: the engine's and the application's messages with values in them (engine/scenario/fields.py,
 #: validators.py, timeline.py; app/replay/links.py; app/quotas.py...), and the words of `allowed`
-PATTERNS = [
+HAND_PATTERNS = [
     # engine/scenario/fields.py
     N_("%(value)s is not an integer"), N_("%(value)s is out of range"), N_("%(value)s is not a string"),
     N_("%(value)s is not an object"), N_("%(value)s is not a list"), N_("%(value)s is not a boolean"),
@@ -53,6 +60,15 @@ PATTERNS = [
     N_("the server is busy: %(n)s %(lane)s jobs are waiting"),
     N_("sweep %(id)s already exists with a different document"), N_("no sweep %(id)s"),
     N_("%(value)s is not an event of this server"),
+    # app/jobs.py: why a job stopped (a job's error, read in the reader's language: job_text.py)
+    N_("stopped after its time limit of %(s)s s"),
+    N_("stopped: the server's memory reached %(rss)s MB, over its limit of %(limit)s MB"),
+    # the counterexample search's report (engine/tools/search.py PROPERTIES, app/counterexample/service.py),
+    # read in the reader's language by job_text.py
+    N_("the named engine invariant holds (%(name)s: invariant name)"),
+    N_("no partition is offline longer than %(ms)s ms"),
+    N_("no produce request fails with the named Kafka error (%(error)s)"),
+    N_("not found in %(runs)s runs (%(stopped_by)s, %(s)s s)"),
     # the error pages (app/web/replays.py, links.py, common.py)
     N_("There is no saved run %(id)s (it may have been deleted)."),
 ]
@@ -74,10 +90,21 @@ PLAIN = [
     N_("malformed job id"), N_("no such job (finished jobs are kept for ten minutes)"),
     N_("a job id from a 202 reply"), N_("wait for it to finish"), N_("another id"),
     N_("is out of range"), N_("a cell of the sweep"), N_("The server refused the scenario"),
+    N_("cancelled"), N_("no acknowledged record is lost"), N_("no record acknowledged with acks=all is lost"),
+    N_("no engine invariant is violated"), N_("internal error"), N_("a smaller scenario (shorter duration_ms, fewer partitions or a lower rate_per_s), or try "
+                        "again when the server is less busy"),
     # the error pages' titles and messages (templates/runs_error.html)
     N_("This link cannot be opened"), N_("No such run"), N_("Nothing to replay"), N_("Not a link"),
     N_("This short link is malformed."), N_("This link points to a run that does not exist (any more)."),
 ]
+
+
+#: every message with values, hand-listed or collected from the code (``error_messages.py``)
+PATTERNS = HAND_PATTERNS + [m for msgids in BY_SOURCE.values() for m in msgids if "%(" in m]
+
+
+def _literal_length(msgid):
+    return len(re.sub(r"%\(\w+\)s", "", msgid))
 
 
 def _regex(msgid):
@@ -88,7 +115,8 @@ def _regex(msgid):
     return re.compile("".join(out), re.S)
 
 
-_COMPILED = [(_regex(m), m) for m in PATTERNS]
+#: tried most literal first, so a specific message wins over a general one that also matches
+_COMPILED = [(_regex(m), m) for m in sorted(PATTERNS, key=_literal_length, reverse=True)]
 
 
 def translate_message(text):
@@ -101,8 +129,10 @@ def translate_message(text):
     for regex, msgid in _COMPILED:
         found = regex.fullmatch(text)
         if found:
-            translated = gettext(msgid, **found.groupdict())
-            return translated
+            # a value may be a message of its own ("holds a scenario that <message>")
+            # (a single word is a value: a topic named "text" stays "text")
+            values = {k: translate_message(v) if " " in v else v for k, v in found.groupdict().items()}
+            return gettext(msgid, **values)
     return text
 
 

@@ -10,8 +10,8 @@ against them, most specific first (the most literal text); the translation gets 
 back, so numbers, ids and Kafka's own names (config keys, error codes, ISR, HW, LEO) pass through
 unchanged. A slot whose name starts with ``why`` holds a reason of its own (``controller accepted
 AlterPartition: <the leader's reason>``) and is translated in turn; the other slots hold a value
-with no ``:`` or ``;`` in it. A reason made of reasons joined by ``; `` is translated part by part.
-A reason that matches nothing stays English.
+with no ``:`` or ``;`` in it (one named ``idlist…`` only ids: ``1, 2, 3``). A reason made of
+reasons joined by ``; `` is translated part by part. A reason that matches nothing stays English.
 
 The browser does the same with the table ``browser_table`` gives it (``templates/_i18n_head.html``,
 ``static/js/i18n_reasons.js``): a room's frames are shared by viewers of either language.
@@ -181,6 +181,33 @@ PATTERNS = [
     N_("%(n)s record(s) acknowledged with acks=all are not in the leader's log (e.g. %(record)s acked at offset %(offset)s at %(t)s ms; the leader has nothing there, LEO %(leo)s); broker %(broker)s became leader in epoch %(epoch)s"),
     N_("%(n)s record(s) read by consumers are gone from the leader's log (e.g. %(consumer)s read %(record)s at offset %(offset)s)"),
     N_("offset %(offset)s holds %(a)s (epoch %(epoch_a)s) on broker %(broker_a)s but %(b)s (epoch %(epoch_b)s) on broker %(broker_b)s, below both HWs (%(hws)s)"),
+    # what the engine writes for a user's commands from the page (set_config, create_topic, a zone
+    # fault on a rack...): tests/i18n/test_reasons.py runs every operation in five eras
+    N_("set_config"), N_("create_topic"), N_("consume"), N_("stop_client"), N_("produce"), N_("resume"), N_("flush"),
+    N_("ignored: consumer %(consumer)s is already running"),
+    N_("ignored: no client %(client)s"),
+    N_("ignored: broker %(broker)s is not paused"),
+    N_("ignored: broker %(broker)s has no live ZooKeeper session"),
+    N_("ignored: a preferred replica election is already in progress"),
+    N_("ignored: controller %(controller)s is %(state)s"),
+    N_("ignored: controller %(controller)s is not running"),
+    N_("ignored: controller %(controller)s is not paused"),
+    N_("no active controller: the topic is created once there is one"),
+    N_("expired on request (expire_session)"),
+    N_("expired after %(ms)s ms without being acknowledged (request.timeout.ms %(timeout)s)"),
+    N_("expired after %(ms)s ms without being acknowledged"),
+    # a zone fault: "<op> rack <rack>: <its nodes>", the nodes as "broker 1", "brokers 1, 2, controller 3001"
+    N_("crash rack %(rack)s (process): %(why_nodes)s"),
+    N_("crash rack %(rack)s (power): %(why_nodes)s"),
+    N_("restart rack %(rack)s: %(why_nodes)s"),
+    N_("shutdown rack %(rack)s: %(why_nodes)s"),
+    N_("pause rack %(rack)s: %(why_nodes)s"),
+    N_("resume rack %(rack)s: %(why_nodes)s"),
+    N_("flush rack %(rack)s: %(why_nodes)s"),
+    N_("isolate rack %(rack)s: %(why_nodes)s"),
+    N_("broker %(idlist)s"), N_("brokers %(idlist)s"), N_("controller %(idlist)s"), N_("controllers %(idlist)s"),
+    N_("%(why_brokers)s, controller %(idlist)s"), N_("%(why_brokers)s, controllers %(idlist)s"),
+    N_("no broker"),
 ]
 
 SLOT = re.compile(r"%\((\w+)\)s|%%")
@@ -198,7 +225,8 @@ def _regex(msgid):
     for found in SLOT.finditer(msgid):
         out.append(_escape(msgid[at:found.start()]))
         name = found.group(1)
-        out.append("%" if name is None else f"(?P<{name}>.+?)" if name.startswith("why") else f"(?P<{name}>[^:;]+?)")
+        out.append("%" if name is None else f"(?P<{name}>.+?)" if name.startswith("why")
+                   else f"(?P<{name}>-?\\d+(?:, -?\\d+)*)" if name.startswith("idlist") else f"(?P<{name}>[^:;]+?)")
         at = found.end()
     out.append(_escape(msgid[at:]))
     return "".join(out)

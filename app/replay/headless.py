@@ -16,6 +16,8 @@ from types import SimpleNamespace
 import click
 
 from app.commandline import invoke
+from app.i18n.command_line import error_text
+from app.i18n.text import lazy as _, _ as tr
 from engine.tools.cli import read_scenario, tune_gc
 from engine.scenario.document import ScenarioError
 from engine.simulation import ENGINE_VERSION, Simulation
@@ -32,17 +34,16 @@ def run_headless(doc, engine_version=None):
     return sim, result, round((time.perf_counter() - started) * 1000)
 
 
-@click.command("run")
+@click.command("run", help=_("Run SCENARIO (a JSON file, or the name of a library scenario) without the web "
+                             "server, and optionally save it as a run."))
 @click.argument("scenario")
-@click.option("--save", is_flag=True, help="save the run in the store")
-@click.option("--db", help="database URL (default: the app's DATABASE_URL / instance/isrlab.db)")
-@click.option("--title", help="title of the saved run (default: the scenario's name)")
-@click.option("--seed", type=int, help="override the scenario's seed")
-@click.option("--index", is_flag=True, help="with --save: build the seek index now")
-@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@click.option("--save", is_flag=True, help=_("save the run in the store"))
+@click.option("--db", help=_("database URL (default: the app's DATABASE_URL / instance/isrlab.db)"))
+@click.option("--title", help=_("title of the saved run (default: the scenario's name)"))
+@click.option("--seed", type=int, help=_("override the scenario's seed"))
+@click.option("--index", is_flag=True, help=_("with --save: build the seek index now"))
+@click.option("--json", "as_json", is_flag=True, help=_("print one JSON object"))
 def run_command(**params):
-    """Run SCENARIO (a JSON file, or the name of a library scenario) without the web server, and
-    optionally save it as a run."""
     params["json"] = params.pop("as_json")
     return run(SimpleNamespace(**params))
 
@@ -60,7 +61,7 @@ def run(args):
     try:
         sim, result, wall_ms = run_headless(doc)
     except ScenarioError as exc:
-        print(f"error: invalid scenario: {exc}", file=sys.stderr)
+        print(tr("error: invalid scenario: %(error)s", error=error_text(exc)), file=sys.stderr)
         return 2
     captured = capture_result(sim, result)
     out = {"name": sim.scenario["name"], "kafka_version": sim.scenario["kafka_version"],
@@ -83,14 +84,18 @@ def run(args):
     if args.json:
         print(json.dumps(out))
     else:
-        print(f"{out['name']} (kafka_version {out['kafka_version']}, seed {out['seed']}): "
-              f"{out['end_ms']} ms simulated in {wall_ms} ms, {out['events']} events")
-        print(f"records: {out['records_total']} total, {out['acked']} acked, {out['failed']} failed, "
-              f"{out['lost']} lost; violations: {out['violations']}")
+        print(tr("%(name)s (kafka_version %(version)s, seed %(seed)s): %(end)s ms simulated in %(wall)s ms, "
+                 "%(events)s events", name=tr(out["name"]),           # a library story's title is a msgid
+                 version=out["kafka_version"], seed=out["seed"],
+                 end=out["end_ms"], wall=wall_ms, events=out["events"]))
+        print(tr("records: %(total)s total, %(acked)s acked, %(failed)s failed, %(lost)s lost; violations: "
+                 "%(violations)s", total=out["records_total"], acked=out["acked"], failed=out["failed"],
+                 lost=out["lost"], violations=out["violations"]))
         if args.save:
-            print(f"saved: run {out['run_id']}, link {out['link']} ({out['save_ms']} ms)")
+            print(tr("saved: run %(id)s, link %(link)s (%(ms)s ms)", id=out["run_id"], link=out["link"],
+                     ms=out["save_ms"]))
             if "index_ms" in out:
-                print(f"seek index built in {out['index_ms']} ms")
+                print(tr("seek index built in %(ms)s ms", ms=out["index_ms"]))
     return 0
 
 

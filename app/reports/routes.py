@@ -16,6 +16,7 @@
 from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, request
 
 from app.errors import UserError
+from app.i18n.job_text import localized_job
 from app.store import db as store_db
 from app.sweeps import repo, spec
 
@@ -118,7 +119,7 @@ def api_sweeps():
     analysed = _analysed_ids(engine)
     for s in sweeps:                      # the page folds this into the sweep's one status
         s["analysed"] = s["id"] in analysed
-    return jsonify(ok=True, sweeps=sweeps, job=running.to_dict() if running else None,
+    return jsonify(ok=True, sweeps=sweeps, job=localized_job(running.to_dict()) if running else None,
                    limits=_limits(), axes=_axis_kinds(), profiles=sorted(spec.BUILTIN_PROFILES))
 
 
@@ -168,7 +169,7 @@ def api_start_sweep():
         job = _ext().jobs.start_sweep(body, sweep["id"])
     except Busy as exc:
         raise UserError("job", str(exc), "wait for it to finish", 409)
-    return jsonify(ok=True, sweep_id=sweep["id"], job=job.to_dict(), report=f"/analytics/{sweep['id']}",
+    return jsonify(ok=True, sweep_id=sweep["id"], job=localized_job(job.to_dict()), report=f"/analytics/{sweep['id']}",
                    progress=f"/analytics/api/sweeps/{sweep['id']}/progress"), 202
 
 
@@ -184,7 +185,7 @@ def api_report(sweep_id):
     if data is None:
         raise UserError("sweep_id", f"no sweep {sweep_id!r}", None, 404)
     job = _ext().jobs.latest(sweep_id)
-    return jsonify(ok=True, job=job.to_dict() if job else None, **data)
+    return jsonify(ok=True, job=localized_job(job.to_dict()) if job else None, **data)
 
 
 @bp.get("/analytics/api/sweeps/<sweep_id>/progress")
@@ -197,7 +198,7 @@ def api_progress(sweep_id):
     stored = repo.count_runs(_ext().engine, sweep_id) if sweep else 0
     return jsonify(ok=True, sweep_id=sweep_id, status=sweep["status"] if sweep else "starting",
                    runs_done=stored, runs_total=sweep["runs_total"] if sweep else None,
-                   job=job.to_dict() if job else None)
+                   job=localized_job(job.to_dict()) if job else None)
 
 
 @bp.post("/analytics/api/sweeps/<sweep_id>/analyze")
@@ -210,7 +211,7 @@ def api_analyze(sweep_id):
         job = _ext().jobs.start_analysis(sweep_id)
     except Busy as exc:
         raise UserError("job", str(exc), "wait for it to finish", 409)
-    return jsonify(ok=True, job=job.to_dict()), 202
+    return jsonify(ok=True, job=localized_job(job.to_dict())), 202
 
 
 @bp.get("/analytics/api/sweeps/<sweep_id>/cells/<int(max=2147483647):cell_id>/runs")

@@ -15,6 +15,7 @@ from engine.scenario.document import load
 from ..replay import links as linkcodec
 from ..errors import USER_ERRORS  # noqa: F401  (re-exported for the page routes)
 from ..i18n.errors import localized
+from ..i18n.job_text import localized_job
 from ..replay.service import ReplayError
 from ..runner import AppError
 from ..runner.limits import check_scenario
@@ -129,5 +130,5 @@ def job_reply(job, done_status=200):
     if job.wait(current_app.config["JOB_ANSWER_WITHIN_S"]):
         if job.state == "done":
             return jsonify(ok=True, **job.result), done_status
-        return jsonify(ok=False, error=job.error, job=job.view()), job.status
-    return jsonify(ok=True, job=job.view()), 202
+        return jsonify(ok=False, error=localized(job.error), job=localized_job(job.view())), job.status
+    return jsonify(ok=True, job=localized_job(job.view())), 202

@@ -6,6 +6,7 @@ import re
 from flask import current_app, jsonify, request
 
 from ..errors import UserError
+from ..i18n.job_text import localized_job
 from .blueprint import bp
 
 JOB_ID = re.compile(r"^[A-Za-z0-9_-]{8,20}$")
@@ -21,11 +22,11 @@ def _job(job_id):
 
 @bp.get("/api/jobs/<job_id>")
 def api_job(job_id):
-    return jsonify(ok=True, job=_job(job_id).view())
+    return jsonify(ok=True, job=localized_job(_job(job_id).view()))
 
 
 @bp.delete("/api/jobs/<job_id>")
 def api_cancel_job(job_id):
     job = _job(job_id)
     job.cancel()
-    return jsonify(ok=True, job=job.view())
+    return jsonify(ok=True, job=localized_job(job.view()))

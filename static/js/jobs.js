@@ -37,7 +37,7 @@ export async function followJob(reply, title = "Working") {
 }
 
 function describe(job) {
-  const stage = job.progress && job.progress.stage;
+  const stage = job.progress && (job.progress.stage_text || job.progress.stage);   // stage_text: the page's language
   const waited = job.started ? Math.round(Date.now() / 1000 - job.started) : 0;
   if (job.state === "queued") return "waiting for a free worker…";
   return `${stage || "simulating"}… ${waited ? waited + " s" : ""}`.trim();

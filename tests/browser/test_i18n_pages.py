@@ -5,8 +5,9 @@ facts, heat maps, histograms and a cell's numbers. In zh-CN no English word is l
 Kafka's own names (test_i18n_page.ALLOWED and identifiers); in English no CJK character at all.
 
 Content stays as it is written and is left out: run titles and scenario names (a user's or the
-library's words), the compare verdict's own sentence and the record fates (the server writes them,
-app/replay), the narration's event reasons and violation details (the engine writes them)."""
+library's words), the narration's event reasons and violation details (the engine writes them).
+The compare verdict's sentence, its timing detail and the record fates are the server's words, in
+the request's language (app/replay/compare_text.py): checked too."""
 import re
 
 import pytest
@@ -125,7 +126,8 @@ def test_the_compare_page_in_chinese(browser, server):
         assert page.inner_text("#divergence").startswith("到 ")
         assert "2.6：领导者自己写 znode" in page.inner_text("#isr-path")
         assert (found := english_words(page, ["#compare-form", "#divergence", "#isr-path", "#records-lost",
-                                              "#record-counts", "#timing-detail > b", ".compare-axis"],
+                                              "#record-counts", "#timing-detail", ".compare-fates",
+                                              ".compare-axis"],
                                        skip=["#variant-era option"])) == [], found     # era notes name KIPs (as the live page's era menu)
         page.wait_for_selector("#lane-b .mark.alter_partition")
         assert " 的 alter_partition" in page.get_attribute("#lane-b .mark.alter_partition", "title")

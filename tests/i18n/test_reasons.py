@@ -74,7 +74,10 @@ def _sample(msgid):
     for k, found in enumerate(SLOT.finditer(msgid)):
         name = found.group(1)
         if name:
-            values[name] = "restart broker 7" if name.startswith("why") else f"[{k}, 9{k}]"
+            # (a why slot's sample has no value of its own: "restart broker 7, controller 1" would
+            # read as broker "7, controller 1")
+            values[name] = ("heal every link" if name.startswith("why") else f"{k}, 9{k}" if name.startswith("idlist")
+                            else f"[{k}, 9{k}]")
     return msgid % values, values
 
 
@@ -83,9 +86,9 @@ def test_every_pattern_is_reached_and_keeps_every_slot(zh):
     for msgid in PATTERNS:
         text, values = _sample(msgid)
         out, complete = translate(text, zh)
-        expected = {k: ("重启 Broker 7" if k.startswith("why") else v) for k, v in values.items()}
+        expected = {k: (zh("heal every link") if k.startswith("why") else v) for k, v in values.items()}
         assert complete and out == zh(msgid) % expected, (msgid, out)
-        assert HAN.search(out), msgid
+        assert HAN.search(out) or msgid in ("broker %(idlist)s", "brokers %(idlist)s"), msgid   # "Broker 1, 2"
         for name, value in expected.items():
             assert value in out, (msgid, name)
 
@@ -131,3 +134,105 @@ def test_coverage_of_the_library_runs(library_reasons, zh):
     missing = sorted((n, t) for t, n in library_reasons.items() if not done[t])[-10:]
     assert share >= 0.9 and distinct >= 0.9, missing
     assert events > 50_000 and len(templates) > 150          # the runs did happen, in every era
+
+
+#: every operation a user can send from the page, in an order each era accepts (what the engine
+#: then writes: "set_config", "crash rack r1 (process): broker 0", "ignored: consumer c1 is
+#: already running", "no active controller: the topic is created once there is one"...)
+USER_OPS = [
+    {"at_ms": 500, "op": "produce", "topic": "orders", "count": 3, "producer": "p1"},
+    {"at_ms": 600, "op": "produce", "topic": "orders", "partition": 0, "count": 2, "acks": "1", "key": "k", "value": "v"},
+    {"at_ms": 1000, "op": "set_config", "topic": "orders", "key": "min.insync.replicas", "value": 3},
+    {"at_ms": 1100, "op": "set_config", "topic": "orders", "key": "unclean.leader.election.enable", "value": True},
+    {"at_ms": 1200, "op": "create_topic", "name": "events", "partitions": 2, "replication_factor": 2},
+    {"at_ms": 1300, "op": "create_topic", "name": "audit", "partitions": 1, "replication_factor": 3,
+     "assignment": {"0": [2, 1, 0]}, "config": {"min.insync.replicas": 2}},
+    {"at_ms": 1500, "op": "consume", "consumer": "c1", "topic": "orders"},
+    {"at_ms": 1600, "op": "consume", "consumer": "c2", "topic": "orders", "partition": 0, "group": "g1"},
+    {"at_ms": 2000, "op": "crash", "broker": 1},
+    {"at_ms": 2100, "op": "crash", "broker": 2, "mode": "power"},
+    {"at_ms": 4000, "op": "restart", "broker": 1},
+    {"at_ms": 4100, "op": "restart", "broker": 2},
+    {"at_ms": 9000, "op": "pause", "broker": 0, "for_ms": 500},
+    {"at_ms": 11000, "op": "pause", "broker": 1},
+    {"at_ms": 11500, "op": "resume", "broker": 1},
+    {"at_ms": 12000, "op": "flush", "broker": 0},
+    {"at_ms": 12500, "op": "isolate", "broker": 2},
+    {"at_ms": 13000, "op": "heal"},
+    {"at_ms": 13200, "op": "isolate", "broker": 2, "from": "zk"},
+    {"at_ms": 13400, "op": "heal", "from": 2, "to": "zk"},
+    {"at_ms": 13500, "op": "cut", "from": 0, "to": 1},
+    {"at_ms": 13700, "op": "heal", "from": 0, "to": 1},
+    {"at_ms": 14000, "op": "slow", "from": 0, "to": 2, "latency_ms": 50},
+    {"at_ms": 15000, "op": "partition", "groups": [[0], [1, 2]]},
+    {"at_ms": 16000, "op": "heal"},
+    {"at_ms": 17000, "op": "expire_session", "broker": 1},
+    {"at_ms": 22000, "op": "elect_preferred", "topic": "orders", "partition": 0},
+    {"at_ms": 22500, "op": "elect_preferred"},
+    {"at_ms": 23000, "op": "stop_client", "client": "c1"},
+    {"at_ms": 23100, "op": "stop_client", "client": "p2"},
+    {"at_ms": 24000, "op": "shutdown", "broker": 2},
+    {"at_ms": 26000, "op": "restart", "broker": 2},
+    {"at_ms": 27000, "op": "crash", "rack": "r1"},
+    {"at_ms": 28000, "op": "restart", "rack": "r1"},
+    {"at_ms": 28500, "op": "isolate", "rack": "r2"},
+    {"at_ms": 29000, "op": "heal", "rack": "r2"},
+    {"at_ms": 29500, "op": "pause", "rack": "r1", "for_ms": 300},
+    {"at_ms": 30000, "op": "flush", "rack": "r2"},
+    {"at_ms": 30500, "op": "shutdown", "rack": "r1"},
+    {"at_ms": 32000, "op": "restart", "rack": "r1"},
+    {"at_ms": 32500, "op": "crash", "rack": "r2", "mode": "power"},
+    {"at_ms": 33500, "op": "restart", "rack": "r2"},
+]
+ZK_ONLY = ("expire_session", "elect_preferred")
+KRAFT_OPS = [
+    {"at_ms": 5000, "op": "create_topic", "name": "later", "partitions": 1, "replication_factor": 2},  # elected by now
+    {"at_ms": 34000, "op": "crash", "controller": 3001},
+    {"at_ms": 34500, "op": "restart", "controller": 3001},
+    {"at_ms": 35000, "op": "pause", "controller": 3002, "for_ms": 300},
+    {"at_ms": 35500, "op": "isolate", "controller": 3002},
+    {"at_ms": 36000, "op": "heal"},
+    {"at_ms": 36500, "op": "isolate", "broker": 1, "from": "controllers"},
+    {"at_ms": 37000, "op": "heal", "from": 1, "to": "controllers"},
+    {"at_ms": 37500, "op": "crash", "rack": "r3"},                                   # every controller
+    {"at_ms": 37600, "op": "create_topic", "name": "late", "partitions": 1, "replication_factor": 1},
+    {"at_ms": 38500, "op": "restart", "rack": "r3"},
+]
+
+
+def user_scenario(version):
+    kraft = version in ("3.9-kraft", "4.1")
+    ops = [op for op in USER_OPS if not kraft or (op["op"] not in ZK_ONLY and "zk" not in (op.get("from"), op.get("to")))]
+    racks = {"0": "r1", "1": "r2", "2": "r2"}
+    if kraft:
+        ops = sorted(ops + KRAFT_OPS, key=lambda op: op["at_ms"])
+        racks = {**racks, "3000": "r3", "3001": "r3", "3002": "r3"}
+    return {"name": "user commands", "kafka_version": version, "brokers": 3, "duration_ms": 40000, "seed": 3,
+            "racks": racks, "topics": [{"name": "orders", "partitions": 1, "replication_factor": 3}],
+            "clients": [{"name": "p1", "type": "producer", "topic": "orders", "acks": "all", "rate_per_s": 20},
+                        {"name": "p2", "type": "producer", "topic": "orders", "acks": "1", "rate_per_s": 5}],
+            "timeline": [dict(op, by="user") for op in ops]}
+
+
+@pytest.mark.parametrize("version", ERAS)
+def test_every_reason_of_a_users_commands_is_translated(version, zh):
+    doc = user_scenario(version)
+    load(doc)                                     # every command is one the page could send
+    sim = Simulation(doc)
+    sim.run(logs=False)
+    found = {e[k] for e in sim.history for k in ("reason", "detail") if e.get(k)}
+    ops = {e["reason"] for e in sim.history if e.get("type") == "fault"}
+    assert {"set_config", "create_topic", "consume", "stop_client"} <= ops
+    assert any(r.startswith("crash rack r1 (process): broker 0") for r in ops), ops
+    untranslated = sorted(t for t in found if not translate(t, zh)[1])
+    assert not untranslated, untranslated[:10]
+    if version in ("3.9-kraft", "4.1"):
+        assert "no active controller: the topic is created once there is one" in found
+
+
+def test_a_zone_faults_nodes_are_translated_and_kept(zh):
+    assert zh_of("crash rack r1 (process): broker 0", zh) == "机架 r1 进程崩溃：Broker 0"
+    assert zh_of("isolate rack r2: brokers 1, 2, controllers 3000, 3001", zh) == "隔离机架 r2：Broker 1, 2，控制器 3000, 3001"
+    assert zh_of("set_config", zh) == "修改配置"
+    # an id list holds ids only: a sentence after "broker" is not a list of brokers
+    assert translate("broker 1 went somewhere", zh)[1] is False

@@ -78,7 +78,7 @@ async function poll(id, status, result) {
     if (view.state === "cancelled") { status.textContent = t("search cancelled"); return; }
     status.textContent = p.done !== undefined && p.stage !== "shrinking"
       ? t("searched {done} of {total} runs ({s} s)", { done: p.done, total: p.total, s: (p.elapsed_s || 0).toFixed(1) })
-      : (p.stage || view.state) + "…";
+      : (p.stage_text || p.stage || view.state) + "…";
     await new Promise(ok => setTimeout(ok, 400));
   }
 }
