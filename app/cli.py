@@ -77,9 +77,9 @@ def cli():
 @click.option("--host", help=_("address to listen on (default ISRLAB_HOST or 127.0.0.1)"))
 @click.option("--port", type=int, help=_("port (default ISRLAB_PORT or 5000)"))
 def serve_command(host, port):
-    from .config import load_settings
+    from .config import load_settings, serving_defaults
     from .server import serve
-    settings = load_settings()
+    settings = serving_defaults(load_settings())
     if host:
         settings["HOST"] = host
         settings["ALLOWED_HOSTS"] = settings["ALLOWED_HOSTS"] + [host]

@@ -23,10 +23,10 @@ an explicit mapping over it, so tests pass what they need without touching the e
 | ISRLAB_REPLAY_CACHE_MB         | seek indexes kept in memory (least recently used go first) | 400 |
 | ISRLAB_QUOTA_PER_CLIENT / ISRLAB_QUOTA_WINDOW_S | costly actions (rooms, forks, saves, imports, links, searches) one client may start per window | 30 / 600 |
 | ISRLAB_FPS                     | frames per second pushed to each room                     | 30 |
-| ISRLAB_MAX_ROOMS               | live simulations at once                                  | 50 |
+| ISRLAB_MAX_ROOMS               | live simulations at once                                  | `isrlab serve`: 100 with room workers, 50 without; 50 in an app alone |
 | ISRLAB_MAX_ROOMS_PER_ADDRESS   | live simulations created from one client address          | 10 |
 | ISRLAB_MAX_VIEWERS             | viewers of one room                                       | 200 |
-| ISRLAB_ROOM_WORKERS            | processes that simulate the live rooms (0 = in the web process's runner thread) | 0 (opt-in; one per core is the aim) |
+| ISRLAB_ROOM_WORKERS            | processes that simulate the live rooms (0 = in the web process's runner thread) | `isrlab serve`: one per core; 0 in an app alone (tests) |
 | ISRLAB_ROOM_WORKER_PYTHON      | the interpreter of room workers (e.g. pypy3: faster for a few large rooms, slower for many small ones) | this Python |
 | ISRLAB_ROOM_WORKER_SPARE       | 1 = keep one extra room worker started and warm, to take over a dead worker's rooms without pausing the others | 1 |
 | ISRLAB_ROOM_WORKER_MEMORY_MB   | a room worker's address-space limit (RLIMIT_AS; its rooms move to another worker if it dies) | 3072 |
@@ -75,9 +75,8 @@ DEFAULTS = {
     "MAX_CONTENT_LENGTH": 300_000,    # one HTTP request body
     # the runner
     "RUNNER_AUTOSTART": True,         # start the background task on first use (tests drive it by hand)
-    # room worker processes (0: rooms in the web process, as are hand-driven runners). Off by
-    # default for now: with workers, a browser test (a reload after a pause at maximum speed)
-    # found no frame after the reload once in CI, not reproduced yet (docs/deploy.md)
+    # room worker processes (0: rooms in the web process, as are hand-driven runners); `isrlab
+    # serve` starts one per core (serving_defaults)
     "ROOM_WORKERS": 0,
     "ROOM_WORKER_PYTHON": None,       # None = this interpreter (app/rooms/process.py says why not PyPy)
     "ROOM_WORKER_SPARE": 1,           # a warm spare worker takes over a dead worker's rooms
@@ -154,6 +153,25 @@ def default_hosts(bound):
     if bound and bound not in ("0.0.0.0", "::") and _hostname_of(bound) not in hosts:
         hosts.append(_hostname_of(bound))
     return hosts
+
+
+#: the live rooms `isrlab serve` admits by default with room workers, and without:
+#: scripts/bench_ws.py --only B on 2 cores held 100 rooms of isr-expansion at 29.8 frames/s each
+#: (minimum over viewers, p99 42 ms) in two room workers, 7 frames/s in the web process
+SERVE_MAX_ROOMS = {True: 100, False: 50}
+
+
+def serving_defaults(settings, environ=None):
+    """What `isrlab serve` changes in the settings an app alone gets (tests build apps without
+    it): one room worker per core unless ISRLAB_ROOM_WORKERS says, and the room quota they hold
+    unless ISRLAB_MAX_ROOMS says."""
+    environ = os.environ if environ is None else environ
+    out = dict(settings)
+    if not environ.get("ISRLAB_ROOM_WORKERS"):
+        out["ROOM_WORKERS"] = os.cpu_count() or 1
+    if not environ.get("ISRLAB_MAX_ROOMS"):
+        out["MAX_ROOMS"] = SERVE_MAX_ROOMS[out["ROOM_WORKERS"] > 0]
+    return out
 
 
 def load_settings(environ=None):

@@ -1,7 +1,7 @@
 """Live rooms in room worker processes (docs/architecture.md, "Room workers").
 
-With ``ISRLAB_ROOM_WORKERS`` > 0 (off by default for now: docs/deploy.md), every live simulation
-runs in one of a few worker processes (PyPy when installed): each runs the same ``app.runner.Runner`` loop it would run
+Under ``isrlab serve`` (one per core; ``ISRLAB_ROOM_WORKERS``, docs/deploy.md), every live simulation
+runs in one of a few worker processes: each runs the same ``app.runner.Runner`` loop it would run
 in the web process, and sends its frames back over a pipe. The web process keeps no simulation:
 ``RemoteRunner`` (remote.py) has the ``Runner``'s public surface, places rooms on the least loaded
 worker, forwards calls and relays frames to Socket.IO. A worker that dies takes nothing but a

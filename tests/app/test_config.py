@@ -84,3 +84,17 @@ def test_the_page_never_uses_innerhtml():
         text = path.read_text()
         for bad in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
             assert bad not in text, f"{path.name} uses {bad}"
+
+
+def test_serve_runs_one_room_worker_per_core_and_admits_the_rooms_they_hold():
+    import os
+    from app.config import serving_defaults
+    served = serving_defaults(load_settings({}), environ={})
+    assert served["ROOM_WORKERS"] == os.cpu_count() and served["MAX_ROOMS"] == 100
+    assert load_settings({})["ROOM_WORKERS"] == 0 and load_settings({})["MAX_ROOMS"] == 50   # an app alone
+    env = {"ISRLAB_ROOM_WORKERS": "0"}
+    in_process = serving_defaults(load_settings(env), environ=env)
+    assert in_process["ROOM_WORKERS"] == 0 and in_process["MAX_ROOMS"] == 50
+    env = {"ISRLAB_MAX_ROOMS": "7", "ISRLAB_ROOM_WORKERS": "3"}
+    chosen = serving_defaults(load_settings(env), environ=env)
+    assert chosen["MAX_ROOMS"] == 7 and chosen["ROOM_WORKERS"] == 3
