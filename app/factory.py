@@ -44,6 +44,9 @@ def create_app(config=None):
     options["cors_allowed_origins"] = socket_origins(settings)
     SocketJSON.max_depth = settings["MAX_JSON_DEPTH"]
     options["json"] = SocketJSON
+    if settings.get("MESSAGE_QUEUE"):
+        # frames the room host emits reach this process's sockets through Redis (app/rooms/host.py)
+        options["message_queue"] = settings["MESSAGE_QUEUE"]
     app.json = CheckedJSONProvider(app)
     app.request_class = CheckedRequest
     socketio = SocketIO(app, **options)
@@ -68,8 +71,12 @@ def create_app(config=None):
 
 
 def make_runner(settings, transport, socketio):
-    """Room workers (app/rooms/) unless ISRLAB_ROOM_WORKERS=0 or the runner is driven by hand
+    """The room host through Redis when ISRLAB_MESSAGE_QUEUE is set (app/rooms/redis_runner.py);
+    else room workers (app/rooms/) unless ISRLAB_ROOM_WORKERS=0 or the runner is driven by hand
     (RUNNER_AUTOSTART off: unit tests tick an in-process runner with a fake clock)."""
+    if settings.get("MESSAGE_QUEUE"):
+        from .rooms.redis_runner import RedisRunner
+        return RedisRunner(settings, transport)
     if settings.get("ROOM_WORKERS", 0) > 0 and settings["RUNNER_AUTOSTART"]:
         from .rooms.remote import RemoteRunner
         return RemoteRunner(settings, transport)
