@@ -23,7 +23,7 @@ from app.rooms import mq
 from app.web import transport
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MAX_ROOMS = 5
+MAX_ROOMS = 6
 
 
 def free_port():
@@ -225,6 +225,20 @@ def test_a_viewer_leaving_one_web_process_leaves_the_room_for_everyone(cluster, 
     url = f"{cluster['a']}/api/rooms/{room}"
     wait_until(lambda: json.load(urllib.request.urlopen(url, timeout=5))["viewers"] == 1, 10,
                "the room counting one viewer")
+
+
+def test_the_viewers_of_a_web_process_that_dies_leave_their_rooms(cluster, viewers):
+    a = viewers("a")
+    room = a.call("create", {"library": "isr-expansion"})["room"]["room"]
+    web_c, base_c = start_web(cluster["procs"], "web-c", cluster["url"])
+    c = Viewer(base_c)
+    assert c.call("join", {"room": room})["ok"]
+    url = f"{cluster['a']}/api/rooms/{room}"
+    assert json.load(urllib.request.urlopen(url, timeout=5))["viewers"] == 2
+    os.killpg(web_c.pid, signal.SIGKILL)          # no disconnect reaches anyone: the process is gone
+    web_c.wait(timeout=10)
+    wait_until(lambda: json.load(urllib.request.urlopen(url, timeout=5))["viewers"] == 1,
+               mq.WEB_TTL_S + 10, "the dead web process's viewer leaving the room")
 
 
 def test_max_rooms_is_counted_once_for_all_web_processes(cluster, viewers):
