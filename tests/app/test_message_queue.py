@@ -23,7 +23,7 @@ from app.rooms import mq
 from app.web import transport
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MAX_ROOMS = 6
+MAX_ROOMS = 8
 
 
 def free_port():
@@ -225,6 +225,40 @@ def test_a_viewer_leaving_one_web_process_leaves_the_room_for_everyone(cluster, 
     url = f"{cluster['a']}/api/rooms/{room}"
     wait_until(lambda: json.load(urllib.request.urlopen(url, timeout=5))["viewers"] == 1, 10,
                "the room counting one viewer")
+
+
+def post(base, path, body):
+    request = urllib.request.Request(base + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json", "Origin": base})
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        return reply.status, json.load(reply)
+
+
+def finished_job(base, reply, timeout=60):
+    status, body = reply
+    if status != 202:
+        return body
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = json.load(urllib.request.urlopen(base + body["job"]["url"], timeout=10))["job"]
+        if job["state"] not in ("queued", "running"):
+            assert job["state"] == "done", job
+            return job["result"]
+        time.sleep(0.2)
+    pytest.fail("the job did not end")
+
+
+def test_a_room_of_web_a_is_saved_and_forked_through_web_b(cluster, viewers):
+    a = viewers("a")
+    room = a.call("create", {"library": "isr-expansion"})["room"]["room"]
+    wait_until(lambda: a.latest() and a.latest()[2] > 2500, 20, "the room reaching 2.5 s")
+    status, saved = post(cluster["b"], "/api/runs", {"room": room})      # captured in the room worker
+    assert status == 201 and saved["ok"], saved
+    fork = finished_job(cluster["b"], post(cluster["b"], f"/api/replay/{saved['id']}/fork", {"t_ms": 2000}))
+    assert fork["t_ms"] == 2000                                           # the host continues B's simulation
+    joined = a.call("join", {"room": fork["room"]})                       # seen from web A
+    assert joined["ok"] and joined["room"]["t_ms"] == 2000 and joined["room"]["playing"] is False
+    wait_until(lambda: a.latest()[2] == 2000, 10, "viewer A getting the fork's frame")
 
 
 def test_the_viewers_of_a_web_process_that_dies_leave_their_rooms(cluster, viewers):
