@@ -25,6 +25,7 @@ import traceback
 
 from engine.scenario.document import ScenarioError
 
+from ..runner.errors import AppError
 from . import mq, protocol
 from .remote import RemoteRunner
 
@@ -36,7 +37,7 @@ NAMESPACE = "/"
 CHANNEL_PREFIX = "room:"
 #: Flask-SocketIO's default channel on Redis (SocketIO(message_queue=url) in app/factory.py)
 SOCKETIO_CHANNEL = "flask-socketio"
-REQUEST_THREADS = 8
+REQUEST_THREADS = 16          # requests served at once (each holds a Redis connection)
 
 
 class QueueTransport:
@@ -73,22 +74,28 @@ class RoomHost:
         self.lock = threading.Lock()
         self.webs = {}                    # web process id -> when it was last heard of
         self.sid_web = {}                 # viewer's sid -> the web process holding its socket
+        self.backlog_seq = {}             # viewer's sid -> the number of its newest backlog note
         self.stopping = threading.Event()
         self.threads = []
 
     # -- life -------------------------------------------------------------------------------------------
     def start(self):
         """Start the room workers, then claim HOST_KEY (a second host refuses), then serve."""
+        self._refuse_if_taken()                  # before starting workers: the usual case is quick
         self.runner.ensure_running()
         if not self.redis.set(mq.HOST_KEY, self.identity, nx=True, ex=mq.HOST_TTL_S):
-            other = self.redis.get(mq.HOST_KEY)
             self.runner.stop()
-            raise SystemExit(f"error: another room host serves {mq.safe_url(self.url)}: "
-                             f"{other.decode() if other else '?'} (one room host per message queue)")
+            self._refuse_if_taken()
         for i in range(self.request_threads):
             thread = threading.Thread(target=self._serve, daemon=True, name=f"isrlab-room-host-{i}")
             thread.start()
             self.threads.append(thread)
+
+    def _refuse_if_taken(self):
+        other = self.redis.get(mq.HOST_KEY)
+        if other is not None:
+            raise SystemExit(f"error: another room host serves {mq.safe_url(self.url)}: {other.decode()} "
+                             "(one room host per message queue)")
 
     def run_forever(self):
         """Refresh HOST_KEY every second and send away the viewers of silent web processes."""
@@ -143,7 +150,11 @@ class RoomHost:
                 continue
             if got is None:
                 continue
-            reply_key, deadline, web, method, args = pickle.loads(got[1])
+            try:
+                reply_key, deadline, web, method, args = pickle.loads(got[1])
+            except Exception:  # noqa: BLE001 - not ours (another program on this Redis): skipped
+                log.warning("skipped a request that is not a room host request (%d bytes)", len(got[1]))
+                continue
             if time.time() > deadline:
                 continue                       # its caller was already told no one answered
             answer = self._answer(web, method, args)
@@ -195,6 +206,7 @@ class RoomHost:
         with self.lock:
             self.sid_web.pop(sid, None)
             self.transport.queued.pop(sid, None)
+            self.backlog_seq.pop(sid, None)
         return self.runner.leave(sid)
 
     def do_resync(self, _web, sid):
@@ -216,10 +228,17 @@ class RoomHost:
             stats["room_host"] = {"host": self.identity, "web_processes": len(self.webs), "viewers": len(self.sid_web)}
         return stats
 
-    def do_backlog(self, _web, changes):
+    def do_backlog(self, _web, seq, changes):
+        """A web process's backed-up viewers. Notes are served by several threads, so an older
+        note may come last: each viewer keeps the newest (a stale "backed up" would starve it)."""
         with self.lock:
             for sid, queued in changes.items():
-                if queued and sid in self.sid_web:
+                if seq <= self.backlog_seq.get(sid, -1):
+                    continue
+                if sid not in self.sid_web:
+                    continue
+                self.backlog_seq[sid] = seq
+                if queued:
                     self.transport.queued[sid] = queued
                 else:
                     self.transport.queued.pop(sid, None)
@@ -233,9 +252,16 @@ def serve(settings, url, workers=None):
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = dict(settings, MESSAGE_QUEUE=url)
     settings["ROOM_WORKERS"] = workers or settings.get("ROOM_WORKERS") or os.cpu_count() or 1
+    import redis
     host = RoomHost(settings, url)
     signal.signal(signal.SIGTERM, lambda *_: host.stopping.set())
-    host.start()
+    try:
+        host.start()
+    except redis.RedisError as exc:
+        host.runner.stop()
+        raise SystemExit(f"error: cannot reach Redis at {mq.safe_url(url)}: {exc}") from None
+    except AppError as exc:
+        raise SystemExit(f"error: {exc.message} ({exc.allowed})") from None
     print(f"ISR Lab room host on {mq.safe_url(url)}: {host.identity}  (Ctrl+C to stop)", flush=True)
     try:
         host.run_forever()

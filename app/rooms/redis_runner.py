@@ -24,6 +24,10 @@ from .handle import RoomHandle
 from .remote import RemoteRunner
 
 NOTE_EVERY_S = 0.1          # backlogs of this process's viewers, when they change
+#: a socket queue holding this many frames is backed up. One frame waiting is the one in flight
+#: (sampled at any moment, not just before a send as in process): skipping on it would cost a
+#: viewer with a fast connection frames every time a sample catches one
+BACKED_UP = 2
 ALIVE_EVERY_S = 5.0         # "this web process is alive" (its viewers leave when it stops saying so)
 
 
@@ -37,6 +41,7 @@ class RedisRunner:
         self.lock = threading.Lock()
         self.sid_room = {}                # this process's sockets -> the room each one watches
         self._told = {}                   # sid -> the backlog last reported to the host
+        self._seq = 0                     # numbers backlog notes: the host keeps the newest per viewer
         self._stopping = threading.Event()
         self._notes = None
 
@@ -123,7 +128,8 @@ class RedisRunner:
             if now - last_alive >= ALIVE_EVERY_S and self.client.note("alive"):
                 last_alive = now
             changes = self._backlog_changes()
-            if changes and not self.client.note("backlog", changes):
+            self._seq += 1
+            if changes and not self.client.note("backlog", self._seq, changes):
                 with self.lock:                 # not told: tell again next time
                     for sid in changes:
                         self._told.pop(sid, None)
@@ -134,6 +140,7 @@ class RedisRunner:
         changes = {}
         for sid in sids:
             queued = self.transport.backlog(sid)
+            queued = queued if queued >= BACKED_UP else 0
             with self.lock:
                 if queued != self._told.get(sid, 0):
                     changes[sid] = queued

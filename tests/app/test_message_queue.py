@@ -175,6 +175,32 @@ def test_a_message_queue_that_is_not_redis_is_refused_naming_the_variable():
     assert load_settings({})["MESSAGE_QUEUE"] is None
 
 
+def test_an_older_backlog_note_served_last_does_not_starve_a_viewer():
+    """Notes are served by several threads of the host: a viewer keeps its newest backlog."""
+    settings = {**load_settings({}), "ROOM_WORKERS": 1}
+    host = room_host.RoomHost(settings, "redis://127.0.0.1:1/0")     # nothing is started or reached
+    host.sid_web["s1"] = host.sid_web["s2"] = "web-a"
+    host.do_backlog("web-a", 2, {"s1": 0, "s2": 4})                  # the newer note first ...
+    host.do_backlog("web-a", 1, {"s1": 3, "s2": 0})                  # ... then the older one
+    assert host.transport.backlog("s1") == 0 and host.transport.backlog("s2") == 4
+    host.do_backlog("web-a", 3, {"s2": 0, "gone": 5})                # a viewer that left is not kept
+    assert host.transport.backlog("s2") == 0 and host.transport.backlog("gone") == 0
+
+
+def test_a_second_room_host_on_the_same_redis_refuses_to_start(cluster):
+    second = subprocess.run([sys.executable, "-m", "app", "rooms", "--message-queue", cluster["url"], "--workers", "1"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert second.returncode != 0
+    assert "another room host serves" in second.stderr and "one room host per message queue" in second.stderr
+
+
+def test_a_room_host_without_redis_says_so(tmp_path):
+    url = f"redis://127.0.0.1:{free_port()}/0"            # nothing listens there
+    host = subprocess.run([sys.executable, "-m", "app", "rooms", "--message-queue", url, "--workers", "1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert host.returncode != 0 and f"cannot reach Redis at {url}" in host.stderr
+
+
 def test_a_viewer_on_each_web_process_sees_the_same_room(cluster, viewers):
     a, b = viewers("a"), viewers("b")
     created = a.call("create", {"library": "isr-expansion"})
@@ -211,9 +237,9 @@ def test_commands_through_either_web_process_apply_for_both(cluster, viewers):
     crashed = a.call("command", {"op": "crash", "broker": 1})         # through A ...
     assert crashed["ok"], crashed
     assert a.call("control", {"action": "play"})["ok"]
-    wait_until(lambda: b.entities.get("b:1", {}).get("state") not in (None, "running"), 10,
-               "viewer B seeing broker 1 crashed")                    # ... seen on B
-    assert a.entities["b:1"]["state"] == b.entities["b:1"]["state"]
+    for viewer, name in ((b, "B"), (a, "A")):                          # ... seen on B (and A)
+        wait_until(lambda: viewer.entities.get("b:1", {}).get("state") not in (None, "running"), 10,
+                   f"viewer {name} seeing broker 1 crashed")
     wait_until(lambda: b.latest()[2] > paused_at + 300, 10, "B seeing the room play again")
 
 
