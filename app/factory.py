@@ -58,7 +58,7 @@ def create_app(config=None):
                         settings["JOB_MEMORY_LIMIT_BYTES"], yield_ratio=settings["JOB_YIELD"],
                         processes=WorkerProcesses(settings["JOB_PROCESSES"], settings["JOB_WORKER_MEMORY_BYTES"], JOB_MODULES)
                         if settings["JOB_PROCESSES"] > 0 else None),
-        "quotas": Quotas(settings["QUOTA_PER_CLIENT"], settings["QUOTA_WINDOW_S"], settings["QUOTA_GLOBAL"]),
+        "quotas": make_quotas(settings),
     }
     init_i18n(app)                      # zh-CN and en: catalogs, the language of a request, the CJK font
     init_web(app)                       # pages and HTTP resources (app/web/), the store and replays
@@ -81,6 +81,15 @@ def make_runner(settings, transport, socketio):
         from .rooms.remote import RemoteRunner
         return RemoteRunner(settings, transport)
     return Runner(settings, transport, start_task=socketio.start_background_task)
+
+
+def make_quotas(settings):
+    """Costly actions counted in this process, or in Redis for all web processes sharing it."""
+    limits = (settings["QUOTA_PER_CLIENT"], settings["QUOTA_WINDOW_S"], settings["QUOTA_GLOBAL"])
+    if settings.get("MESSAGE_QUEUE"):
+        from .shared_quotas import SharedQuotas
+        return SharedQuotas(settings["MESSAGE_QUEUE"], *limits)
+    return Quotas(*limits)
 
 
 def runner_of(app):

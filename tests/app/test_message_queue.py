@@ -80,10 +80,10 @@ def start_redis(procs, name):
     return proc, url
 
 
-def start_web(procs, name, url):
+def start_web(procs, name, url, extra=None):
     port = free_port()
     env = {"ISRLAB_MESSAGE_QUEUE": url, "ISRLAB_INSTANCE_PATH": str(procs.folder / name), "ISRLAB_THREADS": "40",
-           "ISRLAB_ACCESS_LOG": "0", "ISRLAB_JOB_PROCESSES": "0"}
+           "ISRLAB_ACCESS_LOG": "0", "ISRLAB_JOB_PROCESSES": "0", **(extra or {})}
     proc = procs.start(name, [sys.executable, "-m", "app", "serve", "--port", str(port)], env)
     base = f"http://127.0.0.1:{port}"
     wait_until(lambda: urllib.request.urlopen(base + "/healthz", timeout=2).status == 200, 60, f"{name} serving", proc)
@@ -329,17 +329,24 @@ def test_a_room_host_that_dies_is_told_within_seconds(cluster, viewers):
     assert health.status == 200 and "rooms_unavailable" in json.load(health)["stats"]
 
 
-def test_no_room_host_and_a_stopped_redis_are_clear_refusals(tmp_path):
+def test_no_room_host_and_a_stopped_redis_are_clear_refusals_and_quotas_are_shared(tmp_path):
     procs = Processes(tmp_path)
     try:
         redis_proc, url = start_redis(procs, "redis-alone")
-        _web, base = start_web(procs, "web-alone", url)
-        viewer = Viewer(base)
+        _web, base = start_web(procs, "web-alone", url, {"ISRLAB_QUOTA_PER_CLIENT": "3"})
+        _web, other = start_web(procs, "web-other", url, {"ISRLAB_QUOTA_PER_CLIENT": "3"})
+        viewer, second = Viewer(base), Viewer(other)
         try:
             reply = viewer.call("create", {"library": "isr-expansion"})
             assert not reply["ok"]
             assert reply["error"]["message"] == "rooms are unavailable: no room host is running"
             assert "isrlab rooms" in reply["error"]["allowed"]
+            # each attempt was charged (as in one process) and counted once for both web processes
+            assert second.call("create", {"library": "isr-expansion"})["error"]["field"] == "room"
+            assert viewer.call("create", {"library": "isr-expansion"})["error"]["field"] == "room"
+            over = second.call("create", {"library": "isr-expansion"})["error"]
+            assert over["field"] == "quota" and over["message"].startswith("this address started 3 costly actions")
+            assert "3 room" in over["message"]
             redis_proc.kill()
             redis_proc.wait(timeout=10)
             started = time.monotonic()
@@ -350,8 +357,11 @@ def test_no_room_host_and_a_stopped_redis_are_clear_refusals(tmp_path):
             assert message.startswith(f"rooms are unavailable: cannot reach Redis at {url}"), message
             joined = viewer.call("join", {"room": "abcdef"})
             assert not joined["ok"] and joined["error"]["message"].startswith("rooms are unavailable")
+            # without Redis, quotas fall back on each process's own count: this one has counted none
+            assert viewer.call("create", {"library": "isr-expansion"})["error"]["field"] == "room"
         finally:
             viewer.close()
+            second.close()
         health = urllib.request.urlopen(base + "/healthz", timeout=10)
         assert health.status == 200
         assert json.load(health)["stats"]["rooms_unavailable"].startswith("rooms are unavailable: cannot reach Redis")
