@@ -1,6 +1,7 @@
 """``isrlab`` (also ``python -m app``): one command line for the whole application.
 
     isrlab serve [--host H] [--port P]        the live web simulator (the default command)
+    isrlab rooms --message-queue URL          the room host of web processes sharing a Redis
     isrlab run SCENARIO [--save] ...          a scenario run headless, optionally saved
     isrlab sweep SWEEP.json ...               a sweep on Spark (resumable)
     isrlab analyze [--sweep ID ...] ...       the analysis of stored sweeps on Spark
@@ -86,6 +87,23 @@ def serve_command(host, port):
     if port is not None:
         settings["PORT"] = port
     return serve(settings)
+
+
+@cli.command("rooms")
+@click.option("--message-queue", "url", help="Redis URL shared with the web processes (default ISRLAB_MESSAGE_QUEUE)")
+@click.option("--workers", type=click.IntRange(1, 256), help="room worker processes (default ISRLAB_ROOM_WORKERS, "
+              "else one per core)")
+def rooms_command(url, workers):
+    """Host the live rooms of every web process started with the same ISRLAB_MESSAGE_QUEUE: room
+    workers simulate them, frames reach viewers through Redis (docs/deploy.md)."""
+    from .config import load_settings
+    from .rooms.host import serve
+    settings = load_settings()
+    url = url or settings["MESSAGE_QUEUE"]
+    if not url or not url.startswith(("redis://", "rediss://", "unix://")):
+        raise click.UsageError("--message-queue (or ISRLAB_MESSAGE_QUEUE) must be a Redis URL, "
+                               "e.g. redis://127.0.0.1:6379/0")
+    return serve(settings, url, workers)
 
 
 for _command in (run_command, sweep_command, analyze_command, resimulate_command, search_command,

@@ -31,6 +31,7 @@ an explicit mapping over it, so tests pass what they need without touching the e
 | ISRLAB_ROOM_WORKER_SPARE       | 1 = keep one extra room worker started and warm, to take over a dead worker's rooms without pausing the others | 1 |
 | ISRLAB_ROOM_WORKER_MEMORY_MB   | a room worker's address-space limit (RLIMIT_AS; its rooms move to another worker if it dies) | 3072 |
 | ISRLAB_ROOM_SNAPSHOT_MB        | room snapshots the web process keeps to recover a dead worker's rooms, all rooms together | 256 |
+| ISRLAB_MESSAGE_QUEUE           | a Redis URL (redis://host:port/db) shared by several web processes and one room host (`isrlab rooms`): every web process sees the same rooms (docs/deploy.md, "Many web processes") | unset: rooms live in this process |
 | ISRLAB_ROOM_IDLE_S             | a room nobody watches is removed after this many seconds  | 600 |
 | ISRLAB_COMMANDS_PER_S          | sustained commands per connection (burst = 3x)            | 15 |
 | ISRLAB_MAX_BROKERS             | brokers of a live cluster                                 | 16 |
@@ -82,6 +83,7 @@ DEFAULTS = {
     "ROOM_WORKER_SPARE": 1,           # a warm spare worker takes over a dead worker's rooms
     "ROOM_WORKER_MEMORY_BYTES": 3072 * 2 ** 20,  # RLIMIT_AS of a room worker (PyPy reserves generously)
     "ROOM_SNAPSHOT_BYTES": 256 * 2 ** 20,       # recovery snapshots kept in the web process, in total
+    "MESSAGE_QUEUE": None,            # a Redis URL: rooms live in the room host (app/rooms/host.py)
     "TICK_BUDGET": 0.45,              # share of a frame period spent advancing simulations
     "FRAME_BUDGET": 0.25,             # share of a frame period spent building frames (fairly split)
     # in a room worker no web request waits behind a frame: frames may take as much of the
@@ -133,6 +135,16 @@ def _float(environ, name, default):
         return float(raw)
     except ValueError:
         raise SystemExit(f"error: {name}={raw!r} is not a number") from None
+
+
+def _message_queue(raw):
+    """ISRLAB_MESSAGE_QUEUE: unset, or a Redis URL (the only queue the room host speaks)."""
+    if raw is None or raw.strip() == "":
+        return None
+    if not raw.strip().startswith(("redis://", "rediss://", "unix://")):
+        raise SystemExit(f"error: ISRLAB_MESSAGE_QUEUE={raw!r} is not a Redis URL "
+                         "(allowed: redis://host:port/db, rediss://host:port/db, unix:///path/redis.sock)")
+    return raw.strip()
 
 
 def _list(raw):
@@ -208,6 +220,7 @@ def load_settings(environ=None):
     cfg["ROOM_WORKER_SPARE"] = _int(environ, "ISRLAB_ROOM_WORKER_SPARE", DEFAULTS["ROOM_WORKER_SPARE"])
     cfg["ROOM_WORKER_MEMORY_BYTES"] = _int(environ, "ISRLAB_ROOM_WORKER_MEMORY_MB", 3072) * 2 ** 20
     cfg["ROOM_SNAPSHOT_BYTES"] = _int(environ, "ISRLAB_ROOM_SNAPSHOT_MB", 256) * 2 ** 20
+    cfg["MESSAGE_QUEUE"] = _message_queue(environ.get("ISRLAB_MESSAGE_QUEUE"))
     cfg["JOB_WORKERS"] = _int(environ, "ISRLAB_JOB_WORKERS", DEFAULTS["JOB_WORKERS"])
     cfg["JOB_QUEUE"] = _int(environ, "ISRLAB_JOB_QUEUE", DEFAULTS["JOB_QUEUE"])
     cfg["JOB_MEMORY_LIMIT_BYTES"] = _int(environ, "ISRLAB_JOB_MEMORY_LIMIT_MB", 1200) * 2 ** 20

@@ -44,6 +44,9 @@ def create_app(config=None):
     options["cors_allowed_origins"] = socket_origins(settings)
     SocketJSON.max_depth = settings["MAX_JSON_DEPTH"]
     options["json"] = SocketJSON
+    if settings.get("MESSAGE_QUEUE"):
+        # frames the room host emits reach this process's sockets through Redis (app/rooms/host.py)
+        options["message_queue"] = settings["MESSAGE_QUEUE"]
     app.json = CheckedJSONProvider(app)
     app.request_class = CheckedRequest
     socketio = SocketIO(app, **options)
@@ -55,7 +58,7 @@ def create_app(config=None):
                         settings["JOB_MEMORY_LIMIT_BYTES"], yield_ratio=settings["JOB_YIELD"],
                         processes=WorkerProcesses(settings["JOB_PROCESSES"], settings["JOB_WORKER_MEMORY_BYTES"], JOB_MODULES)
                         if settings["JOB_PROCESSES"] > 0 else None),
-        "quotas": Quotas(settings["QUOTA_PER_CLIENT"], settings["QUOTA_WINDOW_S"], settings["QUOTA_GLOBAL"]),
+        "quotas": make_quotas(settings),
     }
     init_i18n(app)                      # zh-CN and en: catalogs, the language of a request, the CJK font
     init_web(app)                       # pages and HTTP resources (app/web/), the store and replays
@@ -68,12 +71,25 @@ def create_app(config=None):
 
 
 def make_runner(settings, transport, socketio):
-    """Room workers (app/rooms/) unless ISRLAB_ROOM_WORKERS=0 or the runner is driven by hand
+    """The room host through Redis when ISRLAB_MESSAGE_QUEUE is set (app/rooms/redis_runner.py);
+    else room workers (app/rooms/) unless ISRLAB_ROOM_WORKERS=0 or the runner is driven by hand
     (RUNNER_AUTOSTART off: unit tests tick an in-process runner with a fake clock)."""
+    if settings.get("MESSAGE_QUEUE"):
+        from .rooms.redis_runner import RedisRunner
+        return RedisRunner(settings, transport)
     if settings.get("ROOM_WORKERS", 0) > 0 and settings["RUNNER_AUTOSTART"]:
         from .rooms.remote import RemoteRunner
         return RemoteRunner(settings, transport)
     return Runner(settings, transport, start_task=socketio.start_background_task)
+
+
+def make_quotas(settings):
+    """Costly actions counted in this process, or in Redis for all web processes sharing it."""
+    limits = (settings["QUOTA_PER_CLIENT"], settings["QUOTA_WINDOW_S"], settings["QUOTA_GLOBAL"])
+    if settings.get("MESSAGE_QUEUE"):
+        from .shared_quotas import SharedQuotas
+        return SharedQuotas(settings["MESSAGE_QUEUE"], *limits)
+    return Quotas(*limits)
 
 
 def runner_of(app):

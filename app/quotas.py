@@ -43,15 +43,25 @@ class Quotas:
         self._expire(mine, now)
         self._expire(self._all, now)
         if len(mine) >= self.per_client:
-            kinds = collections.Counter(k for _t, k in mine)
-            wait = self.window_s - (now - mine[0][0])
-            raise UserError("quota", f"this address started {len(mine)} costly actions in the last "
-                            f"{self.window_s:g} s ({', '.join(f'{n} {k}' for k, n in kinds.most_common())})",
-                            f"{self.per_client} per {self.window_s:g} s per address; try again in "
-                            f"{int(wait) + 1} s", status=429).with_retry_after(wait + 1)
+            raise client_refusal([k for _t, k in mine], self.window_s, self.per_client,
+                                 self.window_s - (now - mine[0][0]))
         if len(self._all) >= self.global_cap:
-            wait = self.window_s - (now - self._all[0][0])
-            raise UserError("quota", f"this server started {len(self._all)} costly actions in the last "
-                            f"{self.window_s:g} s", f"{self.global_cap} per {self.window_s:g} s in all; try "
-                            f"again in {int(wait) + 1} s", status=429).with_retry_after(wait + 1)
+            raise global_refusal(len(self._all), self.window_s, self.global_cap,
+                                 self.window_s - (now - self._all[0][0]))
         return mine
+
+
+def client_refusal(kinds, window_s, per_client, wait):
+    """429 for an address at its limit (``kinds``: what it started in the window)."""
+    counted = collections.Counter(kinds)
+    return UserError("quota", f"this address started {len(kinds)} costly actions in the last "
+                     f"{window_s:g} s ({', '.join(f'{n} {k}' for k, n in counted.most_common())})",
+                     f"{per_client} per {window_s:g} s per address; try again in "
+                     f"{int(wait) + 1} s", status=429).with_retry_after(wait + 1)
+
+
+def global_refusal(count, window_s, global_cap, wait):
+    """429 for everyone together at the global cap."""
+    return UserError("quota", f"this server started {count} costly actions in the last "
+                     f"{window_s:g} s", f"{global_cap} per {window_s:g} s in all; try "
+                     f"again in {int(wait) + 1} s", status=429).with_retry_after(wait + 1)

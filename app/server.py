@@ -2,6 +2,8 @@
 
 Why this shape (measured; see docs/deploy.md):
 * one process, because live rooms live in memory (a second process would be a second world);
+  several web processes share rooms only through a room host and Redis (ISRLAB_MESSAGE_QUEUE,
+  app/rooms/host.py), each its own ``isrlab serve`` behind a sticky proxy;
 * gunicorn's ``gthread`` worker, because Flask-SocketIO runs in ``threading`` mode and
   simple-websocket serves a WebSocket on the thread of its request: each open WebSocket holds
   one of the ``threads`` (``ISRLAB_THREADS``), and gunicorn creates them only as connections come;

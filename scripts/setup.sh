@@ -10,7 +10,9 @@ command -v java >/dev/null 2>&1 || need_apt+=(openjdk-17-jre-headless)
 # zookeeper: the real server that tests/engine/test_zk_differential.py replays the engine's calls on
 # pypy3: sweeps simulate their runs in PyPy worker processes (tests/spark/test_pypy_workers.py)
 # fonts-wqy-zenhei: the CJK glyphs of the Chinese pages, served by the app itself (app/i18n/fonts.py)
-for pkg in chromium libxerial-sqlite-jdbc-java libpostgresql-jdbc-java postgresql zookeeper pypy3 fonts-wqy-zenhei; do
+# redis-server: web processes sharing rooms through ISRLAB_MESSAGE_QUEUE (tests/app/test_message_queue.py
+# starts its own on a free port; the Debian service it installs is not used by the tests)
+for pkg in chromium libxerial-sqlite-jdbc-java libpostgresql-jdbc-java postgresql zookeeper pypy3 fonts-wqy-zenhei redis-server; do
   have_pkg "$pkg" || need_apt+=("$pkg")
 done
 if [ "${#need_apt[@]}" -gt 0 ]; then

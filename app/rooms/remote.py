@@ -30,7 +30,7 @@ from .recovery import Journals
 log = logging.getLogger(__name__)
 
 #: settings a worker never needs (secrets and the store stay in the web process)
-PRIVATE_SETTINGS = ("SECRET_KEY", "SNAPSHOT_KEY", "DATABASE_URL")
+PRIVATE_SETTINGS = ("SECRET_KEY", "SNAPSHOT_KEY", "DATABASE_URL", "MESSAGE_QUEUE")
 
 
 class RemoteRunner(WorkerFailover):

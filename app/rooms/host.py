@@ -1,0 +1,272 @@
+"""The room host: ``isrlab rooms`` — the one process that owns the live rooms of every web process
+sharing ``ISRLAB_MESSAGE_QUEUE`` (a Redis URL).
+
+It runs the same ``RemoteRunner`` a lone web process runs with ``ISRLAB_ROOM_WORKERS`` (room
+workers, recovery of a dead worker's rooms, quotas of rooms counted over everyone), with two
+differences:
+
+* requests come from web processes through Redis (mq.py) and are served by a few threads;
+* frames go out through Flask-SocketIO's message queue as an external emitter
+  (``socketio.RedisManager(write_only=True)``): each web process, created with the same
+  ``message_queue``, delivers them to those of its sockets that are in the room's channel.
+
+A web process reports its backed-up viewers (so a slow viewer skips frames as in process, never
+stalling its room) and says it is alive every few seconds; the viewers of one that stops saying
+so leave their rooms (which then go idle and are removed as usual).
+"""
+import logging
+import os
+import pickle
+import signal
+import socket
+import threading
+import time
+import traceback
+
+from engine.scenario.document import ScenarioError
+
+from ..runner.errors import AppError
+from . import mq, protocol
+from .remote import RemoteRunner
+
+log = logging.getLogger(__name__)
+
+#: what app.web.transport names the Socket.IO namespace and a room's channel (app.rooms may not
+#: import app.web; tests/app/test_message_queue.py checks both agree)
+NAMESPACE = "/"
+CHANNEL_PREFIX = "room:"
+#: Flask-SocketIO's default channel on Redis (SocketIO(message_queue=url) in app/factory.py)
+SOCKETIO_CHANNEL = "flask-socketio"
+REQUEST_THREADS = 16          # requests served at once (each holds a Redis connection)
+
+
+class QueueTransport:
+    """Frames to Socket.IO rooms through the message queue; backlogs as web processes report them."""
+
+    def __init__(self, url):
+        import socketio
+        self.manager = socketio.RedisManager(url, channel=SOCKETIO_CHANNEL, write_only=True)
+        self.queued = {}                  # sid -> frames waiting in its web process's socket queue
+
+    def send(self, room_id, text, sids, everyone):
+        emit, to = self.manager.emit, CHANNEL_PREFIX + room_id
+        if len(sids) == len(everyone):
+            emit("frame", text, namespace=NAMESPACE, room=to)
+        elif len(sids) * 2 >= len(everyone):
+            chosen = set(sids)
+            emit("frame", text, namespace=NAMESPACE, room=to, skip_sid=[s for s in everyone if s not in chosen])
+        else:
+            for sid in sids:
+                emit("frame", text, namespace=NAMESPACE, room=sid)
+
+    def backlog(self, sid):
+        return self.queued.get(sid, 0)
+
+
+class RoomHost:
+    def __init__(self, settings, url, request_threads=REQUEST_THREADS):
+        self.url = url
+        self.redis = mq.connect(url, block_s=1)
+        self.transport = QueueTransport(url)
+        self.runner = RemoteRunner(settings, self.transport)
+        self.identity = f"{socket.gethostname()} pid {os.getpid()}, {len(self.runner.workers)} room workers"
+        self.request_threads = request_threads
+        self.lock = threading.Lock()
+        self.webs = {}                    # web process id -> when it was last heard of
+        self.sid_web = {}                 # viewer's sid -> the web process holding its socket
+        self.backlog_seq = {}             # viewer's sid -> the number of its newest backlog note
+        self.stopping = threading.Event()
+        self.threads = []
+
+    # -- life -------------------------------------------------------------------------------------------
+    def start(self):
+        """Start the room workers, then claim HOST_KEY (a second host refuses), then serve."""
+        self._refuse_if_taken()                  # before starting workers: the usual case is quick
+        self.runner.ensure_running()
+        if not self.redis.set(mq.HOST_KEY, self.identity, nx=True, ex=mq.HOST_TTL_S):
+            self.runner.stop()
+            self._refuse_if_taken()
+        for i in range(self.request_threads):
+            thread = threading.Thread(target=self._serve, daemon=True, name=f"isrlab-room-host-{i}")
+            thread.start()
+            self.threads.append(thread)
+
+    def _refuse_if_taken(self):
+        other = self.redis.get(mq.HOST_KEY)
+        if other is not None:
+            raise SystemExit(f"error: another room host serves {mq.safe_url(self.url)}: {other.decode()} "
+                             "(one room host per message queue)")
+
+    def run_forever(self):
+        """Refresh HOST_KEY every second and send away the viewers of silent web processes."""
+        while not self.stopping.wait(1.0):
+            self._refresh()
+            self._forget_silent_webs()
+
+    def stop(self):
+        self.stopping.set()
+        for thread in self.threads:
+            thread.join(timeout=3)
+        try:
+            if (self.redis.get(mq.HOST_KEY) or b"").decode() == self.identity:
+                self.redis.delete(mq.HOST_KEY)
+        except Exception:  # noqa: BLE001 - Redis gone: the key expires by itself
+            pass
+        self.runner.stop()
+
+    def _refresh(self):
+        import redis
+        try:
+            if self.redis.set(mq.HOST_KEY, self.identity, xx=True, ex=mq.HOST_TTL_S):
+                return
+            if not self.redis.set(mq.HOST_KEY, self.identity, nx=True, ex=mq.HOST_TTL_S):
+                log.error("another room host took %s; stopping", mq.safe_url(self.url))
+                self.stopping.set()
+        except redis.RedisError as exc:
+            log.warning("cannot reach Redis at %s: %s", mq.safe_url(self.url), exc)
+
+    def _forget_silent_webs(self):
+        now = time.monotonic()
+        with self.lock:
+            gone = {w for w, seen in self.webs.items() if now - seen > mq.WEB_TTL_S}
+            sids = [sid for sid, w in self.sid_web.items() if w in gone]
+            for web in gone:
+                self.webs.pop(web)
+        for sid in sids:
+            self._leave(sid)
+        if gone:
+            log.warning("web processes %s went silent: %d viewers left their rooms", sorted(gone), len(sids))
+
+    # -- requests --------------------------------------------------------------------------------------
+    def _serve(self):
+        import redis
+        conn = mq.connect(self.url, block_s=1)
+        while not self.stopping.is_set():
+            try:
+                got = conn.blpop([mq.REQUESTS], timeout=1)
+            except redis.RedisError as exc:
+                log.warning("cannot reach Redis at %s: %s", mq.safe_url(self.url), exc)
+                self.stopping.wait(1.0)
+                continue
+            if got is None:
+                continue
+            try:
+                reply_key, deadline, web, method, args = pickle.loads(got[1])
+            except Exception:  # noqa: BLE001 - not ours (another program on this Redis): skipped
+                log.warning("skipped a request that is not a room host request (%d bytes)", len(got[1]))
+                continue
+            if time.time() > deadline:
+                continue                       # its caller was already told no one answered
+            answer = self._answer(web, method, args)
+            if reply_key is None:
+                continue
+            try:
+                conn.pipeline().lpush(reply_key, pickle.dumps(answer, protocol=protocol.PROTOCOL)) \
+                    .expire(reply_key, mq.REPLY_TTL_S).execute()
+            except redis.RedisError as exc:
+                log.warning("a reply to %s was lost: %s", web, exc)
+
+    def _answer(self, web, method, args):
+        with self.lock:
+            self.webs[web] = time.monotonic()
+        try:
+            return ("ok", getattr(self, "do_" + method)(web, *args))
+        except ScenarioError as exc:           # the user's: AppError, UserError, the engine's ScenarioError
+            return ("user", protocol.user_error_fields(exc))
+        except Exception:  # noqa: BLE001 - reported to the web process, which logs it
+            log.exception("room host: %s failed", method)
+            return ("error", traceback.format_exc(limit=5))
+
+    # -- what web processes ask -------------------------------------------------------------------------
+    def do_create(self, _web, scenario, library_name, room_id, owner, prepared, engine_version, paused):
+        prepare = None
+        if prepared is not None:
+            def prepare(_fresh):               # the fork's simulation, computed by the web process
+                return pickle.loads(prepared)
+        handle = self.runner.create(scenario=scenario, library_name=library_name, room_id=room_id, owner=owner,
+                                    prepare=prepare, engine_version=engine_version, paused=paused)
+        return handle.id
+
+    def do_exists(self, _web, room_id):
+        return self.runner.get(room_id) is not None
+
+    def do_require(self, _web, room_id):
+        return self.runner.require(room_id).id
+
+    def do_join(self, web, room_id, sid):
+        handle, left = self.runner.join(room_id, sid)
+        with self.lock:
+            self.sid_web[sid] = web
+        return handle.id, left
+
+    def do_leave(self, _web, sid):
+        return self._leave(sid)
+
+    def _leave(self, sid):
+        with self.lock:
+            self.sid_web.pop(sid, None)
+            self.transport.queued.pop(sid, None)
+            self.backlog_seq.pop(sid, None)
+        return self.runner.leave(sid)
+
+    def do_resync(self, _web, sid):
+        self.runner.resync(sid)
+
+    def do_remove(self, _web, room_id):
+        return self.runner.remove(room_id) is not None
+
+    def do_room(self, _web, room_id, name, args):
+        return self.runner.call_room(room_id, name, args)
+
+    def do_room_ids(self, _web):
+        with self.runner.lock:
+            return list(self.runner.rooms)
+
+    def do_stats(self, _web):
+        stats = self.runner.stats
+        with self.lock:
+            stats["room_host"] = {"host": self.identity, "web_processes": len(self.webs), "viewers": len(self.sid_web)}
+        return stats
+
+    def do_backlog(self, _web, seq, changes):
+        """A web process's backed-up viewers. Notes are served by several threads, so an older
+        note may come last: each viewer keeps the newest (a stale "backed up" would starve it)."""
+        with self.lock:
+            for sid, queued in changes.items():
+                if seq <= self.backlog_seq.get(sid, -1):
+                    continue
+                if sid not in self.sid_web:
+                    continue
+                self.backlog_seq[sid] = seq
+                if queued:
+                    self.transport.queued[sid] = queued
+                else:
+                    self.transport.queued.pop(sid, None)
+
+    def do_alive(self, _web):
+        return None
+
+
+def serve(settings, url, workers=None):
+    """``isrlab rooms``: serve until SIGTERM or Ctrl+C."""
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = dict(settings, MESSAGE_QUEUE=url)
+    settings["ROOM_WORKERS"] = workers or settings.get("ROOM_WORKERS") or os.cpu_count() or 1
+    import redis
+    host = RoomHost(settings, url)
+    signal.signal(signal.SIGTERM, lambda *_: host.stopping.set())
+    try:
+        host.start()
+    except redis.RedisError as exc:
+        host.runner.stop()
+        raise SystemExit(f"error: cannot reach Redis at {mq.safe_url(url)}: {exc}") from None
+    except AppError as exc:
+        raise SystemExit(f"error: {exc.message} ({exc.allowed})") from None
+    print(f"ISR Lab room host on {mq.safe_url(url)}: {host.identity}  (Ctrl+C to stop)", flush=True)
+    try:
+        host.run_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        host.stop()
+    return 0
