@@ -96,9 +96,9 @@ def serve_command(host, port):
 def rooms_command(url, workers):
     """Host the live rooms of every web process started with the same ISRLAB_MESSAGE_QUEUE: room
     workers simulate them, frames reach viewers through Redis (docs/deploy.md)."""
-    from .config import load_settings
+    from .config import load_settings, serving_defaults
     from .rooms.host import serve
-    settings = load_settings()
+    settings = serving_defaults(load_settings())     # the rooms `isrlab serve` would hold alone
     url = url or settings["MESSAGE_QUEUE"]
     if not url or not url.startswith(("redis://", "rediss://", "unix://")):
         raise click.UsageError("--message-queue (or ISRLAB_MESSAGE_QUEUE) must be a Redis URL, "
