@@ -102,7 +102,9 @@ const app = {
     app.requestRender(true);
     const items = ACTIONS.filter(a => a.group === "broker" && inMode(a, store)).map(a => ({ id: a.id, label: labelOf(a, store, b), key: keyLabel(a),
       enabled: isEnabled(a, store, b), run: () => runAction(a, { app, store, broker: store.brokers.get(id) }) }));
-    const kraft = store.quorum ? `${b.fenced ? t(" · fenced") : ""}${b.broker_epoch !== undefined ? t(" · broker epoch {epoch}", { epoch: b.broker_epoch }) : ""}` : "";
+    // plain concatenation: pybabel finds no msgid inside a template literal
+    const kraft = !store.quorum ? "" : (b.fenced ? t(" · fenced") : "")
+      + (b.broker_epoch !== undefined ? t(" · broker epoch {epoch}", { epoch: b.broker_epoch }) : "");
     const rack = rackOf(store, id);
     openMenu(t("Broker {id} · {state}", { id, state: b.state }) + (b.controller ? t(" · controller") : "") + kraft
       + (rack === null ? "" : t(" · zone {rack}", { rack })), items, anchor);

@@ -27,7 +27,11 @@ export function createZk(app) {
     setText(el.querySelector(".zname"), item.path.slice(item.path.lastIndexOf("/")) || "/");
     const n = item.node;
     setText(el.querySelector(".zver"), `v${n.version}`);
-    setText(el.querySelector(".eph"), n.ephemeral_owner ? `ephemeral ${hex(n.ephemeral_owner)}` : "");
+    el.querySelector(".zver").title = t("dataVersion {v}: each write adds one (the controller's conditional writes compare it)", { v: n.version });
+    // the owner is the session id ZooKeeper's stat calls ephemeralOwner
+    const eph = el.querySelector(".eph");
+    setText(eph, n.ephemeral_owner ? t("ephemeral {session}", { session: hex(n.ephemeral_owner) }) : "");
+    eph.title = n.ephemeral_owner ? t("an ephemeral znode: it lives as long as ZooKeeper session {session}", { session: hex(n.ephemeral_owner) }) : "";
     const data = n.data === null || n.data === undefined ? "" : JSON.stringify(n.data);
     setText(el.querySelector(".zdata"), data.length > 90 ? data.slice(0, 90) + "…" : data);
     setClass(el, "selected", selected === item.path);
