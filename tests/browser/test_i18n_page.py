@@ -36,6 +36,9 @@ ALLOWED = {
     "fault",                                                                      # an event type of the run result (a replay mark's title)
     "min",                                                                        # "min ISR" (UnderMinIsr), as the catalog writes it
     "Wilson",                                                                     # the Wilson score interval (a statistician's name)
+    "fetch", "fetcher", "czxid", "retries", "latest",                            # Kafka's and ZooKeeper's words as the seeds keep them
+    "Value", "Count", "Mean", "Max",                                             # Yammer's attribute names (a metric's JMX attributes)
+    "ls", "get", "help", "topics", "brokers",                                    # the CLI corner's commands and --entity-type values
 }
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 

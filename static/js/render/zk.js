@@ -15,6 +15,7 @@ export function createZk(app) {
   panel.append(root);
   const ghosts = new Map();   // path -> {node, until}
   let selected = null;
+  let drawnSelected = null;   // the znode whose detail is on screen: a click while paused must redraw
 
   function create(item) {
     return h("div.zrow", { dataset: { path: item.path }, onclick: () => { selected = item.path; app.requestRender(true); } },
@@ -51,7 +52,8 @@ export function createZk(app) {
       if (kind === "gone" && !store.znodes.has(path)) ghosts.set(path, { until: now + GONE_MS, node: lastSeen.get(path) });
     }
     const anyGhost = ghosts.size > 0;
-    if (!changes.zk.size && !force && !anyGhost && !changes.flags.reset) return;
+    if (!changes.zk.size && !force && !anyGhost && !changes.flags.reset && drawnSelected === selected) return;
+    drawnSelected = selected;
     const items = [];
     for (const [path, node] of store.znodes) { items.push({ path, node }); lastSeen.set(path, node); }
     for (const [path, g] of ghosts) {
