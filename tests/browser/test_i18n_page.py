@@ -16,8 +16,6 @@ import re
 import pytest
 
 from tests.browser.conftest import ARTIFACTS, open_page, wait_store, watch
-from tests.browser.layout import check_sizes
-from tests.browser.test_layout import BAND, LIVE, LIVE_CLIP
 
 SHOTS = ARTIFACTS / "i18n"
 
@@ -271,15 +269,3 @@ def test_an_api_error_in_chinese_as_the_page_gets_it(page, server):
     reply = page.evaluate("() => window.isrlab.request('create', { scenario: { brokers: 0 } })")
     assert reply["error"]["field"] == "brokers" and reply["error"]["message"] == "0 超出范围"
 
-
-def test_layout_in_chinese_has_no_overlaps(page, server):
-    """The live page in zh-CN at 1024x768, 1366x768 and 1920x1080 (tests/browser/layout.py): no two
-    regions of the header, toolbar, panels' heads and tabs overlap, nothing is cut off."""
-    _, base = server
-
-    def ready(p):
-        p.wait_for_function("() => window.isrlab && window.isrlab.store.clock && window.isrlab.store.meta"
-                            " && document.querySelector('.pcard') && document.documentElement.lang === 'zh-CN'")
-    found = check_sizes(page, base + "/?lang=zh-CN", LIVE + [".topright", ".lang-switch", ".tl-filters"], LIVE_CLIP,
-                        ready, SHOTS, "live-zh-CN", band=BAND)
-    assert found == {}, found
