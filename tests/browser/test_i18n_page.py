@@ -26,7 +26,7 @@ ALLOWED = {
     "epoch", "leader", "controller", "znode", "znodes", "quorum", "Quorum", "offset", "offsets", "acks", "lag",
     "kill", "fsync", "earliest", "orders", "truncat", "Space", "Esc", "Home", "End", "s", "ms", "px", "true", "false", "all",
     "running", "starting", "stopped", "paused", "halted", "down", "fenced",        # broker states, as Kafka names them
-    "crash", "shutdown", "isolate", "expire",                                     # op names (docs/scenario-format.md)
+    "crash", "shutdown", "isolate", "expire", "restart",                          # op names (docs/scenario-format.md)
     "follower", "candidate", "prospective", "unattached", "resigned",            # Raft roles (QuorumState)
     "state", "controlled", "fence", "fencing", "unclean", "clean",               # the state znode, controlled shutdown, fencing (KIP-320, KRaft)
     "describe",                                                                   # kafka-metadata-quorum.sh describe --status: a tool's subcommand
@@ -37,6 +37,7 @@ ALLOWED = {
     "fetch", "fetcher", "czxid", "retries", "latest",                            # Kafka's and ZooKeeper's words as the seeds keep them
     "Value", "Count", "Mean", "Max",                                             # Yammer's attribute names (a metric's JMX attributes)
     "ls", "get", "help", "topics", "brokers",                                    # the CLI corner's commands and --entity-type values
+    "Spark",                                                                      # Apache Spark, which runs the sweeps
 }
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 
@@ -71,9 +72,9 @@ def english_words(page, selectors, skip=CONTENT):
     """[(where, word, text)] for every English word of the chrome that is not allowed."""
     found = []
     for where, text in page.evaluate(_WORDS_JS, [selectors, skip]):
-        for word in re.findall(r"(?:--|/)?[A-Za-z0-9][A-Za-z0-9_.=/\-]*", text):      # --alter, 3.9-kraft, retries=5, /admin/x: one word
+        for word in re.findall(r"(?:--|/)?[A-Za-z0-9][A-Za-z0-9_.=/#\-]*", text):     # --alter, 3.9-kraft, retries=5, /admin/x, Partition#maybeExpandIsr: one word
             word = word.rstrip(".-")
-            identifier = (re.search(r"[0-9_.=/\-]", word) or re.search(r"[a-z][A-Z]", word) or word.isupper())
+            identifier = (re.search(r"[0-9_.=/#\-]", word) or re.search(r"[a-z][A-Z]", word) or word.isupper())
             if not identifier and word not in ALLOWED and len(word) > 1:      # one letter: a key (o, c, ?)
                 found.append((where, word, text[:80]))
     return found

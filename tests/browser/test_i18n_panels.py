@@ -29,6 +29,7 @@ CONTENT = [
     ".facts",                                            # a partition's leader, epoch, zkVersion, ISR, replicas
     ".qtype", ".qtext", ".qdetail",                      # a metadata record's type and fields
     ".pname", ".pmeta",                                  # the picker's story titles (the library's words)
+    "code",                                              # command lines (python -m app sweep …)
 ]
 ZK_STORY, ZK_AT = "isr-shrink-slow-follower", 46000
 KRAFT_STORY, KRAFT_AT = "controller-failover-kraft", 16000

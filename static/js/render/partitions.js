@@ -10,7 +10,7 @@ import { newAxisState, logRange, axisWindow, offsetAtX, zoomAxis, panAxis, focus
 import { createChart, fitCanvas } from "./chart.js";
 import { wireAxis, wireLedger } from "./axisinput.js";
 import { minIsr, unclean } from "./topicconfig.js";
-import { t } from "../i18n.js";
+import { t, N_, known } from "../i18n.js";
 import { elrEnabled } from "../kraft.js";
 import { epochColor } from "../palette.js";
 import { isOffline, isUnderReplicated, leaderGone } from "../health.js";
@@ -32,12 +32,15 @@ const RULER_H = 16;
 // controller (AlterIsr / AlterPartition) stays pending until the controller answers.
 const PENDING_TITLE = t("acks=all and min.insync.replicas use the committed ISR until the controller answers; the high watermark already uses the maximal ISR (committed plus a pending newcomer)");
 
+// the kinds of ISR change a leader proposes (isr_state.pending), as msgids that known() finds
+const PENDING_KINDS = [N_("shrink"), N_("expand")];
+
 function pendingText(p, meta) {
   const st = p.isr_state;
   if (!st || !st.pending) return "";
   const proposed = st.proposed ? t(" → proposed [{isr}]", { isr: list(st.proposed) }) : "";
   const api = (meta && meta.alter_isr_api) || "AlterIsr";
-  return proposed + t(" (pending {request}, {api} waiting for the controller)", { request: st.pending, api });
+  return proposed + t(" (pending {change}, {api} waiting for the controller)", { change: known(st.pending), api });
 }
 
 /** The strips' colour key: one swatch per leader epoch a record on screen can have been written
@@ -233,8 +236,8 @@ export function createPartitions(app) {
     const eligible = !r.in_isr && Array.isArray(p.elr) && p.elr.includes(r.broker);   // KIP-966
     setText(isr, (r.in_isr ? "ISR" : eligible ? "ELR" : t("out")) + moving);
     setClass(isr, "elr", eligible);
-    isr.title = !moving ? "" : moving === "↘" ? t("pending {request}: proposed out of the ISR, waiting for the controller", { request: st.pending })
-      : t("pending {request}: proposed into the ISR, waiting for the controller", { request: st.pending });
+    isr.title = !moving ? "" : moving === "↘" ? t("pending {change}: proposed out of the ISR, waiting for the controller", { change: known(st.pending) })
+      : t("pending {change}: proposed into the ISR, waiting for the controller", { change: known(st.pending) });
     setClass(isr, "out", !r.in_isr && !eligible);
     setClass(row.label, "hl", store.ui.highlight.brokers.has(r.broker) && store.ui.highlight.partitions.has(p.key));
     if (!row.el) row.el = { leo: row.info.querySelector(".leo"), hw: row.info.querySelector(".hw"), lag: row.info.querySelector(".lag"),
