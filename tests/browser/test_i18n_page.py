@@ -9,7 +9,8 @@ there that is not one of Kafka's own names (ALLOWED) or an identifier (a word wi
 underscore or inner capital, or in capitals: ISR, HW, min.insync.replicas, zkVersion). They do not
 read what the engine writes (timeline entries, the library's story titles and guides: those are
 test_i18n_narration.py's; znode contents stay English, docs/i18n.md). The cards, zone boxes and
-the other pages are read in test_zones_i18n.py and test_i18n_pages.py. The
+the other pages are read in test_zones_i18n.py and test_i18n_pages.py, the whole page with data
+in every panel (znode tree, ledger rows, CLI corner, quorum panel, tooltips) in test_i18n_panels.py. The
 English page must show no CJK character at all, except the switch's own "中文"."""
 import re
 
