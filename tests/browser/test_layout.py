@@ -110,7 +110,7 @@ def test_live_page_kraft(page, server, voters, lang):
                             " && document.querySelectorAll('.node.voter').length === arg && document.querySelector('.qrec')"
                             " || (document.querySelector('.tabs button[data-tab=zk]').click(), false)", arg=voters)
         # three-digit offsets (a NoOp every 500 ms: ~120 a minute) must fit the voters' LEO/HW line
-        p.evaluate("() => { const b = [...document.querySelectorAll('#topbar button')].find(x => x.textContent.trim() === 'max');"
+        p.evaluate("() => { const b = document.querySelector('#topbar button[data-action=max]');"      # its word is the language's
                    " if (b && window.isrlab.store.quorum.high_watermark < 100) b.click(); }")
         p.wait_for_function("() => window.isrlab.store.quorum.voters.every(v => v.log_end_offset >= 100 && v.high_watermark >= 100)",
                             timeout=60_000)
