@@ -202,6 +202,12 @@ def test_a_zookeeper_run_in_every_panel(pages, lang):
     page.wait_for_selector("#dlg-inspect[open] .inspect-table tbody tr")
     check("inspector")
     page.keyboard.press("Escape")
+    # a command from the partition's menu: its toast names it in the page's language
+    page.locator(".pcard .phead").first.click()
+    page.click("#menu button[data-item='produce-all']")
+    said = "向 orders-0 生产 10 条消息（acks=all）" if lang == "zh-CN" else "produce 10 to orders-0 (acks=all)"
+    page.locator("#toasts .toast", has_text=said).wait_for()          # once the room has scheduled it
+    check("toast")
     shot(page, f"panels-zk-{lang}")
     check.done()
     assert page.errors == [], page.errors
