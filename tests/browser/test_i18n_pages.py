@@ -132,6 +132,11 @@ def test_the_runs_page_in_chinese(browser, server, saved):
         row.locator("button[data-act='delete']").click()
         assert row.locator("button[data-act='delete']").inner_text() == "确定删除？"
         shot(page, "runs-zh-CN")
+        # the page a link to a run that is gone opens
+        page.goto(f"{base_}/runs/999999?lang=zh-CN")
+        page.errors[:] = [e for e in page.errors if "status of 404" not in e]      # the page's own status: the run is gone
+        assert page.inner_text("#error-title") == "没有这个运行"
+        whole_page(page, "the error page")
         assert page.errors == []
     finally:
         ctx.close()
@@ -200,6 +205,10 @@ def test_the_pages_in_english_have_no_chinese(browser, server, saved, base):  # 
         assert not no_cjk(page)
         page.goto(f"{base_}/runs?lang=en")
         page.wait_for_selector(f"#runs tr[data-id='{saved['lost']}']")
+        assert not no_cjk(page)
+        page.goto(f"{base_}/runs/999999?lang=en")
+        page.errors[:] = [e for e in page.errors if "status of 404" not in e]      # the page's own status: the run is gone
+        assert page.inner_text("#error-title") == "No such run"
         assert not no_cjk(page)
         page.goto(f"{base_}/compare?a=isr-shrink-zookeeper-vs-controller&era=2.7&lang=en")
         page.wait_for_selector("#isr-path")

@@ -2,7 +2,8 @@
 nothing is clipped horizontally (checked by bounding boxes, tests/browser/layout.py), with a
 screenshot of each page at each size in test-artifacts/layout/. Every page is checked in English
 and in 中文 (their words are of other widths): the live page (ZooKeeper and KRaft), its side
-panels with data in them and its dialogs, the replay, runs, compare and analytics pages."""
+panels with data in them and its dialogs, the replay, runs, compare and analytics pages, and the
+page a link to a deleted run opens."""
 import pytest
 from sqlalchemy import insert
 
@@ -133,6 +134,14 @@ def test_runs_page(page, server, lang):
     ready = lambda p: p.wait_for_selector("#runs tbody tr")  # noqa: E731
     _assert_sound(check_sizes(page, _in(base + "/runs", lang), RUNS, ["#topbar", ".runs-main", "#filters"], ready, SHOTS,
                               f"runs-{lang}"))
+
+
+@LANGS
+def test_error_page(page, server, lang):
+    """The page a link to a deleted run opens: its title, message and buttons."""
+    base, _ = server
+    _assert_sound(check_sizes(page, _in(base + "/runs/999999", lang), ["body", ".runs-main", ".runs-main p"], [".runs-main"],
+                              lambda p: p.wait_for_selector("#error-title"), SHOTS, f"error-{lang}"))
 
 
 @LANGS
