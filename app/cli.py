@@ -73,8 +73,8 @@ def cli():
 
 
 @cli.command("serve", help=_("Serve the live web simulator, saved runs, replays and the analytics report "
-                             "(through gunicorn: one process, a thread per connection; settings from ISRLAB_*"
-                             " variables)."))
+                             "(through gunicorn: one web process, a thread per connection, live rooms in one "
+                             "room worker process per core; settings from ISRLAB_* variables)."))
 @click.option("--host", help=_("address to listen on (default ISRLAB_HOST or 127.0.0.1)"))
 @click.option("--port", type=int, help=_("port (default ISRLAB_PORT or 5000)"))
 def serve_command(host, port):
@@ -89,20 +89,22 @@ def serve_command(host, port):
     return serve(settings)
 
 
-@cli.command("rooms")
-@click.option("--message-queue", "url", help="Redis URL shared with the web processes (default ISRLAB_MESSAGE_QUEUE)")
-@click.option("--workers", type=click.IntRange(1, 256), help="room worker processes (default ISRLAB_ROOM_WORKERS, "
-              "else one per core)")
+@cli.command("rooms", help=_("Host the live rooms of every web process started with the same "
+                             "ISRLAB_MESSAGE_QUEUE: room workers simulate them, frames reach viewers through "
+                             "Redis (docs/deploy.md)."))
+@click.option("--message-queue", "url", help=_("Redis URL shared with the web processes (default "
+                                              "ISRLAB_MESSAGE_QUEUE)"))
+@click.option("--workers", type=click.IntRange(1, 256), help=_("room worker processes (default "
+                                                              "ISRLAB_ROOM_WORKERS, else one per core)"))
 def rooms_command(url, workers):
-    """Host the live rooms of every web process started with the same ISRLAB_MESSAGE_QUEUE: room
-    workers simulate them, frames reach viewers through Redis (docs/deploy.md)."""
+    """The room host: app/rooms/host.py."""
     from .config import load_settings, serving_defaults
     from .rooms.host import serve
     settings = serving_defaults(load_settings())     # the rooms `isrlab serve` would hold alone
     url = url or settings["MESSAGE_QUEUE"]
     if not url or not url.startswith(("redis://", "rediss://", "unix://")):
-        raise click.UsageError("--message-queue (or ISRLAB_MESSAGE_QUEUE) must be a Redis URL, "
-                               "e.g. redis://127.0.0.1:6379/0")
+        raise click.UsageError(str(_("--message-queue (or ISRLAB_MESSAGE_QUEUE) must be a Redis URL, "
+                                     "e.g. redis://127.0.0.1:6379/0")))
     return serve(settings, url, workers)
 
 

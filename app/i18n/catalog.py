@@ -45,9 +45,10 @@ def ensure_compiled(directory, locale):
     return True
 
 
-#: where the browser's msgids are found: its own code, and the library's story titles and guides,
-#: which the page translates at display time (a room's frames carry the English the run saved)
-BROWSER_SOURCES = ("static/", "engine/scenario/library/")
+#: where the browser's msgids are found: its own code, the library's story titles and guides, and
+#: the metrics' explanations and units, which the page translates at display time (a room's frames
+#: carry the engine's English)
+BROWSER_SOURCES = ("static/", "engine/scenario/library/", "engine/metrics/")
 
 
 def _browser_ids(po):

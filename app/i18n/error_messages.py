@@ -55,9 +55,9 @@ BY_SOURCE = {
         N_('a UTF-8 JSON document'),
     ],
     'app/quotas.py': [
-        N_('this address started %(mine)s costly actions in the last %(window_s)s s (%(value)s)'),
+        N_('this address started %(kinds)s costly actions in the last %(window_s)s s (%(value)s)'),
         N_('%(per_client)s per %(window_s)s s per address; try again in %(wait)s s'),
-        N_('this server started %(all)s costly actions in the last %(window_s)s s'),
+        N_('this server started %(count)s costly actions in the last %(window_s)s s'),
         N_('%(global_cap)s per %(window_s)s s in all; try again in %(wait)s s'),
     ],
     'app/replay/lanes.py': [
@@ -98,11 +98,19 @@ BY_SOURCE = {
         N_('see the example on /analytics'),
         N_('an integer from 1 to 500'),
     ],
+    'app/rooms/mq.py': [
+        N_('rooms are unavailable: %(why)s'),
+        N_('try again in a moment; the operator starts the room host with `isrlab rooms` (ISRLAB_MESSAGE_QUEUE names the same Redis)'),
+    ],
     'app/rooms/process.py': [
         N_("the simulation's worker process %(why)s; the room is being moved to another worker"),
         N_('try again in a moment'),
         N_("%(MAX_PENDING)s requests already wait for this simulation's worker"),
         N_("the simulation's worker did not answer within %(timeout)s s"),
+    ],
+    'app/rooms/redis_runner.py': [
+        N_('you are not watching a room'),
+        N_('join a room first'),
     ],
     'app/rooms/remote.py': [
         N_('this server is stopping'),
@@ -115,8 +123,6 @@ BY_SOURCE = {
         N_('no room %(room_id)s (it may have been closed after being idle)'),
         N_('open a new simulation'),
         N_('no room %(room_id)s'),
-        N_('you are not watching a room'),
-        N_('join a room first'),
         N_('cannot start a room worker with %(python)s: %(exc)s'),
         N_('set ISRLAB_ROOM_WORKER_PYTHON to a Python that can import this project, or ISRLAB_ROOM_WORKERS=0 to simulate rooms in the web process'),
     ],

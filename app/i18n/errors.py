@@ -71,6 +71,8 @@ HAND_PATTERNS = [
     N_("not found in %(runs)s runs (%(stopped_by)s, %(s)s s)"),
     # the error pages (app/web/replays.py, links.py, common.py)
     N_("There is no saved run %(id)s (it may have been deleted)."),
+    # app/rooms/mq.py: why rooms are unavailable to a web process sharing a Redis
+    N_("cannot reach Redis at %(url)s (%(detail)s)"), N_("the room host did not answer within %(s)s s"),
 ]
 
 # messages without values: extracted here so the catalog has them (looked up as they are)
@@ -94,6 +96,7 @@ PLAIN = [
     N_("no engine invariant is violated"), N_("internal error"), N_("a smaller scenario (shorter duration_ms, fewer partitions or a lower rate_per_s), or try "
                         "again when the server is less busy"),
     # the error pages' titles and messages (templates/runs_error.html)
+    N_("no room host is running"), N_("the room host stopped while answering (its rooms are gone)"),
     N_("This link cannot be opened"), N_("No such run"), N_("Nothing to replay"), N_("Not a link"),
     N_("This short link is malformed."), N_("This link points to a run that does not exist (any more)."),
 ]

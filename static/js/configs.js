@@ -5,6 +5,7 @@
 // config) and the era's default (DEFAULT_CONFIG); it has no dynamic broker configs. Pure functions
 // of the frame's meta; no DOM.
 import { kafkaDigits } from "./format.js";
+import { t } from "./i18n.js";
 
 // the sim's topic-level keys (engine/eras.py CONFIG, scope "topic"), by their broker name, with
 // the topic config's own name where Kafka's differs
@@ -74,14 +75,14 @@ function flag(words, name) {
  *  --entity-default, and --all (ConfigCommand, 2.2+: only the entity's dynamic configs unless
  *  --all; the ZooKeeper tools print the znode's overrides on one line). Returns {lines} or {error}. */
 export function describeConfigs(words, meta) {
-  if (!words.includes("--describe")) return { error: "only --describe is supported here (the config editor alters topic configs)" };
+  if (!words.includes("--describe")) return { error: t("only --describe is supported here (the config editor alters topic configs)"), ours: true };
   const type = flag(words, "--entity-type");
   const name = flag(words, "--entity-name");
   const dflt = words.includes("--entity-default");
   const all = words.includes("--all");
-  if (type !== "topics" && type !== "brokers") return { error: "--entity-type must be topics or brokers here" };
-  if (type === "topics" && (name === undefined || dflt)) return { error: "--entity-name <topic> is required for --entity-type topics here" };
-  if (type === "brokers" && name === undefined && !dflt) return { error: "--entity-name <broker id> or --entity-default is required for --entity-type brokers here" };
+  if (type !== "topics" && type !== "brokers") return { error: t("--entity-type must be topics or brokers here"), ours: true };
+  if (type === "topics" && (name === undefined || dflt)) return { error: t("--entity-name <topic> is required for --entity-type topics here"), ours: true };
+  if (type === "brokers" && name === undefined && !dflt) return { error: t("--entity-name <broker id> or --entity-default is required for --entity-type brokers here"), ours: true };
   const zk = zookeeperTools(meta);
   if (type === "topics") {
     if (!meta.topics.some(t => t.name === name)) return { error: `The topic '${name}' doesn't exist and doesn't have dynamic config.` };

@@ -48,7 +48,7 @@ const INT_MAX = 2147483647;
 export function kafkaNumber(v) {
   if (v === LONG_MAX || (typeof v === "number" && v >= 9.2233720368547e18)) return `${LONG_MAX} (Long.MAX_VALUE)`;
   if (v === INT_MAX || v === String(INT_MAX)) return `${INT_MAX} (Integer.MAX_VALUE)`;
-  return v === null || v === undefined ? "unset" : String(v);
+  return v === null || v === undefined ? t("unset") : String(v);
 }
 
 /** The digits alone, for an input field (no name attached). */

@@ -4,7 +4,7 @@ import { configsField, describeConfigs } from "./configs.js";
 import { h } from "./dom.js";
 import { elrColumns, topicId, quorumStatus, quorumReplication } from "./kraft.js";
 import { brokerApiVersions, hasListEndpoints, listEndpoints } from "./broker_tools.js";
-import { t } from "./i18n.js";
+import { t, N_ } from "./i18n.js";
 
 /** `kraft`: against a KRaft broker (3.8+) the header carries the TopicId and every partition line
  *  the Elr and LastKnownElr columns (TopicCommand from 3.8, through DescribeTopicPartitions). */
@@ -78,30 +78,34 @@ export function zkStat(znodes, p, node) {
           `numChildren = ${children(znodes, p).length}`];
 }
 
-const CONFIGS_HELP = "kafka-configs.sh --describe --entity-type topics|brokers --entity-name N | --entity-default [--all]";
-const API_VERSIONS_HELP = "kafka-broker-api-versions.sh --bootstrap-server broker-0:9092   each broker (with its rack) and its request versions";
+const CONFIGS_HELP = ["kafka-configs.sh --describe --entity-type topics|brokers --entity-name N | --entity-default [--all]", ""];
+const API_VERSIONS_HELP = ["kafka-broker-api-versions.sh --bootstrap-server broker-0:9092", N_("each broker (with its rack) and its request versions")];
+const TOPICS_HELP = ["kafka-topics.sh --describe [--topic T] [--under-replicated-partitions] [--unavailable-partitions]", ""];
+/** help's lines as [the command as Kafka's tools take it, what it does (a msgid)]: the corner
+ *  prints the first as it is and the second in the page's language (cli.js). */
 export const SHELL_HELP = [
-  "kafka-topics.sh --describe [--topic T] [--under-replicated-partitions] [--unavailable-partitions]",
+  TOPICS_HELP,
   CONFIGS_HELP,
   API_VERSIONS_HELP,
-  "ls <path>        list a znode's children (zookeeper-shell)",
-  "get <path>       a znode's data and stat",
-  "stat <path>      a znode's stat",
-  "clear            clear the screen",
+  ["ls <path>       ", N_("list a znode's children (zookeeper-shell)")],
+  ["get <path>      ", N_("a znode's data and stat")],
+  ["stat <path>     ", N_("a znode's stat")],
+  ["clear           ", N_("clear the screen")],
 ];
 
 export const KRAFT_HELP = [
-  "kafka-topics.sh --describe [--topic T] [--under-replicated-partitions] [--unavailable-partitions]",
+  TOPICS_HELP,
   CONFIGS_HELP,
   API_VERSIONS_HELP,
-  "kafka-metadata-quorum.sh describe --status        the Raft leader, epoch and high watermark",
-  "kafka-metadata-quorum.sh describe --replication   every voter's and broker's metadata log end",
-  "clear            clear the screen",
+  ["kafka-metadata-quorum.sh describe --status       ", N_("the Raft leader, epoch and high watermark")],
+  ["kafka-metadata-quorum.sh describe --replication  ", N_("every voter's and broker's metadata log end")],
+  ["clear           ", N_("clear the screen")],
 ];
-const NO_ZOOKEEPER = "There is no ZooKeeper in KRaft mode: the cluster's metadata is the controllers' Raft log (try kafka-metadata-quorum.sh describe --status)";
+/** An error the corner writes itself (not a line Kafka's tools print): in the page's language. */
+const ours = text => ({ error: text, ours: true });
 
 function metadataQuorum(words, { quorum, brokers, nowMs }) {
-  if (!words.includes("describe")) return { error: "only describe --status / --replication is supported here" };
+  if (!words.includes("describe")) return ours(t("only describe --status / --replication is supported here"));
   if (words.includes("--replication")) return { lines: quorumReplication(quorum, brokers, nowMs) };
   if (words.includes("--status")) return { lines: quorumStatus(quorum, brokers, nowMs) };
   return { error: "One of --status or --replication must be specified with describe sub-command" };
@@ -113,15 +117,15 @@ export function runShell(line, { meta, partitions, znodes, quorum = null, broker
   if (!words.length) return { lines: [] };
   let cmd = words[0];
   if (cmd === "help") {
-    const endpoints = hasListEndpoints(meta) ? ["kafka-cluster.sh list-endpoints --bootstrap-server broker-0:9092 [--include-fenced-brokers]"] : [];
-    return { lines: [...(quorum ? KRAFT_HELP : SHELL_HELP), ...endpoints] };
+    const endpoints = hasListEndpoints(meta) ? [["kafka-cluster.sh list-endpoints --bootstrap-server broker-0:9092 [--include-fenced-brokers]", ""]] : [];
+    return { help: [...(quorum ? KRAFT_HELP : SHELL_HELP), ...endpoints] };
   }
   if (cmd === "clear") return { clear: true };
   if (quorum) {
     if (cmd === "kafka-metadata-quorum.sh" || cmd === "kafka-metadata-quorum") return metadataQuorum(words, { quorum, brokers, nowMs });
-    if (["zookeeper-shell.sh", "zkCli.sh", "ls", "get", "stat"].includes(cmd)) return { error: NO_ZOOKEEPER };
+    if (["zookeeper-shell.sh", "zkCli.sh", "ls", "get", "stat"].includes(cmd)) return ours(t("There is no ZooKeeper in KRaft mode: the cluster's metadata is the controllers' Raft log (try kafka-metadata-quorum.sh describe --status)"));
   } else if (cmd.startsWith("kafka-metadata-quorum")) {
-    return { error: "kafka-metadata-quorum.sh needs a KRaft cluster: this era runs on ZooKeeper (try ls /controller)" };
+    return ours(t("kafka-metadata-quorum.sh needs a KRaft cluster: this era runs on ZooKeeper (try ls /controller)"));
   }
   if (cmd === "zookeeper-shell.sh" || cmd === "zkCli.sh") { words.splice(0, words[1] && words[1].includes(":") ? 2 : 1); cmd = words[0]; }
   if (cmd === "ls") return zkLs(znodes, words[1] || "/");
@@ -138,11 +142,11 @@ export function runShell(line, { meta, partitions, znodes, quorum = null, broker
     return brokerApiVersions(meta, brokers, { znodes, kraft: Boolean(quorum), bootstrap: words[at + 1] });
   }
   if ((cmd === "kafka-cluster.sh" || cmd === "kafka-cluster") && hasListEndpoints(meta)) {
-    if (words[1] !== "list-endpoints") return { error: "only list-endpoints --bootstrap-server broker-0:9092 is supported here" };
+    if (words[1] !== "list-endpoints") return ours(t("only list-endpoints --bootstrap-server broker-0:9092 is supported here"));
     return listEndpoints(meta, brokers, words.includes("--include-fenced-brokers"));
   }
   if (cmd === "kafka-topics.sh" || cmd === "kafka-topics") {
-    if (!words.includes("--describe")) return { error: "only --describe is supported here" };
+    if (!words.includes("--describe")) return ours(t("only --describe is supported here"));
     const ti = words.indexOf("--topic");
     const topic = ti >= 0 ? words[ti + 1] : null;
     if (topic !== null && !((meta && meta.topics) || []).some(t => t.name === topic)) {
@@ -151,7 +155,7 @@ export function runShell(line, { meta, partitions, znodes, quorum = null, broker
     return { lines: describeTopics(meta, partitions, { topic, underReplicated: words.includes("--under-replicated-partitions"),
                                                        unavailable: words.includes("--unavailable-partitions"), kraft: Boolean(quorum), offline }) };
   }
-  return { error: `unknown command: ${cmd} (try help)` };
+  return ours(t("unknown command: {cmd} (try help)", { cmd }));
 }
 
 /** An era as a drop-down option ("2.7 · AlterIsr"), the rules that distinguish it as its tooltip

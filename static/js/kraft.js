@@ -1,6 +1,7 @@
 // KRaft mode, read from the frame: whether the run has a controller quorum instead of ZooKeeper,
 // and what Kafka's own tools print about it (kafka-metadata-quorum.sh, the KRaft columns of
 // kafka-topics.sh). Pure functions of the state; no DOM.
+import { t } from "./i18n.js";
 
 /** A KRaft-era run: its frames carry the controller quorum (and no znodes). */
 export function isKraft(store) { return Boolean(store && store.quorum); }
@@ -45,7 +46,7 @@ const CLUSTER_ID = "SVNSTGFiLVNpbXVsYXRvcg";          // a fixed id: the simulat
  *  runs; the 0 the frame carries while it is stopped is not a value the voter holds. */
 export function voterHw(v, short = false) {
   if (v.state !== "stopped") return String(v.high_watermark);
-  return short ? "–" : "unknown (stopped)";
+  return short ? "–" : t("unknown (stopped)");       // the quorum panel's words, never a tool's line
 }
 
 function activeVoter(q) { return q.voters.find(v => v.id === q.active) || null; }

@@ -102,7 +102,9 @@ const app = {
     app.requestRender(true);
     const items = ACTIONS.filter(a => a.group === "broker" && inMode(a, store)).map(a => ({ id: a.id, label: labelOf(a, store, b), key: keyLabel(a),
       enabled: isEnabled(a, store, b), run: () => runAction(a, { app, store, broker: store.brokers.get(id) }) }));
-    const kraft = store.quorum ? `${b.fenced ? t(" · fenced") : ""}${b.broker_epoch !== undefined ? t(" · broker epoch {epoch}", { epoch: b.broker_epoch }) : ""}` : "";
+    // plain concatenation: pybabel finds no msgid inside a template literal
+    const kraft = !store.quorum ? "" : (b.fenced ? t(" · fenced") : "")
+      + (b.broker_epoch !== undefined ? t(" · broker epoch {epoch}", { epoch: b.broker_epoch }) : "");
     const rack = rackOf(store, id);
     openMenu(t("Broker {id} · {state}", { id, state: b.state }) + (b.controller ? t(" · controller") : "") + kraft
       + (rack === null ? "" : t(" · zone {rack}", { rack })), items, anchor);
@@ -140,12 +142,12 @@ const app = {
     const items = [
       { id: "inspect", label: t("Inspect the logs (record by record)…"), run: () => openInspect(app, key) },
       { id: "preferred", label: t("Preferred replica election (→ broker {id})", { id: p.replicas[0] }),
-        run: () => app.command({ op: "elect_preferred", topic: p.topic, partition: p.partition }, `preferred election ${key}`) },
+        run: () => app.command({ op: "elect_preferred", topic: p.topic, partition: p.partition }, t("preferred election {partition}", { partition: key })) },
       "-",
       { id: "produce-all", label: t("Produce 10 records here, acks=all"),
-        run: () => app.command({ op: "produce", topic: p.topic, partition: p.partition, count: 10, acks: "all", producer: "console" }, `produce 10 to ${key} (acks=all)`) },
+        run: () => app.command({ op: "produce", topic: p.topic, partition: p.partition, count: 10, acks: "all", producer: "console" }, t("produce 10 to {partition} (acks={acks})", { partition: key, acks: "all" })) },
       { id: "produce-1", label: t("Produce 10 records here, acks=1"),
-        run: () => app.command({ op: "produce", topic: p.topic, partition: p.partition, count: 10, acks: "1", producer: "console" }, `produce 10 to ${key} (acks=1)`) },
+        run: () => app.command({ op: "produce", topic: p.topic, partition: p.partition, count: 10, acks: "1", producer: "console" }, t("produce 10 to {partition} (acks={acks})", { partition: key, acks: "1" })) },
       "-",
       { id: "describe", label: "kafka-topics.sh --describe --topic " + p.topic, run: () => { app.showTab("cli"); cli.exec(`kafka-topics.sh --describe --topic ${p.topic}`); } },
       // KRaft has no state znode: its state is the PartitionChangeRecords in the quorum panel

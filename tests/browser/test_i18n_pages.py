@@ -16,9 +16,26 @@ from engine.scenario.library import library
 from tests.browser.conftest import ARTIFACTS, watch
 from tests.browser.test_analytics_page import _stored, app, base, stored  # noqa: F401  (the fixtures, reused)
 from tests.browser.test_i18n_page import CJK, english_words
+from tests.browser.test_i18n_panels import CONTENT
 from tests.replay.test_browser import save_run
 
 SHOTS = ARTIFACTS / "i18n"
+#: besides Kafka's words (CONTENT): the run's title, the narration's and the marks' quotes of what
+#: the engine wrote (its reasons, the run result's event types), the server's timing detail
+#: (docs/i18n.md, "Not translated yet")
+PAGE_CONTENT = CONTENT + ["#replay-title", "#replay-narration", ".mark", "#timing-detail", "#variant-era option"]
+
+
+def whole_page(page, where, skip=()):
+    """Fail on English words anywhere on the page and in its frames (the compare page's two
+    replays) but in PAGE_CONTENT and `skip`, each word once, one a line."""
+    found = english_words(page, ["body"], skip=PAGE_CONTENT + list(skip))
+    for frame in page.frames[1:]:
+        found += [(frame.url.split("?")[0],) + w[1:] for w in english_words(frame, ["body"], skip=PAGE_CONTENT + list(skip))]
+    if found:
+        pytest.fail(f"{where}:\n" + "\n".join(sorted({f"{w[1]!r} in {w[2]!r}" for w in found})), pytrace=False)
+
+
 #: the English page's text and titles, without the language switch (whose "中文" is its point)
 _ALL_TEXT = ("() => { const c = document.body.cloneNode(true); c.querySelectorAll('.lang-switch').forEach(e => e.remove());"
              " return c.innerText + ' ' + [...c.querySelectorAll('[title],[placeholder],[aria-label]')]"
@@ -83,6 +100,11 @@ def test_the_replay_page_in_chinese(browser, server, saved):
         page.wait_for_selector("#menu:not([hidden]) button[data-item='fork']")
         assert (found := english_words(page, ["#menu"])) == [], found
         page.keyboard.press("Escape")
+        # the whole page, each side tab in turn (the same panels as the live page's)
+        for name in ("timeline", "zk", "clients", "cli", "metrics"):
+            page.click(f"#side .tabs [data-tab='{name}']")
+            page.wait_for_timeout(300)
+            whole_page(page, f"replay, {name} tab")
         shot(page, "replay-zh-CN")
         # a run with a violation: the narration's own words around the engine's
         page.goto(f"{base_}/runs/{saved['lost']}?lang=zh-CN")
@@ -107,9 +129,15 @@ def test_the_runs_page_in_chinese(browser, server, saved):
         assert row.locator("button[data-act='rename']").inner_text() == "重命名"
         skip = [".run-title", "#runs td:nth-child(3)", ".src", "#scenario option", "#era option"]
         assert (found := english_words(page, ["#filters", "#runs", ".pager"], skip=skip)) == [], found
+        whole_page(page, "runs", skip)
         row.locator("button[data-act='delete']").click()
         assert row.locator("button[data-act='delete']").inner_text() == "确定删除？"
         shot(page, "runs-zh-CN")
+        # the page a link to a run that is gone opens
+        page.goto(f"{base_}/runs/999999?lang=zh-CN")
+        page.errors[:] = [e for e in page.errors if "status of 404" not in e]      # the page's own status: the run is gone
+        assert page.inner_text("#error-title") == "没有这个运行"
+        whole_page(page, "the error page")
         assert page.errors == []
     finally:
         ctx.close()
@@ -130,6 +158,9 @@ def test_the_compare_page_in_chinese(browser, server):
                                               ".compare-axis"],
                                        skip=["#variant-era option"])) == [], found     # era notes name KIPs (as the live page's era menu)
         page.wait_for_selector("#lane-b .mark.alter_partition")
+        for frame in ("#pane-a", "#pane-b"):
+            page.frame_locator(frame).locator(".pcard").first.wait_for()
+        whole_page(page, "compare")
         assert " 的 alter_partition" in page.get_attribute("#lane-b .mark.alter_partition", "title")
         shot(page, "compare-zh-CN")
         assert page.errors == []
@@ -147,6 +178,7 @@ def test_the_analytics_pages_in_chinese(browser, base):  # noqa: F811  (the fixt
         assert (found := english_words(page, ["#sweeps-table", "#f-axes", "#f-summary", "#questions"],
                                        skip=["#sweeps-table td:first-child a", "#sweeps-table td:first-child .dim", "#questions code"])) == [], found
         assert page.inner_text("#sweeps-table td:first-child .dim") == "web · 4 格"          # the sweep's id, then ours
+        whole_page(page, "analytics", ["#sweeps-table td:first-child a", "#sweeps-table td:first-child .dim"])   # sweeps' names and ids
         page.goto(base + "/analytics/web?lang=zh-CN&m1=p_loss&m2=km_offline_ms_mean")
         page.wait_for_selector("#map-1 g.cell")
         page.locator("#map-1 g.cell[data-cell='0']").click()
@@ -157,6 +189,7 @@ def test_the_analytics_pages_in_chinese(browser, base):  # noqa: F811  (the fixt
         labels = page.evaluate("() => [...document.querySelectorAll('#metric-1 option, #metric-1 optgroup')]"
                                ".map(o => o.label || o.textContent)")
         assert all(CJK.search(label) for label in labels), labels
+        whole_page(page, "analytics report", ["#page-title"])          # the sweep's name, as its author wrote it
         shot(page, "analytics-zh-CN")
         assert page.errors == []
     finally:
@@ -174,6 +207,10 @@ def test_the_pages_in_english_have_no_chinese(browser, server, saved, base):  # 
         assert not no_cjk(page)
         page.goto(f"{base_}/runs?lang=en")
         page.wait_for_selector(f"#runs tr[data-id='{saved['lost']}']")
+        assert not no_cjk(page)
+        page.goto(f"{base_}/runs/999999?lang=en")
+        page.errors[:] = [e for e in page.errors if "status of 404" not in e]      # the page's own status: the run is gone
+        assert page.inner_text("#error-title") == "No such run"
         assert not no_cjk(page)
         page.goto(f"{base_}/compare?a=isr-shrink-zookeeper-vs-controller&era=2.7&lang=en")
         page.wait_for_selector("#isr-path")

@@ -1,7 +1,9 @@
 """Every page at 1024x768, 1366x768 and 1920x1080: no two visible sibling regions overlap and
 nothing is clipped horizontally (checked by bounding boxes, tests/browser/layout.py), with a
-screenshot of each page at each size in test-artifacts/layout/. The replay, runs, compare and
-analytics pages are checked in English and in 中文 (their words are of other widths)."""
+screenshot of each page at each size in test-artifacts/layout/. Every page is checked in English
+and in 中文 (their words are of other widths): the live page (ZooKeeper and KRaft), its side
+panels with data in them and its dialogs, the replay, runs, compare and analytics pages, and the
+page a link to a deleted run opens."""
 import pytest
 from sqlalchemy import insert
 
@@ -10,8 +12,8 @@ from app.sweeps.tables import analytics_cells
 from engine.scenario.library import library
 from engine.simulation import ENGINE_VERSION
 
-from tests.browser.conftest import ARTIFACTS, browser, serving, watch  # noqa: F401  (the fixture, reused)
-from tests.browser.layout import check_sizes
+from tests.browser.conftest import ARTIFACTS, browser, serving, wait_store, watch  # noqa: F401  (the fixture, reused)
+from tests.browser.layout import SIZES, check_sizes, layout_problems
 from tests.replay.test_browser import save_run
 
 SHOTS = ARTIFACTS / "layout"
@@ -60,6 +62,14 @@ def page(browser):
     ctx.close()
 
 
+def _in(url, lang):
+    """`url` in the language `lang` (the page keeps it in a cookie: the compare page's frames too)."""
+    return url + ("&" if "?" in url else "?") + f"lang={lang}"
+
+
+LANGS = pytest.mark.parametrize("lang", ["en", "zh-CN"])
+
+
 def _live_ready(page):
     page.wait_for_function("() => window.isrlab && window.isrlab.store.clock && window.isrlab.store.meta"
                            " && document.querySelector('.pcard')")
@@ -69,25 +79,23 @@ def _replay_ready(page):
     page.wait_for_function("() => document.body.dataset.ready === '1' && document.querySelector('.pcard')")
 
 
-def _in(url, lang):
-    """`url` in the language `lang` (the page keeps it in a cookie: the compare page's frames too)."""
-    return url + ("&" if "?" in url else "?") + f"lang={lang}"
-
-
-LANGS = pytest.mark.parametrize("lang", ["en", "zh-CN"])
-
-
 def _assert_sound(found):
     assert found == {}, "\n".join(f"{size}: {p}" for size, problems in found.items() for p in problems)
 
 
-def test_live_page(page, server):
+@LANGS
+def test_live_page(page, server, lang):
     base, _ = server
-    _assert_sound(check_sizes(page, base + "/", LIVE, LIVE_CLIP, _live_ready, SHOTS, "live", band=BAND))
+
+    def ready(p):
+        _live_ready(p)
+        p.wait_for_function("(lang) => document.documentElement.lang === lang", arg=lang)
+    _assert_sound(check_sizes(page, _in(base + "/", lang), LIVE + [".topright", ".lang-switch", ".tl-filters"], LIVE_CLIP,
+                              ready, SHOTS, f"live-{lang}", band=BAND))
 
 
-@pytest.mark.parametrize("voters", [3, 5])
-def test_live_page_kraft(page, server, voters):
+@pytest.mark.parametrize("voters,lang", [(3, "en"), (5, "en"), (3, "zh-CN")])
+def test_live_page_kraft(page, server, voters, lang):
     """A KRaft room (4.1): the controller voters in place of the ZooKeeper pill, the quorum panel
     open; no two nodes of the map overlap, none clips its text (a voter's LEO and HW included, once
     the metadata log is past offset 100), nor do the quorum panel's parts."""
@@ -103,13 +111,13 @@ def test_live_page_kraft(page, server, voters):
                             " && document.querySelectorAll('.node.voter').length === arg && document.querySelector('.qrec')"
                             " || (document.querySelector('.tabs button[data-tab=zk]').click(), false)", arg=voters)
         # three-digit offsets (a NoOp every 500 ms: ~120 a minute) must fit the voters' LEO/HW line
-        p.evaluate("() => { const b = [...document.querySelectorAll('#topbar button')].find(x => x.textContent.trim() === 'max');"
+        p.evaluate("() => { const b = document.querySelector('#topbar button[data-action=max]');"      # its word is the language's
                    " if (b && window.isrlab.store.quorum.high_watermark < 100) b.click(); }")
         p.wait_for_function("() => window.isrlab.store.quorum.voters.every(v => v.log_end_offset >= 100 && v.high_watermark >= 100)",
                             timeout=60_000)
-    found = check_sizes(page, base + reply["url"], LIVE + [".quorum", ".qvoters", ".qloghead"],
+    found = check_sizes(page, _in(base + reply["url"], lang), LIVE + [".quorum", ".qvoters", ".qloghead"],
                         LIVE_CLIP + [".quorum", ".qvoter", ".node.voter", ".voter .vrow2", ".voter .vname", ".broker"],
-                        ready, SHOTS, f"live-kraft-{voters}", band=BAND, placed=["#nodes .node"])
+                        ready, SHOTS, f"live-kraft-{voters}-{lang}", band=BAND, placed=["#nodes .node"])
     _assert_sound(found)
 
 
@@ -126,6 +134,14 @@ def test_runs_page(page, server, lang):
     ready = lambda p: p.wait_for_selector("#runs tbody tr")  # noqa: E731
     _assert_sound(check_sizes(page, _in(base + "/runs", lang), RUNS, ["#topbar", ".runs-main", "#filters"], ready, SHOTS,
                               f"runs-{lang}"))
+
+
+@LANGS
+def test_error_page(page, server, lang):
+    """The page a link to a deleted run opens: its title, message and buttons."""
+    base, _ = server
+    _assert_sound(check_sizes(page, _in(base + "/runs/999999", lang), ["body", ".runs-main", ".runs-main p"], [".runs-main"],
+                              lambda p: p.wait_for_selector("#error-title"), SHOTS, f"error-{lang}"))
 
 
 @LANGS
@@ -150,4 +166,61 @@ def test_analytics_pages(page, server, lang):
     found.update({f"report {k}": v for k, v in check_sizes(
         page, _in(base + "/analytics/layout?cell=0", lang), ANALYTICS, ANALYTICS_CLIP,
         lambda p: p.wait_for_selector("#cell-facts .fact"), SHOTS, f"analytics-report-{lang}").items()})
+    _assert_sound(found)
+
+
+# the side panels with data in them (a ZooKeeper run at 46 s, a KRaft run at 16 s), each tab in
+# turn, and the dialogs: regions that must not overlap, boxes that must not clip
+SIDE = ["#side .tabs", ".zk-root", ".zrow", ".ledger-filters", "#panel-clients .form", ".cli-in", ".presets",
+        ".metrics-grid", ".mline", ".quorum", ".qvoters", ".qvoter", ".qloghead", ".qrec"]
+SIDE_CLIP = ["#side", ".tab-panel", ".ledger", ".cli-in", ".qvoter", ".mcard"]
+DIALOG = ["dialog[open] .dlg-head", "dialog[open] .dlg-tabs", "dialog[open] .formgrid", "dialog[open] .row",
+          "dialog[open] .cfg-table tr"]
+DIALOG_CLIP = ["dialog[open]", "dialog[open] .dlg-head"]
+RUNS_TO = {"isr-shrink-slow-follower": 46000, "controller-failover-kraft": 16000}
+
+
+def _run(page, base, story, lang):
+    page.goto(_in(base + "/", lang))
+    _live_ready(page)
+    page.evaluate("(id) => window.isrlab.load({ library: id })", story)
+    wait_store(page, "s.clock && s.clock.source && s.clock.source.name === arg && s.meta", arg=story)
+    page.evaluate("(at) => window.isrlab.control('run_to', at)", RUNS_TO[story])
+    wait_store(page, "s.clock && !s.clock.playing && s.clock.t_ms >= arg", arg=RUNS_TO[story], timeout=90000)
+
+
+@LANGS
+@pytest.mark.parametrize("story", list(RUNS_TO))
+def test_side_panels_and_dialogs(page, server, lang, story):
+    """One run, paused; at each size every side tab in turn (and the CLI corner after help and a
+    describe), then the help, config and picker dialogs: no overlap, no clipping."""
+    base, _ = server
+    _run(page, base, story, lang)
+    found = {}
+    for w, h in SIZES:
+        page.set_viewport_size({"width": w, "height": h})
+        for name in ("zk", "clients", "cli", "metrics"):
+            page.click(f"#side .tabs [data-tab='{name}']")
+            if name == "cli" and not page.locator("#cli-out .help").count():
+                for line in ("help", "kafka-topics.sh --describe"):
+                    page.fill("#cli-input", line)
+                    page.press("#cli-input", "Enter")
+                page.wait_for_selector("#cli-out .help")
+            page.wait_for_timeout(150)
+            if problems := layout_problems(page, LIVE + SIDE, LIVE_CLIP + SIDE_CLIP):
+                found[f"{w}x{h} {name}"] = problems
+        page.screenshot(path=str(SHOTS / f"side-{story}-{lang}-{w}x{h}.png"))
+        for key, opened in (("?", "#dlg-help[open]"), ("c", "#dlg-config[open] .cfg-table")):
+            page.keyboard.press(key)
+            page.wait_for_selector(opened)
+            if problems := layout_problems(page, DIALOG, DIALOG_CLIP):
+                found[f"{w}x{h} {opened}"] = problems
+            page.keyboard.press("Escape")
+        page.click("#scenario-button")
+        page.wait_for_selector("#dlg-picker[open] .pitem")
+        for tab in ("library", "new"):
+            page.click(f".dlg-tabs button[data-tab='{tab}']")
+            if problems := layout_problems(page, DIALOG, DIALOG_CLIP):
+                found[f"{w}x{h} picker {tab}"] = problems
+        page.keyboard.press("Escape")
     _assert_sound(found)

@@ -7,7 +7,7 @@
 import { h, setText } from "../dom.js";
 import { seconds } from "../format.js";
 import { withHistory } from "../series.js";
-import { t } from "../i18n.js";
+import { t, t as tr } from "../i18n.js";      // tr: where a time is named t (babel.cfg extracts both)
 
 const H = 132, LEFT = 46, RIGHT = 8, TOP = 12, BAND = 16, BOTTOM = 14;
 const BROKER_COLORS = ["#4fb3ff", "#3fd0a0", "#ff7aa8", "#ffb547", "#b58cff", "#a3d65c", "#4fd8e0", "#ff8c5a"];
@@ -121,9 +121,10 @@ export function createChart(app) {
     const pts = layout.points;
     let best = pts[0];
     for (const p of pts) if (p[0] <= t) best = p;
-    const lines = [`${seconds(t)}${app.seek ? " · click to go there" : " · click to select the story here"}`];
+    const hint = app.seek ? tr("click to go there") : tr("click to select the story here");
+    const lines = [seconds(t) + " · " + hint];
     if (best) layout.brokers.forEach((b, i) => lines.push(`b${b}: LEO ${best[2][i]} · HW ${best[3][i]}`));
-    if (best) lines.push(`ISR size ${best[1]}`);
+    if (best) lines.push(tr("ISR size {n}", { n: best[1] }));
     tooltip.textContent = lines.join("\n");
     tooltip.hidden = false;
     tooltip.style.left = Math.min(window.innerWidth - 300, e.clientX + 14) + "px";
@@ -147,7 +148,7 @@ export function createChart(app) {
     if (!s || !pts.length) {
       layout = null;
       c.fillStyle = "#8b99ad"; c.font = "11px ui-sans-serif, sans-serif";
-      c.fillText(s === null && app.fetchSeries ? "loading the run's series…" : "no samples yet", LEFT, H / 2);
+      c.fillText(s === null && app.fetchSeries ? tr("loading the run's series…") : tr("no samples yet"), LEFT, H / 2);
       setText(legend, "");
       legend.__key = "";                  // drawn again when samples come
       return;

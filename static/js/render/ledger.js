@@ -3,25 +3,27 @@
 // or an older page asks the room for its rows (the "ledger" request), so a filter finds a record
 // that is long out of the frame. A replay cannot ask, and filters the rows its frames carry.
 import { h, setText, reconcile } from "../dom.js";
+import { t, known, N_ } from "../i18n.js";
 
-const STATUSES = ["acked", "failed", "pending", "unacknowledged", "lost"];
+// a status is the ledger's value (the filter sends it); its word on screen is the catalog's
+const STATUSES = [N_("acked"), N_("failed"), N_("pending"), N_("unacknowledged"), N_("lost")];
 const REFRESH_MS = 1000;      // a filtered page follows the run at most once a second
 
 export function createLedger(app) {
   const select = (label, id) => h("select", { "aria-label": label, id, onchange: () => { page = 0; ask(); } });
-  const status = select("ledger status", "ledger-status");
-  const producer = select("ledger producer", "ledger-producer");
-  const partition = select("ledger partition", "ledger-partition");
-  const error = select("ledger error", "ledger-error");
-  status.replaceChildren(h("option", { value: "", text: "any status" }), ...STATUSES.map(s => h("option", { value: s, text: s })));
-  const newer = h("button.small", { type: "button", text: "◀ newer", id: "ledger-newer", onclick: () => { page = Math.max(0, page - 1); ask(); } });
-  const older = h("button.small", { type: "button", text: "older ▶", id: "ledger-older", onclick: () => { page += 1; ask(); } });
+  const status = select(t("ledger status"), "ledger-status");
+  const producer = select(t("ledger producer"), "ledger-producer");
+  const partition = select(t("ledger partition"), "ledger-partition");
+  const error = select(t("ledger error"), "ledger-error");
+  status.replaceChildren(h("option", { value: "", text: t("any status") }), ...STATUSES.map(s => h("option", { value: s, text: known(s) })));
+  const newer = h("button.small", { type: "button", text: t("◀ newer"), id: "ledger-newer", onclick: () => { page = Math.max(0, page - 1); ask(); } });
+  const older = h("button.small", { type: "button", text: t("older ▶"), id: "ledger-older", onclick: () => { page += 1; ask(); } });
   const summary = h("span.dim.small", { id: "ledger-summary" });
   const body = h("tbody");
   const el = h("div.ledger", null,
     h("div.form.ledger-filters", null, status, producer, partition, error, newer, older, summary),
     h("table.grid#ledger", null, h("thead", null, h("tr", null,
-      ...["record", "producer", "partition@offset", "acks", "outcome", "sent", "acked"].map(t => h("th", { text: t })))), body));
+      ...[t("record"), t("producer"), t("partition@offset"), "acks", t("outcome"), t("sent"), t("acked")].map(x => h("th", { text: x })))), body));
 
   let page = 0, asked = null, askedAt = 0, reply = null, store = null;
 
@@ -66,14 +68,14 @@ export function createLedger(app) {
 
   function draw() {
     let rows, note;
-    if (!filtered()) { rows = (store.ledger || []).slice().reverse(); note = `newest ${rows.length} record(s)`; }
+    if (!filtered()) { rows = (store.ledger || []).slice().reverse(); note = t("newest {n} record(s)", { n: rows.length }); }
     else if (reply && !reply.local) {
       rows = reply.rows;
       const from = reply.page * 50;
-      note = reply.matched ? `${from + 1}–${from + rows.length} of ${reply.matched} matching` : "no record matches";
-      if (reply.scanned >= 50000) note += " (among the newest 50000)";
-    } else if (reply && reply.local) { rows = localRows(); note = `${rows.length} of the newest ${(store.ledger || []).length} match`; }
-    else { rows = []; note = "asking…"; }
+      note = reply.matched ? t("{first}–{last} of {n} matching", { first: from + 1, last: from + rows.length, n: reply.matched }) : t("no record matches");
+      if (reply.scanned >= 50000) note += t(" (among the newest {n})", { n: 50000 });
+    } else if (reply && reply.local) { rows = localRows(); note = t("{n} of the newest {total} match", { n: rows.length, total: (store.ledger || []).length }); }
+    else { rows = []; note = t("asking…"); }
     setText(summary, note);
     newer.disabled = page === 0;
     older.disabled = !(reply && !reply.local && (reply.page + 1) * 50 < reply.matched);
@@ -90,8 +92,8 @@ export function createLedger(app) {
       tr.dataset.partition = part === null ? "" : `${topic}-${part}`;
       tr.dataset.offset = offset === null ? "" : String(offset);
       // a lost record was acknowledged first: say both, and never print an absent error
-      const outcome = h("td", null, h("span.status." + st, { text: st === "failed" && err ? err : st, title: st }),
-        lost ? h("span.status.lost", { text: "LOST", title: "acknowledged, but not in the current leader's log" }) : null);
+      const outcome = h("td", null, h("span.status." + st, { text: st === "failed" && err ? err : known(st), title: known(st) }),
+        lost ? h("span.status.lost", { text: t("LOST"), title: t("acknowledged, but not in the current leader's log") }) : null);
       tr.replaceChildren(h("td", { text: id }), h("td", { text: prod }),
         h("td", { text: `${topic}-${part === null ? "?" : part}@${offset === null ? "–" : offset}` }),
         h("td", { text: acks }), outcome, h("td", { text: sent === null ? "–" : (sent / 1000).toFixed(3) }),
@@ -102,9 +104,9 @@ export function createLedger(app) {
   function render(s) {
     store = s;
     const r = s.records || { errors: {}, by_producer: {} };
-    fillOptions(producer, Object.keys(r.by_producer || {}).sort(), "any producer");
-    fillOptions(partition, Array.from(s.partitions.keys()).sort(), "any partition");
-    fillOptions(error, Object.keys(r.errors || {}).sort(), "any error");
+    fillOptions(producer, Object.keys(r.by_producer || {}).sort(), t("any producer"));
+    fillOptions(partition, Array.from(s.partitions.keys()).sort(), t("any partition"));
+    fillOptions(error, Object.keys(r.errors || {}).sort(), t("any error"));
     const key = JSON.stringify([filters(), page, s.run]);
     if (filtered() && (asked !== key || performance.now() - askedAt > REFRESH_MS)) { ask(); return; }
     draw();

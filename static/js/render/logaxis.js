@@ -6,6 +6,8 @@
 // State (per partition: span, lo, follow, marked offset) -> layout (axisWindow) -> render (draw*).
 import { epochColor } from "../palette.js";
 import { epochAt, idAt } from "../geometry.js";
+import { t } from "../i18n.js";
+import { reason } from "../i18n_reasons.js";
 
 export const MIN_SPAN = 8;
 const TRACK = "#10151d";
@@ -195,22 +197,23 @@ export function drawRuler(c, win, w, h) {
 /** Tooltip lines for offset `o` of replica `r`. */
 export function describeOffset(p, r, o, ref, ghosts) {
   const lines = [`broker ${r.broker} · ${p.key} · offset ${o}`];
-  if (o < r.log_start_offset) lines.push("below the log start offset");
-  else if (o >= r.leo) lines.push(`not in this log (LEO ${r.leo})`);
+  if (o < r.log_start_offset) lines.push(t("below the log start offset"));
+  else if (o >= r.leo) lines.push(t("not in this log (LEO {leo})", { leo: r.leo }));
   else {
     const epoch = epochAt(r.segments, o);
     lines.push(`leader epoch ${epoch}`);
     const id = idAt(r.tail, o);
-    if (id) lines.push(`record ${id}`);
-    lines.push(o < r.hw ? `committed (below HW ${r.hw})` : `not committed yet (HW ${r.hw})`);
-    if (o >= r.flushed_offset) lines.push("not flushed to disk: a power failure loses it");
+    if (id) lines.push(t("record {id}", { id }));
+    lines.push(o < r.hw ? t("committed (below HW {hw})", { hw: r.hw }) : t("not committed yet (HW {hw})", { hw: r.hw }));
+    if (o >= r.flushed_offset) lines.push(t("not flushed to disk: a power failure loses it"));
     if (ref && ref.broker !== r.broker && divergentRuns(r, ref).some(([a, b]) => a <= o && o < b)) {
-      lines.push(`differs from broker ${ref.broker}'s record here (epoch ${epochAt(ref.segments, o)})`);
+      lines.push(t("differs from broker {broker}'s record here (epoch {epoch})", { broker: ref.broker, epoch: epochAt(ref.segments, o) }));
     }
   }
   for (const g of ghosts || []) {
-    if (g.to <= o && o < g.from) lines.push(`truncated at ${(g.t / 1000).toFixed(3)} s: ${g.reason}`);
+    // the engine's reason, in the page's language where a pattern knows it (i18n_reasons.js)
+    if (g.to <= o && o < g.from) lines.push(t("truncated at {t} s: {reason}", { t: (g.t / 1000).toFixed(3), reason: reason(g.reason) }));
   }
-  lines.push(`LEO ${r.leo} · HW ${r.hw} · log start ${r.log_start_offset}`);
+  lines.push(t("LEO {leo} · HW {hw} · log start {start}", { leo: r.leo, hw: r.hw, start: r.log_start_offset }));
   return lines;
 }

@@ -43,7 +43,7 @@ export function createMap(app) {
     for (const e of entries) if (!e.target.isConnected) cardSizes.unobserve(e.target);    // a card of an old run
     if (layout && layout.zones.length) fitCards();
   });
-  const zkEl = h("div.node.zknode", { title: "The ZooKeeper ensemble (click: the znode tree)",
+  const zkEl = h("div.node.zknode", { title: t("The ZooKeeper ensemble (click: the znode tree)"),
     onclick: () => app.showTab("zk") }, "ZooKeeper", h("span.sub"));
   nodesEl.appendChild(zkEl);
   const brokerLayer = h("div");
@@ -213,11 +213,12 @@ export function createMap(app) {
     el.style.left = box.x + "px"; el.style.top = box.y + "px";
     el.className = "node client " + c.type + (c.running ? "" : " stopped");
     setText(el.querySelector(".kind"), c.type === "producer" ? "▲" : "▼");
-    el.title = c.type === "producer" ? `producer ${c.name} → ${c.topic}` : [`consumer ${c.name} ← ${c.topic}`, ...readsLines(c)].join("\n");
+    el.title = c.type === "producer" ? t("producer {name} → {topic}", { name: c.name, topic: c.topic })
+      : [t("consumer {name} ← {topic}", { name: c.name, topic: c.topic }), ...readsLines(c)].join("\n");
     // a consumer reading from followers (KIP-392) names them: "← b1"
     const followers = c.reads ? [...new Set(Object.values(c.reads).filter(r => r.role === "follower").map(r => "b" + r.broker))] : [];
     const extra = c.type === "producer" ? ` acks=${c.acks}${c.rate_per_s ? " " + c.rate_per_s + "/s" : ""}`
-      : ` read ${c.read}` + (followers.length ? ` ← ${followers.join(",")}` : "");
+      : t(" read {n}", { n: c.read }) + (followers.length ? ` ← ${followers.join(",")}` : "");
     el.dataset.reads = readsLines(c).join("; ");
     setText(el.querySelector(".cname"), c.name + extra);
   }

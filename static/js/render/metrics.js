@@ -6,7 +6,7 @@
 // derived from the simulation's state on the server (docs/model.md §22). The live page graphs the
 // samples its frames carry (metrics.js) after the room's history; a replay graphs the whole run
 // (app.fetchMetrics) and a click on a graph seeks there.
-import { t, t as tr } from "../i18n.js";      // tr: where a time is named t (babel.cfg extracts both)
+import { t, t as tr, known } from "../i18n.js";      // tr: where a time is named t (babel.cfg extracts both)
 import { h, setText } from "../dom.js";
 import { seconds } from "../format.js";
 import { plotted, sampleAt, withMetricsHistory } from "../metrics.js";
@@ -57,8 +57,9 @@ export function createMetrics(app) {
       // a Yammer metric is named by its MBean; a Kafka-metrics one by its MBean and attribute
       const name = YAMMER_ATTRIBUTES.includes(m.attribute) ? m.mbean : `${m.mbean} ${m.attribute}`;
       const el = h("div.mcard", { dataset: { id: m.id, kind: m.kind } },
-        h("div.mname.mono", { title: `${m.what} (${m.attribute}; ${aggText(m.agg)})` }, breakable(name)),
-        h("div.mline", null, value, h("span.munit.dim", { text: m.unit }), sub),
+        // the engine's words (engine/metrics/catalog.py), in the page's language (app/i18n/metrics_extract.py)
+        h("div.mname.mono", { title: `${known(m.what)} (${m.attribute}; ${aggText(m.agg)})` }, breakable(name)),
+        h("div.mline", null, value, h("span.munit.dim", { text: known(m.unit) }), sub),
         canvas);
       const card = { el, canvas, value, sub, m, layout: null, drawn: "" };
       canvas.addEventListener("mousemove", e => hover(card, e));
@@ -212,13 +213,13 @@ export function valueText(m, v) {
 }
 
 function subText(m, v) {
-  if (v === null || v === undefined) return m.kind === "client" ? "" : "no process answers";
+  if (v === null || v === undefined) return m.kind === "client" ? "" : t("no process answers");
   if (m.kind === "meter") return `OneMinuteRate · Count ${v[0]}`;
   if (m.kind === "timer") return `OneMinuteRate · Count ${v[0]} · Mean ${num(v[2], 1)} ms · Max ${num(v[3])} ms`;
   return "";
 }
 
 function describe(m, v) {
-  if (m.kind === "meter" || m.kind === "timer") return `${valueText(m, v)} ${m.unit} · ${subText(m, v)}`;
-  return `${valueText(m, v)} ${m.unit}`;
+  if (m.kind === "meter" || m.kind === "timer") return `${valueText(m, v)} ${known(m.unit)} · ${subText(m, v)}`;
+  return `${valueText(m, v)} ${known(m.unit)}`;
 }

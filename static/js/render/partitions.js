@@ -10,7 +10,7 @@ import { newAxisState, logRange, axisWindow, offsetAtX, zoomAxis, panAxis, focus
 import { createChart, fitCanvas } from "./chart.js";
 import { wireAxis, wireLedger } from "./axisinput.js";
 import { minIsr, unclean } from "./topicconfig.js";
-import { t } from "../i18n.js";
+import { t, N_, known } from "../i18n.js";
 import { elrEnabled } from "../kraft.js";
 import { epochColor } from "../palette.js";
 import { isOffline, isUnderReplicated, leaderGone } from "../health.js";
@@ -30,14 +30,17 @@ const RULER_H = 16;
 
 // docs/model.md §17.2: the znode's ISR is the committed one; a change the leader proposed to the
 // controller (AlterIsr / AlterPartition) stays pending until the controller answers.
-const PENDING_TITLE = "acks=all and min.insync.replicas use the committed ISR until the controller answers; the high watermark already uses the maximal ISR (committed plus a pending newcomer)";
+const PENDING_TITLE = t("acks=all and min.insync.replicas use the committed ISR until the controller answers; the high watermark already uses the maximal ISR (committed plus a pending newcomer)");
+
+// the kinds of ISR change a leader proposes (isr_state.pending), as msgids that known() finds
+const PENDING_KINDS = [N_("shrink"), N_("expand")];
 
 function pendingText(p, meta) {
   const st = p.isr_state;
   if (!st || !st.pending) return "";
-  const proposed = st.proposed ? ` → proposed [${list(st.proposed)}]` : "";
+  const proposed = st.proposed ? t(" → proposed [{isr}]", { isr: list(st.proposed) }) : "";
   const api = (meta && meta.alter_isr_api) || "AlterIsr";
-  return `${proposed} (pending ${st.pending}, ${api} waiting for the controller)`;
+  return proposed + t(" (pending {change}, {api} waiting for the controller)", { change: known(st.pending), api });
 }
 
 /** The strips' colour key: one swatch per leader epoch a record on screen can have been written
@@ -88,7 +91,8 @@ export function createPartitions(app) {
   }
 
   function updateGroup(el, topic, store) {
-    const facts = `${topic.partitions} partition${topic.partitions === 1 ? "" : "s"} · RF ${topic.replication_factor}`
+    const n = topic.partitions;
+    const facts = (n === 1 ? t("{n} partition", { n }) : t("{n} partitions", { n })) + ` · RF ${topic.replication_factor}`
       + ` · min.insync.replicas=${minIsr(store, topic.name)}` + ` · unclean.leader.election.enable=${unclean(store, topic.name)}`;
     setText(el.querySelector(".tfacts"), facts);
   }
@@ -97,13 +101,13 @@ export function createPartitions(app) {
     const card = h("div.pcard", { dataset: { key: p.key } });
     io.observe(card);
     card.__stale = true;
-    const head = h("div.phead", { title: "Partition actions", onclick: e => app.partitionMenu(card.dataset.key, e.currentTarget) },
+    const head = h("div.phead", { title: t("Partition actions"), onclick: e => app.partitionMenu(card.dataset.key, e.currentTarget) },
       h("span.pkey"), h("span.facts"), h("span.badges"));
     const rows = h("div.prows");
     // one canvas per partition for all its replicas' strips (fewer layers for the compositor)
     const canvas = h("canvas.pstrip", { height: ROW_H, title: "" });
     const ruler = h("canvas.pruler", { height: RULER_H });
-    const follow = h("button.small.pfollow", { type: "button", title: "Show every offset and follow the log's tail (double-click the strips)",
+    const follow = h("button.small.pfollow", { type: "button", title: t("Show every offset and follow the log's tail (double-click the strips)"),
       onclick: () => resetAxis(card.dataset.key) });
     const axisLabel = h("div.paxis-label", null, h("span.dim", { text: t("offsets") }));
     const axisInfo = h("div.paxis-info", null, follow, h("span.dim.paxis-range"));
@@ -119,7 +123,7 @@ export function createPartitions(app) {
   }
 
   function createRow(card, broker, index) {
-    const label = h("div.prow-label", { title: "Broker actions", onclick: e => app.brokerMenu(broker, e.currentTarget),
+    const label = h("div.prow-label", { title: t("Broker actions"), onclick: e => app.brokerMenu(broker, e.currentTarget),
       style: { gridRow: String(index + 1), gridColumn: "1" } },
       h("span.bid", { text: "b" + broker }), h("span.crown", { text: "♛", hidden: true }), h("span.isr"));
     const info = h("div.prow-info", { style: { gridRow: String(index + 1), gridColumn: "3" } },
@@ -150,8 +154,8 @@ export function createPartitions(app) {
         h("b", { text: String(p.leader_epoch) }), ` · ${version[0]} `, h("b", { text: String(version[1]) }),
         " · ISR ", h("b", { text: `[${list(p.isr)}]` }),
         ...(pending ? [h("span.pending-isr", { text: pending, title: PENDING_TITLE })] : []),
-        ...(elr ? [" · ELR ", h("b.elr", { text: `[${list(p.elr)}]`, title: "Eligible Leader Replicas: left the ISR while it was at or below min.insync.replicas; electable cleanly" }),
-          " · LastKnownElr ", h("b", { text: `[${list(p.last_known_elr)}]`, title: "ELR members fenced while the partition had no ISR: the last known leader candidates" })] : []),
+        ...(elr ? [" · ELR ", h("b.elr", { text: `[${list(p.elr)}]`, title: t("Eligible Leader Replicas: left the ISR while it was at or below min.insync.replicas; electable cleanly") }),
+          " · LastKnownElr ", h("b", { text: `[${list(p.last_known_elr)}]`, title: t("ELR members fenced while the partition had no ISR: the last known leader candidates") })] : []),
         ` · replicas [${list(p.replicas)}]`);
     }
     const badges = [];
@@ -221,7 +225,7 @@ export function createPartitions(app) {
     const zombie = r.is_leader && !zkLeader;
     setClass(row.label, "down", !r.running);
     const rack = rackOf(store, r.broker);
-    const labelTitle = rack === null ? "Broker actions" : `Broker ${r.broker}, zone ${rack} (click: broker actions)`;
+    const labelTitle = rack === null ? t("Broker actions") : t("Broker {id}, zone {rack} (click: broker actions)", { id: r.broker, rack });
     if (row.label.title !== labelTitle) row.label.title = labelTitle;
     if (row.crownShown !== zkLeader) { row.label.querySelector(".crown").hidden = !zkLeader; row.crownShown = zkLeader; }
     const isr = row.label.querySelector(".isr");
@@ -230,9 +234,10 @@ export function createPartitions(app) {
     const st = p.isr_state, proposed = st && st.pending && st.proposed;
     const moving = proposed ? (r.in_isr && !proposed.includes(r.broker) ? "↘" : !r.in_isr && proposed.includes(r.broker) ? "↗" : "") : "";
     const eligible = !r.in_isr && Array.isArray(p.elr) && p.elr.includes(r.broker);   // KIP-966
-    setText(isr, (r.in_isr ? "ISR" : eligible ? "ELR" : "out") + moving);
+    setText(isr, (r.in_isr ? "ISR" : eligible ? "ELR" : t("out")) + moving);
     setClass(isr, "elr", eligible);
-    isr.title = moving ? `pending ${st.pending}: ${moving === "↘" ? "proposed out of" : "proposed into"} the ISR, waiting for the controller` : "";
+    isr.title = !moving ? "" : moving === "↘" ? t("pending {change}: proposed out of the ISR, waiting for the controller", { change: known(st.pending) })
+      : t("pending {change}: proposed into the ISR, waiting for the controller", { change: known(st.pending) });
     setClass(isr, "out", !r.in_isr && !eligible);
     setClass(row.label, "hl", store.ui.highlight.brokers.has(r.broker) && store.ui.highlight.partitions.has(p.key));
     if (!row.el) row.el = { leo: row.info.querySelector(".leo"), hw: row.info.querySelector(".hw"), lag: row.info.querySelector(".lag"),
@@ -245,17 +250,17 @@ export function createPartitions(app) {
       setHidden(row.el.bar, true);
       const b = store.brokers.get(r.broker);
       const state = b ? b.state : "stopped";
-      setText(text, state === "starting" ? "broker starting" : state === "paused" ? "broker paused" : "broker down (log on disk)");
+      setText(text, state === "starting" ? t("broker starting") : state === "paused" ? t("broker paused") : t("broker down (log on disk)"));
     } else if (store.quorum && (store.brokers.get(r.broker) || {}).fenced) {
       // KRaft: a running broker the controller fenced is in no ISR and leads nothing until unfenced
       setHidden(row.el.bar, true);
-      setText(text, "broker fenced");
+      setText(text, t("broker fenced"));
     } else if (zkLeader) {
       setHidden(row.el.bar, true);
-      setText(text, r.is_leader ? "leader" : "named leader, not acting yet");
+      setText(text, r.is_leader ? t("leader") : t("named leader, not acting yet"));
     } else if (zombie) {
       setHidden(row.el.bar, true);
-      setText(text, `⚠ thinks it leads (epoch ${r.local_leader_epoch})`);
+      setText(text, t("⚠ thinks it leads (epoch {epoch})", { epoch: r.local_leader_epoch }));
     } else if (r.lag) {
       const f = lagFraction(r.lag);
       const bar = row.el.bar;
@@ -263,10 +268,10 @@ export function createPartitions(app) {
       setStyle(bar.firstChild, "width", Math.min(100, f * 100).toFixed(0) + "%");
       const cls = "lagbar" + (f >= 1 ? " over" : f >= 0.5 ? " mid" : "");
       if (bar.className !== cls) bar.className = cls;
-      setText(text, r.lag.ms_behind === null ? "never caught up" : `${shortSeconds(r.lag.ms_behind)} / ${shortSeconds(r.lag.lag_max_ms)}`);
+      setText(text, r.lag.ms_behind === null ? t("never caught up") : `${shortSeconds(r.lag.ms_behind)} / ${shortSeconds(r.lag.lag_max_ms)}`);
     } else {
       setHidden(row.el.bar, true);
-      setText(text, "follower");
+      setText(text, t("follower"));
     }
     setClass(text, "note", zombie);
   }

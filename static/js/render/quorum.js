@@ -73,7 +73,7 @@ export function createQuorum(app) {
     const ep = el.querySelector(".qep");
     setText(ep, `e${g.epoch}`);
     ep.style.color = epochColor(g.epoch);
-    setText(el.querySelector(".qtext"), g.count === 1 ? "" : `×${g.count} (offsets ${g.first}–${g.last})`);
+    setText(el.querySelector(".qtext"), g.count === 1 ? "" : t("×{n} (offsets {first}–{last})", { n: g.count, first: g.first, last: g.last }));
   }
 
   function createRecord(r) {
@@ -91,11 +91,11 @@ export function createQuorum(app) {
     const ep = el.querySelector(".qep");
     setText(ep, `e${r.epoch}`);
     ep.style.color = epochColor(r.epoch);
-    ep.title = `written in Raft epoch ${r.epoch}`;
+    ep.title = t("written in Raft epoch {epoch}", { epoch: r.epoch });
     setText(el.querySelector(".qtype"), r.type.replace(/Record$/, ""));
     el.querySelector(".qtype").title = r.type;
     setText(el.querySelector(".qtext"), recordSummary(r));
-    el.title = r.committed ? "committed (below the high watermark)" : "not committed yet: above the quorum's high watermark";
+    el.title = r.committed ? t("committed (below the high watermark)") : t("not committed yet: above the quorum's high watermark");
   }
 
   /** Highlight what record `offset` changed and show its fields. */
@@ -129,7 +129,7 @@ export function createQuorum(app) {
     const items = [...groupNoOps(q.log.filter(r => r.committed)), { hw: true }, ...groupNoOps(q.log.filter(r => !r.committed))];
     reconcile(logEl, items, it => (it.hw ? "hw" : it.noop ? "n" + it.first : it.offset),
       it => (it.hw ? hwMark : it.noop ? createNoOps() : createRecord(it)), (el, it) => {
-        if (it.hw) setText(el, `high watermark ${q.high_watermark}`);
+        if (it.hw) setText(el, t("high watermark {hw}", { hw: q.high_watermark }));
         else if (it.noop) updateNoOps(el, it);
         else updateRecord(el, it);
       });

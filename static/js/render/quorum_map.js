@@ -7,6 +7,7 @@
 import { h, reconcile, setText, setClass, setStyle } from "../dom.js";
 import { shortSeconds } from "../format.js";
 import { voterHw } from "../kraft.js";
+import { t } from "../i18n.js";
 
 const ROLE = { leader: "leader", follower: "follower", candidate: "candidate", prospective: "prospective",
   unattached: "unattached", resigned: "resigned" };
@@ -31,17 +32,19 @@ export function createVoterLayer(app, nodesEl) {
     const active = q.active === v.id;
     el.className = "node voter r-" + v.role + " s-" + v.state + (active ? " active" : "") + (box.narrow ? " narrow" : "") + (box.tiny ? " tiny" : "")
       + (store.ui.highlight.voters.has(v.id) ? " hl" : "");
-    setText(el.querySelector(".vname"), `${box.tiny ? "Ctrl" : "Controller"} ${v.id}`);   // five voters on a narrow map
+    setText(el.querySelector(".vname"), box.tiny ? t("Ctrl {id}", { id: v.id }) : t("Controller {id}", { id: v.id }));   // five voters on a narrow map
     const down = v.state !== "running";
-    setText(el.querySelector(".vrole"), down ? (v.state === "paused" ? "paused" : "down") : active ? "active" : ROLE[v.role] || v.role);
-    el.title = `controller voter ${v.id}: Raft ${v.role}, epoch ${v.epoch}` + (active ? " — the active controller" : "")
-      + (v.voted_for !== null && v.voted_for !== undefined ? `; voted for ${v.voted_for}` : "") + " (click: controller actions)";
+    // Raft's role names stay as QuorumState names them; "active" is the cluster's word for the leader
+    setText(el.querySelector(".vrole"), down ? (v.state === "paused" ? "paused" : "down") : active ? t("active") : ROLE[v.role] || v.role);
+    el.title = t("controller voter {id}: Raft {role}, epoch {epoch}", { id: v.id, role: v.role, epoch: v.epoch })
+      + (active ? t(" — the active controller") : "")
+      + (v.voted_for !== null && v.voted_for !== undefined ? t("; voted for {id}", { id: v.voted_for }) : "") + t(" (click: controller actions)");
     // the narrower the node, the shorter the words; the epoch goes last (the quorum panel has it)
     const hw = voterHw(v, box.tiny || box.narrow);
     setText(el.querySelector(".vrow2"), box.tiny ? `LEO ${v.log_end_offset}\nHW ${hw}`
       : box.narrow ? `e${v.epoch} · LEO ${v.log_end_offset} · HW ${hw}`
       : `epoch ${v.epoch} · LEO ${v.log_end_offset} · HW ${hw}`);
-    el.querySelector(".vrow2").title = `Raft epoch ${v.epoch} · log end offset ${v.log_end_offset} · high watermark ${voterHw(v)}`;
+    el.querySelector(".vrow2").title = t("Raft epoch {epoch} · log end offset {leo} · high watermark {hw}", { epoch: v.epoch, leo: v.log_end_offset, hw: voterHw(v) });
   }
 
   /** Draw the voters that are nodes of their own (`layout.nodes["v:<id>"]`); none in ZooKeeper mode. */
@@ -61,8 +64,8 @@ export function kraftLines() {
 
 function brokerChips(b) {
   const chips = [];
-  if (b.fenced) chips.push(["FENCED", "bad", "fenced by the active controller: not a leader, not in any ISR, no new leadership"]);
-  if (b.in_controlled_shutdown) chips.push(["CONTROLLED SHUTDOWN", "warn", "asked to shut down through its heartbeats; leaderships moving away"]);
+  if (b.fenced) chips.push(["FENCED", "bad", t("fenced by the active controller: not a leader, not in any ISR, no new leadership")]);
+  if (b.in_controlled_shutdown) chips.push(["CONTROLLED SHUTDOWN", "warn", t("asked to shut down through its heartbeats; leaderships moving away")]);
   return chips;
 }
 
@@ -71,21 +74,22 @@ export function updateKraftLines(el, b, wide) {
   const epochEl = el.querySelector(".kraft .kepoch");
   const epoch = typeof b.broker_epoch === "number" && b.broker_epoch >= 0 ? b.broker_epoch : "–";
   setText(epochEl, `broker epoch ${epoch}`);
-  epochEl.title = "broker epoch: the offset of its RegisterBrokerRecord; a new incarnation registers with a new one";
+  epochEl.title = t("broker epoch: the offset of its RegisterBrokerRecord; a new incarnation registers with a new one");
   const line = el.querySelector(".kraft .kmeta");
   // a stopped broker fetches nothing: its metadata offset means nothing until it restarts; a lag
   // of 0 goes without saying; a narrow card uses the short word
   const fetching = b.state !== "stopped" && b.metadata_offset !== null && b.metadata_offset !== undefined;
   const lag = b.metadata_lag ? ` · lag ${b.metadata_lag}` : "";
-  setText(line, !fetching ? "no metadata fetch" : `${wide ? "metadata offset" : "metadata"} ${b.metadata_offset}${lag}`);
-  line.title = "the metadata log offset this broker has applied, and how far that is behind the log's high watermark";
+  const word = wide ? t("metadata offset") : t("metadata");     // pybabel reads no msgid inside a template literal
+  setText(line, !fetching ? t("no metadata fetch") : `${word} ${b.metadata_offset}${lag}`);
+  line.title = t("the metadata log offset this broker has applied, and how far that is behind the log's high watermark");
   setClass(line, "lagging", fetching && b.metadata_lag > 5);     // a record or two in flight is the normal state
   const chipsEl = el.querySelector(".kraft .kchips");
   const chips = brokerChips(b);
   const key = chips.map(c => c[0]).join("|");
   if (chipsEl.__key !== key) {
     chipsEl.__key = key;
-    chipsEl.replaceChildren(...chips.map(([t, k, title]) => h("span.chip." + k, { text: t, title })));
+    chipsEl.replaceChildren(...chips.map(([word, k, title]) => h("span.chip." + k, { text: word, title })));
   }
 }
 
@@ -106,7 +110,7 @@ export function updateFencingDeadline(el, b, store, tNow) {
   const deadline = b.session_deadline_ms;
   if (deadline === null || deadline === undefined) {
     line.className = "zk " + (b.fenced ? "none" : "connected");
-    setText(text, b.fenced ? "fenced · no session" : b.state === "running" ? "registering…" : "no session");
+    setText(text, b.fenced ? t("fenced · no session") : b.state === "running" ? t("registering…") : t("no session"));
     ttl.hidden = true;
     return;
   }
@@ -120,6 +124,7 @@ export function updateFencingDeadline(el, b, store, tNow) {
   setStyle(ttl.firstChild, "width", (Math.min(1, left / timeout) * 100).toFixed(1) + "%");
   setClass(ttl, "low", overdue);
   const wide = Boolean(el.__wide);       // set by the map from the card's layout box (no layout read here)
-  setText(text, overdue ? `fenced in ${shortSeconds(left)}` : `${wide ? "heartbeats ok · " : ""}session ${shortSeconds(left)}`);
+  setText(text, overdue ? t("fenced in {s}", { s: shortSeconds(left) })
+    : (wide ? t("heartbeats ok · ") : "") + t("session {s}", { s: shortSeconds(left) }));
   setClass(text, "countdown", overdue);
 }

@@ -15,6 +15,7 @@ export function createZk(app) {
   panel.append(root);
   const ghosts = new Map();   // path -> {node, until}
   let selected = null;
+  let drawnSelected = null;   // the znode whose detail is on screen: a click while paused must redraw
 
   function create(item) {
     return h("div.zrow", { dataset: { path: item.path }, onclick: () => { selected = item.path; app.requestRender(true); } },
@@ -27,7 +28,11 @@ export function createZk(app) {
     setText(el.querySelector(".zname"), item.path.slice(item.path.lastIndexOf("/")) || "/");
     const n = item.node;
     setText(el.querySelector(".zver"), `v${n.version}`);
-    setText(el.querySelector(".eph"), n.ephemeral_owner ? `ephemeral ${hex(n.ephemeral_owner)}` : "");
+    el.querySelector(".zver").title = t("dataVersion {v}: each write adds one (the controller's conditional writes compare it)", { v: n.version });
+    // the owner is the session id ZooKeeper's stat calls ephemeralOwner
+    const eph = el.querySelector(".eph");
+    setText(eph, n.ephemeral_owner ? t("ephemeral {session}", { session: hex(n.ephemeral_owner) }) : "");
+    eph.title = n.ephemeral_owner ? t("an ephemeral znode: it lives as long as ZooKeeper session {session}", { session: hex(n.ephemeral_owner) }) : "";
     const data = n.data === null || n.data === undefined ? "" : JSON.stringify(n.data);
     setText(el.querySelector(".zdata"), data.length > 90 ? data.slice(0, 90) + "…" : data);
     setClass(el, "selected", selected === item.path);
@@ -47,7 +52,8 @@ export function createZk(app) {
       if (kind === "gone" && !store.znodes.has(path)) ghosts.set(path, { until: now + GONE_MS, node: lastSeen.get(path) });
     }
     const anyGhost = ghosts.size > 0;
-    if (!changes.zk.size && !force && !anyGhost && !changes.flags.reset) return;
+    if (!changes.zk.size && !force && !anyGhost && !changes.flags.reset && drawnSelected === selected) return;
+    drawnSelected = selected;
     const items = [];
     for (const [path, node] of store.znodes) { items.push({ path, node }); lastSeen.set(path, node); }
     for (const [path, g] of ghosts) {

@@ -7,6 +7,7 @@ import { toast } from "../ui/toast.js";
 import { storyMarks, placeMark } from "./marks.js";
 import { eraOption } from "../kafka.js";
 import { t as tr } from "../i18n.js";
+import { storyName } from "../i18n_story.js";
 
 const $ = id => document.getElementById(id);
 const C = { a: null, b: null, end: 0, divergence: null, t: 0 };
@@ -50,7 +51,8 @@ async function run() {
 }
 
 function describe(side) {
-  return tr("{title} · kafka_version {v} · acks {acks} · seed {seed}", { title: side.title, v: side.kafka_version, acks: side.acks.join("/") || "–", seed: side.seed });
+  // a run's title is its user's words, or a library story's (and its rerun marker): in the page's language
+  return tr("{title} · kafka_version {v} · acks {acks} · seed {seed}", { title: storyName(side.title), v: side.kafka_version, acks: side.acks.join("/") || "–", seed: side.seed });
 }
 
 // docs/model.md §4.2 vs §17 vs §20.5: who writes an ISR change, when the two sides' eras differ on it

@@ -93,7 +93,7 @@ export async function openConfig(app) {
       input.value = String(current);
     } else if (spec.kind.startsWith("enum:")) {
       // a key whose default is unset (replica.selector.class) offers "(unset)" too
-      const unset = def === null ? [h("option", { value: "", text: "(unset)" })] : [];
+      const unset = def === null ? [h("option", { value: "", text: t("(unset)") })] : [];
       input = h("select", null, ...unset, ...spec.kind.slice(5).split("|").map(o => h("option", { value: o, text: o })));
       input.value = current === null || current === undefined ? "" : String(current);
     } else if (spec.kind === "str") {
