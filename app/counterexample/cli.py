@@ -7,6 +7,7 @@ import click
 
 from app.commandline import Progress, invoke, progress_option
 from app.i18n.command_line import error_text
+from app.i18n.job_text import localized_report
 from app.i18n.text import lazy as _, _ as tr
 from engine.tools.cli import parse_property, read_scenario
 from engine.scenario.document import ScenarioError
@@ -68,6 +69,7 @@ def search(args):
     if args.json:
         print(json.dumps(report))
         return 0 if report["found"] else 1
+    report = localized_report(report)     # the verdict and the steps in the process's language
     print(report["message"])
     if not report["found"]:
         return 1

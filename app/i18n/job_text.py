@@ -8,7 +8,7 @@ either language; so it keeps its words in English — the stage is a name script
 (``app/commandline.py``'s ``STAGES``, which the command line shows too).
 """
 from .errors import localized, translate_message
-from .reasons import translate as translate_reason
+from .narration import localized_narration, translate_sentence
 from .text import _
 
 BROKEN = ": broken — "        # app/counterexample/service.py: "<property>: broken — <the violation's detail>"
@@ -22,8 +22,8 @@ def localized_progress(progress):
 
 
 def localized_report(report):
-    """A counterexample search's report with its property and verdict in the request's language
-    (the verdict's detail is the engine's, translated as the timeline's reasons are)."""
+    """A counterexample search's report with its property, verdict and narration in the request's
+    language (the verdict's detail and the steps are the engine's: ``app/i18n/narration.py``)."""
     if not isinstance(report, dict):
         return report
     out = dict(report)
@@ -33,9 +33,11 @@ def localized_report(report):
     if isinstance(message, str) and BROKEN in message:
         prop, detail = message.split(BROKEN, 1)
         out["message"] = _("%(property)s: broken — %(detail)s", property=translate_message(prop),
-                           detail=translate_reason(detail, _)[0])
+                           detail=translate_sentence(detail)[0])
     elif isinstance(message, str):
         out["message"] = translate_message(message)
+    if "narration" in out:
+        out["narration"] = localized_narration(out["narration"])
     return out
 
 

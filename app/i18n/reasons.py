@@ -178,6 +178,7 @@ PATTERNS = [
     N_("leader %(leader)s resigned (EndQuorumEpoch): no preferred successors named (it restarted resigned), election after %(ms)s ms"),
     N_("controller %(controller)s was leader of epoch %(epoch)s before it stopped: it starts resigned; EndQuorumEpoch to the other voters, preferred successors %(successors)s (by fetched offset)"),
     N_("%(n)s record(s) acknowledged with acks=all are not in the leader's log (e.g. %(record)s acked at offset %(offset)s at %(t)s ms; the leader has nothing there, LEO %(leo)s)"),
+    N_("%(record)s (acks=all, offset %(offset)s) is on no replica at the end of the run"),
     N_("%(n)s record(s) acknowledged with acks=all are not in the leader's log (e.g. %(record)s acked at offset %(offset)s at %(t)s ms; the leader has nothing there, LEO %(leo)s); broker %(broker)s became leader in epoch %(epoch)s"),
     N_("%(n)s record(s) read by consumers are gone from the leader's log (e.g. %(consumer)s read %(record)s at offset %(offset)s)"),
     N_("offset %(offset)s holds %(a)s (epoch %(epoch_a)s) on broker %(broker_a)s but %(b)s (epoch %(epoch_b)s) on broker %(broker_b)s, below both HWs (%(hws)s)"),
@@ -239,27 +240,41 @@ def _literal_length(msgid):
 #: the patterns in the order they are tried: the most literal text first, so a specific pattern
 #: wins over a general one that would also match (``… : accepted`` before ``… : %(error)s``)
 ORDERED = sorted(PATTERNS, key=_literal_length, reverse=True)
-_COMPILED = [(re.compile(_regex(m), re.S), m) for m in ORDERED]
+
+
+def compile_patterns(msgids):
+    """``msgids`` as the list ``translate_with`` tries, the most literal first (other tables of
+    server-written text, e.g. ``app/i18n/narration.py``, reuse the same matching)."""
+    return [(re.compile(_regex(m), re.S), m) for m in sorted(msgids, key=_literal_length, reverse=True)]
+
+
+_COMPILED = compile_patterns(PATTERNS)
 
 
 def translate(text, gettext):
     """``(text in the catalog's language, whether all of it was translated)``; ``gettext`` looks a
     msgid up (Flask-Babel's, or a catalog's). A reason that matches no pattern comes back as it is."""
+    return translate_with(_COMPILED, text, gettext)
+
+
+def translate_with(compiled, text, gettext):
+    """``translate`` over the table ``compiled`` (``compile_patterns``); a ``why`` slot is
+    translated with the same table."""
     if not isinstance(text, str) or not text:
         return text, False
-    for regex, msgid in _COMPILED:
+    for regex, msgid in compiled:
         found = regex.fullmatch(text)
         if not found:
             continue
         values, complete = {}, True
         for name, value in found.groupdict().items():
             if name.startswith("why"):
-                value, done = translate(value, gettext)
+                value, done = translate_with(compiled, value, gettext)
                 complete = complete and done
             values[name] = value
         return gettext(msgid) % values, complete
     if "; " in text:
-        parts = [translate(part, gettext) for part in text.split("; ")]
+        parts = [translate_with(compiled, part, gettext) for part in text.split("; ")]
         if all(done for _, done in parts):
             return "；".join(part for part, _ in parts), True
     return text, False
