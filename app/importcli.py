@@ -15,6 +15,7 @@ import sys
 import click
 
 from app.i18n.command_line import error_text
+from app.i18n.import_notes import localized_notes
 from app.i18n.text import lazy as _, _ as tr
 from engine import eras
 from engine.scenario.import_cluster import import_cluster
@@ -74,6 +75,6 @@ def import_command(describe, api_versions, quorum, kafka_version, topics, name, 
             handle.write(text)
     else:
         click.echo(text, nl=False)
-    for note in notes:
+    for note in localized_notes(notes):
         click.echo(tr("note: %(note)s", note=note), err=True)
     return 0

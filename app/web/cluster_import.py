@@ -11,6 +11,7 @@ from flask import current_app, jsonify
 from engine.scenario.import_cluster import import_cluster
 from engine.scenario.import_text import MAX_TEXT_BYTES, ImportRefused
 
+from ..i18n.import_notes import localized_notes
 from ..runner import AppError
 from ..runner.limits import check_scenario
 from .blueprint import bp
@@ -38,4 +39,5 @@ def api_import_describe():
     check_scenario(scenario, current_app.config, "live")
     summary = {"brokers": len(scenario["brokers"]), "topics": len(scenario["topics"]),
                "partitions": sum(t["partitions"] for t in scenario["topics"])}
-    return jsonify(ok=True, scenario=scenario, notes=notes, summary=summary)
+    # the notes in the reader's language; the scenario (its description quotes them) stays as written
+    return jsonify(ok=True, scenario=scenario, notes=localized_notes(notes), summary=summary)
