@@ -4,17 +4,18 @@
 // same shape a quick request gets directly — or with {ok: false, error} when it failed or was
 // cancelled. Replies that are not a job pass through unchanged.
 import { h } from "./dom.js";
+import { t } from "./i18n.js";
 import { toast } from "./ui/toast.js";
 
 const POLL_MS = 500;
 
-export async function followJob(reply, title = "Working") {
+export async function followJob(reply, title = t("Working")) {
   if (!reply || !reply.ok || !reply.job || reply.job.state === "done") return reply;
   let job = reply.job;
   const el = toast(title, describe(job), "info", 10 * 60 * 1000);
   el.classList.add("job-toast");
   el.dataset.job = job.id;
-  const cancel = h("button.small.ghost", { type: "button", text: "Cancel", onclick: () => {
+  const cancel = h("button.small.ghost", { type: "button", text: t("Cancel"), onclick: () => {
     cancel.disabled = true;
     fetch(job.url, { method: "DELETE" }).catch(() => {});
   } });
@@ -39,6 +40,7 @@ export async function followJob(reply, title = "Working") {
 function describe(job) {
   const stage = job.progress && (job.progress.stage_text || job.progress.stage);   // stage_text: the page's language
   const waited = job.started ? Math.round(Date.now() / 1000 - job.started) : 0;
-  if (job.state === "queued") return "waiting for a free worker…";
-  return `${stage || "simulating"}… ${waited ? waited + " s" : ""}`.trim();
+  if (job.state === "queued") return t("waiting for a free worker…");
+  const shown = stage || t("simulating");     // outside the template literal: pybabel reads no t() in ${}
+  return `${shown}… ${waited ? waited + " s" : ""}`.trim();
 }

@@ -1,0 +1,49 @@
+"""A background job's toast in the page's language (issue 33): static/js/jobs.js's own words —
+the default title, Cancel, "waiting for a free worker…" and the stage when the server names none —
+come from the catalog; the job's stage_text is the server's (tests/app/test_i18n_jobs.py)."""
+import json
+
+from tests.browser.conftest import open_page
+from tests.browser.test_i18n_page import CJK, zh_page  # noqa: F401 (the fixture)
+
+JOB_URL = "/api/jobs/i18n-test-job"
+FOLLOW = """async (url) => {
+  const { followJob } = await import("/static/js/jobs.js");
+  window.__job = followJob({ ok: true, job: { id: "i18n-test-job", url, state: "queued" } });
+}"""
+TOAST = "() => { const el = document.querySelector('.job-toast'); return el && [el.querySelector('.ttitle').textContent, el.querySelector('.tbody').textContent, el.querySelector('button').textContent]; }"
+
+
+def _follow(page, base, states):
+    """Follow a made-up job whose polls answer ``states`` in turn (the last one repeats);
+    returns the toast's (title, body, button) after each answer."""
+    answers = iter(states)
+    last = {"state": states[-1]}
+
+    def answer(route):
+        state = next(answers, last["state"])
+        job = {"id": "i18n-test-job", "url": JOB_URL, "state": state, "progress": {}, "started": None}
+        route.fulfill(status=200, content_type="application/json", body=json.dumps({"ok": True, "job": job}))
+
+    page.route("**" + JOB_URL, answer)
+    open_page(page, base)
+    page.evaluate(FOLLOW, JOB_URL)
+    page.wait_for_selector(".job-toast")
+    first = page.evaluate(TOAST)
+    page.wait_for_function("() => { const b = document.querySelector('.job-toast .tbody'); return b && !/等待|waiting/.test(b.textContent); }")
+    return first, page.evaluate(TOAST)
+
+
+def test_a_queued_then_running_job_in_chinese(zh_page, server):  # noqa: F811
+    _, base = server
+    queued, running = _follow(zh_page, base, ["queued", "running"])
+    assert queued == ["处理中", "正在等待空闲的工作进程…", "取消"]
+    assert running == ["处理中", "正在模拟…", "取消"]
+
+
+def test_the_same_in_english(page, server):
+    _, base = server
+    queued, running = _follow(page, base, ["queued", "running"])
+    assert queued == ["Working", "waiting for a free worker…", "Cancel"]
+    assert running == ["Working", "simulating…", "Cancel"]
+    assert not any(CJK.search(text) for text in queued + running)
