@@ -41,6 +41,6 @@ function describe(job) {
   const stage = job.progress && (job.progress.stage_text || job.progress.stage);   // stage_text: the page's language
   const waited = job.started ? Math.round(Date.now() / 1000 - job.started) : 0;
   if (job.state === "queued") return t("waiting for a free worker…");
-  const shown = stage || t("simulating");     // outside the template literal: pybabel reads no t() in ${}
+  const shown = stage || t("simulating");     // outside the template literal, where pybabel does not look
   return `${shown}… ${waited ? waited + " s" : ""}`.trim();
 }
