@@ -47,3 +47,36 @@ def test_the_same_in_english(page, server):
     assert queued == ["Working", "waiting for a free worker…", "Cancel"]
     assert running == ["Working", "simulating…", "Cancel"]
     assert not any(CJK.search(text) for text in queued + running)
+
+
+def test_can_this_lose_data_in_chinese_queued_then_narrated(zh_page, server):  # noqa: F811
+    """The search dialog: a queued search waits in Chinese, then the real search's narration,
+    verdict and summary read in Chinese outside Kafka's names (app/i18n/narration.py)."""
+    from playwright.sync_api import expect
+    from tests.browser.conftest import pick_library
+    from tests.counterexample.test_i18n_search import english_words
+    app, base = server
+    app.config["SEARCH_USE_SPARK"] = False
+    polls = {"n": 0}
+
+    def first_poll_queued(route):
+        polls["n"] += 1
+        if polls["n"] == 1:       # the first answer: still waiting for a worker
+            route.fulfill(status=200, content_type="application/json",
+                          body=json.dumps({"id": "x", "state": "queued", "progress": None, "report": None, "error": None}))
+        else:
+            route.continue_()
+
+    zh_page.route("**/api/search/*", first_poll_queued)
+    open_page(zh_page, base)
+    pick_library(zh_page, "jepsen-partition-v0.10")
+    zh_page.keyboard.press("c")
+    zh_page.wait_for_selector("dialog#dlg-config[open] #search-start")
+    zh_page.fill("#search-runs", "60")
+    zh_page.click("#search-start")
+    expect(zh_page.locator(".search-status")).to_have_text("正在等待空闲的工作进程…", timeout=10000)
+    expect(zh_page.locator("#search-result .narration li").first).to_be_visible(timeout=120000)
+    steps = zh_page.locator("#search-result .narration li").all_inner_texts()
+    assert len(steps) >= 3
+    for text in steps + [zh_page.locator("#search-result .search-found").inner_text()]:
+        assert CJK.search(text) and not english_words(text), (text, english_words(text))

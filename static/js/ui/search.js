@@ -76,9 +76,12 @@ async function poll(id, status, result) {
     if (view.state === "done") { status.textContent = ""; show(view.report, result); result.scrollIntoView({ block: "nearest" }); return; }
     if (view.state === "error") { status.textContent = t("search failed: {detail}", { detail: view.error }); return; }
     if (view.state === "cancelled") { status.textContent = t("search cancelled"); return; }
-    status.textContent = p.done !== undefined && p.stage !== "shrinking"
-      ? t("searched {done} of {total} runs ({s} s)", { done: p.done, total: p.total, s: (p.elapsed_s || 0).toFixed(1) })
-      : (p.stage_text || p.stage || view.state) + "…";
+    // the job's state is an English name: a queued search waits in the page's words
+    const stage = p.stage_text || p.stage || t("searching");
+    status.textContent = view.state === "queued" ? t("waiting for a free worker…")
+      : p.done !== undefined && p.stage !== "shrinking"
+        ? t("searched {done} of {total} runs ({s} s)", { done: p.done, total: p.total, s: (p.elapsed_s || 0).toFixed(1) })
+        : stage + "…";
     await new Promise(ok => setTimeout(ok, 400));
   }
 }
