@@ -1,6 +1,7 @@
-"""A background job's toast in the page's language (issue 33): static/js/jobs.js's own words —
+"""The words of background work in the page's language (issue 33): static/js/jobs.js's toast —
 the default title, Cancel, "waiting for a free worker…" and the stage when the server names none —
-come from the catalog; the job's stage_text is the server's (tests/app/test_i18n_jobs.py)."""
+from the catalog (the job's stage_text is the server's: tests/app/test_i18n_jobs.py); the search
+dialog, queued and then narrated; the import dialog's notes."""
 import json
 
 from tests.browser.conftest import open_page
@@ -80,3 +81,23 @@ def test_can_this_lose_data_in_chinese_queued_then_narrated(zh_page, server):  #
     assert len(steps) >= 3
     for text in steps + [zh_page.locator("#search-result .search-found").inner_text()]:
         assert CJK.search(text) and not english_words(text), (text, english_words(text))
+
+
+def test_the_import_dialogs_notes_in_chinese(zh_page, server):  # noqa: F811
+    """The New cluster form's import: the notes beside the box in Chinese (app/i18n/import_notes.py),
+    the partitions and ids as pasted."""
+    from playwright.sync_api import expect
+    from tests.app.test_i18n_import_notes import english
+    from tests.browser.test_import import open_import
+    from tests.engine.import_samples import DESCRIBE_3_7, as_pasted
+    _, base = server
+    open_page(zh_page, base)
+    open_import(zh_page)
+    zh_page.select_option("#nc-version", "3.7")
+    zh_page.fill("#nc-import-describe", as_pasted(DESCRIBE_3_7))
+    zh_page.click("#nc-import-read")
+    notes = zh_page.locator("#nc-import-notes li")
+    expect(notes).to_have_count(3)
+    texts = notes.all_inner_texts()
+    assert texts[0] == "导入时 Broker 1002 不在 1 个分区的 ISR 中（orders-2）；模拟开始时每个副本都处于同步状态"
+    assert all(CJK.search(text) and not english(text) for text in texts), texts
