@@ -32,6 +32,7 @@ ALLOWED = {
     "state", "controlled", "fence", "fencing", "unclean", "clean",               # the state znode, controlled shutdown, fencing (KIP-320, KRaft)
     "describe",                                                                   # kafka-metadata-quorum.sh describe --status: a tool's subcommand
     "MBean",                                                                      # JMX: Kafka's metrics are named by MBean
+    "console",                                                                    # the client id the page's "produce 10" commands use (a name, like kafka-console-producer's)
     "fault",                                                                      # an event type of the run result (a replay mark's title)
     "min",                                                                        # "min ISR" (UnderMinIsr), as the catalog writes it
     "Wilson",                                                                     # the Wilson score interval (a statistician's name)
