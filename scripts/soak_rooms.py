@@ -45,11 +45,20 @@ def cmdline(pid):
         return ""
 
 
+def threads(pid):
+    try:
+        return len(os.listdir(f"/proc/{pid}/task"))
+    except OSError:
+        return 0
+
+
 def web_process(root_pid):
-    """The gunicorn worker that serves requests: the `app serve` process without children of its own kind."""
+    """The gunicorn worker that serves requests: of the processes named `app serve` (the arbiter,
+    its worker, and children forked from the worker, which keep its command line), the one with
+    the most threads (a thread per connection)."""
     tree = [root_pid] + descendants(root_pid)
     serving = [p for p in tree if "app serve" in cmdline(p)]
-    return serving[-1] if serving else root_pid
+    return max(serving, key=threads) if serving else root_pid
 
 
 def watch(base, room, seconds):
