@@ -201,7 +201,11 @@ class RemoteRunner(WorkerFailover):
                            "open a new simulation", status=404)
         return worker.call("room", room_id, name, args)
 
-    def remove(self, room_id):
+    def remove(self, room_id, tell_worker=True):
+        """Forget a room here, and (``tell_worker``) remove it from its worker. A worker's own
+        report that it removed rooms comes with ``tell_worker`` off: it arrives on the reader thread,
+        and a call from there waits for a reply only that thread can read (the worker, blocked
+        writing to a full pipe, stopped answering every call: a stalled server)."""
         with self.lock:
             handle = self.rooms.pop(room_id, None)
             worker = self.placement.pop(room_id, None)
@@ -211,7 +215,7 @@ class RemoteRunner(WorkerFailover):
             if worker is not None:
                 worker.rooms.discard(room_id)
         self.journals.forget(room_id)
-        if worker is not None and worker.alive:
+        if tell_worker and worker is not None and worker.alive:
             try:
                 worker.call("remove", room_id)
             except AppError:
@@ -286,7 +290,7 @@ class RemoteRunner(WorkerFailover):
                 with self.lock:
                     if self.placement.get(room_id) is not worker:
                         continue
-                self.remove(room_id)
+                self.remove(room_id, tell_worker=False)
         elif kind == "stats":
             self.worker_stats[worker.index] = message[1]
 

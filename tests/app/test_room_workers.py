@@ -210,3 +210,23 @@ def test_a_killed_worker_costs_its_rooms_only_a_moment(remote):
         assert digest(Simulation(captured["scenario"]).run()["history"]) == digest(captured["events"])
     for handle in rooms:
         remote.remove(handle.id)
+
+
+def test_a_room_the_worker_removes_as_idle_leaves_every_call_answered():
+    """The worker removes an unwatched room itself and reports it; the web process only forgets it.
+    Telling the worker back (a call from the thread that reads the worker's replies) waited for a
+    reply only that thread could read: found in a soak, where the worker then blocked on a full
+    pipe and every room call after it timed out after 30 s."""
+    rec = Recorder()
+    runner = RemoteRunner({**DEFAULTS, "ROOM_WORKERS": 1, "ROOM_WORKER_SPARE": 0, "SECRET_KEY": "t",
+                           "ROOM_IDLE_S": 0.2}, rec)
+    try:
+        idle = runner.create(library_name="isr-expansion")
+        assert wait_for(lambda: runner.get(idle.id) is None, timeout=15), "the idle room was not removed"
+        started = time.monotonic()
+        fresh = runner.create(library_name="isr-expansion")
+        runner.join(fresh.id, "viewer")
+        assert time.monotonic() - started < 5.0
+        assert wait_for(lambda: rec.last(fresh.id) is not None, timeout=10)
+    finally:
+        runner.stop()
