@@ -63,6 +63,8 @@ class RoomWorker:
         self.send(("setup", setup))
         self._reader = threading.Thread(target=self._read, daemon=True, name=f"isrlab-room-worker-{index}")
         self._reader.start()
+        self._backlog, self._backlog_ready = {}, threading.Event()
+        threading.Thread(target=self._send_backlogs, daemon=True, name=f"isrlab-room-worker-{index}-backlog").start()
 
     # -- writing ------------------------------------------------------------------------------------
     def send(self, message):
@@ -75,6 +77,26 @@ class RoomWorker:
             return True
         except (OSError, ValueError):
             return False
+
+    def note_backlog(self, changes):
+        """Tell the worker which viewers' queues changed, from the thread that reads its output.
+        That thread must never wait on the worker's input: a worker blocked writing a large reply
+        to a full pipe reads nothing, so a full input pipe would stop both for good. The notes are
+        merged (the latest count per viewer is all the worker keeps) and written by a thread of
+        their own."""
+        with self._lock:
+            self._backlog.update(changes)
+        self._backlog_ready.set()
+
+    def _send_backlogs(self):
+        while self.alive:
+            if not self._backlog_ready.wait(1.0):
+                continue
+            with self._lock:
+                changes, self._backlog = self._backlog, {}
+                self._backlog_ready.clear()
+            if changes and not self.send(("backlog", changes)):
+                return
 
     def call(self, method, *args, timeout=CALL_TIMEOUT_S):
         """``method(*args)`` in the worker; its AppError is raised here with the same field,

@@ -318,7 +318,7 @@ class RemoteRunner(WorkerFailover):
                     told[sid] = queued
                 else:
                     told.pop(sid, None)
-            worker.send(("backlog", changes))
+            worker.note_backlog(changes)
 
     # -- the rest of the Runner surface ------------------------------------------------------------------
     @property
