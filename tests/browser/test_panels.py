@@ -54,8 +54,10 @@ def test_offline_and_under_replicated_counts_come_from_the_same_state(page, serv
     wait_store(page, "s.partitions.get('orders-0').leader !== 1 && s.partitions.get('orders-0').leader !== -1", timeout=60000)
     page.evaluate("() => window.isrlab.control('pause')")
     wait_store(page, "!s.clock.playing")
-    page.wait_for_timeout(300)
-    assert page.inner_text("#partition-summary").endswith("1 under-replicated · 0 offline")
+    # the summary is redrawn with the frame after the pause: under a loaded CI 300 ms were not
+    # always enough for it, so wait for it (and fail if it never says so)
+    page.wait_for_function("() => document.querySelector('#partition-summary').innerText"
+                           ".endsWith('1 under-replicated · 0 offline')", timeout=10000)
 
 
 def test_config_editor_shows_the_acks_producers_really_use(page, server):
