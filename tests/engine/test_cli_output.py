@@ -45,6 +45,9 @@ def test_bench_measures_the_same_run_under_pypy_and_prints_the_ratio():
     assert [h[0] for h in heads] == ["cpython", "pypy"]
     assert heads[0][1:] == heads[1][1:] and int(heads[0][1]) > 1000
     assert re.search(r"PyPy / CPython \(wall time, bench-medium\) \d+\.\d\dx", out)
+    # a JIT's steady state (the runs after the first) is printed under PyPy only
+    steady = re.findall(r"steady state +[\d.]+ s +([\d.]+)x real time", out)
+    assert len(steady) == 1 and out.index("steady state") > out.index("bench-medium on pypy")
     # what 20x real time needs: the run's events per simulated second x 20, under both
     aims = [int(a) for a in re.findall(r"20x real time needs +(\d+) events/s", out)]
     assert aims == [round(int(heads[0][1]) / 2 * 20)] * 2
