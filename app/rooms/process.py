@@ -63,8 +63,9 @@ class RoomWorker:
         self.send(("setup", setup))
         self._reader = threading.Thread(target=self._read, daemon=True, name=f"isrlab-room-worker-{index}")
         self._reader.start()
-        self._backlog, self._backlog_ready = {}, threading.Event()
-        threading.Thread(target=self._send_backlogs, daemon=True, name=f"isrlab-room-worker-{index}-backlog").start()
+        # the backlog notes' writer starts with the first note: the spare worker, which has no
+        # viewer until it takes over, keeps one thread fewer (issue 31: under 60 threads)
+        self._backlog, self._backlog_ready, self._backlog_writer = {}, threading.Event(), None
 
     # -- writing ------------------------------------------------------------------------------------
     def send(self, message):
@@ -86,6 +87,10 @@ class RoomWorker:
         their own."""
         with self._lock:
             self._backlog.update(changes)
+            if self._backlog_writer is None:
+                self._backlog_writer = threading.Thread(target=self._send_backlogs, daemon=True,
+                                                        name=f"isrlab-room-worker-{self.index}-backlog")
+                self._backlog_writer.start()
         self._backlog_ready.set()
 
     def _send_backlogs(self):
