@@ -37,16 +37,23 @@ def free_port():
         return s.getsockname()[1]
 
 
-def wait(predicate, timeout):
+def ready_within(predicate, timeout):
+    """True once ``predicate()`` is true (an exception counts as not yet: the process is still
+    starting), False when ``timeout`` seconds pass first. tests/app/test_message_queue.py uses it."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
             if predicate():
-                return
+                return True
         except Exception:  # noqa: BLE001 - not up yet
             pass
         time.sleep(0.1)
-    raise SystemExit("a process did not start in time")
+    return False
+
+
+def wait(predicate, timeout):
+    if not ready_within(predicate, timeout):
+        raise SystemExit("a process did not start in time")
 
 
 class Viewer:

@@ -21,6 +21,7 @@ from app.config import load_settings
 from app.rooms import host as room_host
 from app.rooms import mq
 from app.web import transport
+from scripts.bench_mq import ready_within
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAX_ROOMS = 8
@@ -56,14 +57,8 @@ class Processes:
 
 
 def wait_until(predicate, timeout, what, proc=None):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if predicate():
-                return
-        except Exception:  # noqa: BLE001 - not up yet
-            pass
-        time.sleep(0.1)
+    if ready_within(predicate, timeout):
+        return
     log = proc.log_path.read_text()[-3000:] if proc is not None else ""
     pytest.fail(f"{what} did not happen within {timeout} s\n{log}")
 
