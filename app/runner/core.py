@@ -17,6 +17,7 @@ methods that return plain data (``describe``, ``info``, ``replay_document``, ``s
 ``metrics_now``, ``capture``, ``now_ms``, ``control``, ``apply`` ...), never ``room.sim``: the same
 calls reach a room that lives in a room worker process (``app.rooms``, ``RemoteRunner``).
 """
+import gc
 import logging
 import secrets
 import threading
@@ -35,6 +36,10 @@ from .room import Room, Viewer
 ROOM_RETRY_AFTER_S = 30
 
 log = logging.getLogger(__name__)
+
+
+#: rooms removed are collected (with everything else) at most this often, in seconds
+FULL_COLLECT_EVERY_S = 30.0
 
 
 class NullTransport:
@@ -62,6 +67,8 @@ class Runner:
         self._stopping = threading.Event()
         self.stats = {"ticks": 0, "frames": 0, "sends": 0, "tick_ms_max": 0.0, "late_ticks": 0}
         self._last_cleanup = 0.0
+        self._removed_since_collect = 0   # rooms removed since the last full collection
+        self._last_collect = None
         # the share of TICK_BUDGET simulations may use now: shrinks while ticks run late (a busy
         # machine or interpreter), grows back when they keep time — see run_forever
         self.pace = 1.0
@@ -241,7 +248,27 @@ class Runner:
             gone = [rid for rid, r in self.rooms.items() if not r.viewers and now - r.last_active_s > idle]
             for rid in gone:
                 self.remove(rid)
+        self._collect_removed(now, len(gone))
         return gone
+
+    def _collect_removed(self, now, removed):
+        """A removed room's simulation is a web of cycles (nodes and the simulation refer to each
+        other) that only a full collection frees, and tune_gc makes those rare: a 30-minute soak
+        of rooms created and removed grew a room worker by ~18 MB per 10 minutes. So rooms
+        removed since the last one are collected at most every FULL_COLLECT_EVERY_S, one pause
+        of ~60 ms with 50 rooms of a minute each (216,000 objects) instead of none."""
+        self._removed_since_collect += removed
+        if self._last_collect is None:
+            self._last_collect = now
+        since = now - self._last_collect
+        # a room restarted or replayed leaves its old run behind too: collect now and then anyway
+        if (self._removed_since_collect and since >= FULL_COLLECT_EVERY_S) or since >= 10 * FULL_COLLECT_EVERY_S:
+            started = time.perf_counter()
+            gc.collect()
+            self._removed_since_collect, self._last_collect = 0, now
+            self.stats["full_collections"] = self.stats.get("full_collections", 0) + 1
+            self.stats["full_collect_ms_max"] = max(self.stats.get("full_collect_ms_max", 0.0),
+                                                    (time.perf_counter() - started) * 1000)
 
     def ensure_running(self):
         """Start the background task once (unless RUNNER_AUTOSTART is off, as in unit tests)."""

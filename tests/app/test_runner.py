@@ -246,6 +246,39 @@ def test_idle_rooms_are_removed_and_watched_ones_kept(runner, clock):
     assert runner.get(left.id) is None and runner.get(watched.id) is watched
 
 
+def test_removed_rooms_are_collected_within_the_full_collection_period(runner, clock):
+    """A removed room is a web of cycles only a full collection frees, and tune_gc's thresholds
+    (engine.tools.cli) make those rare: with the collector's own runs switched off, the rooms
+    removed must still be freed by the runner within FULL_COLLECT_EVERY_S, and not before."""
+    import gc
+    import weakref
+    runner.settings["ROOM_IDLE_S"] = 5      # removed well within the period
+    gc.collect()
+    gc.disable()
+    try:
+        sims = []
+        for _ in range(3):
+            room = runner.create(library_name="broker-failure-clean-election")
+            runner.join(room.id, "v")
+            advance(runner, clock, 0.5)
+            runner.leave("v")
+            sims.append(weakref.ref(room.sim))
+            del room
+        clock.now += runner.settings["ROOM_IDLE_S"] + 1
+        assert len(runner.cleanup(clock.now)) == 3
+        assert all(ref() is not None for ref in sims)         # no full collection yet: cycles stay
+        before = runner.stats.get("full_collections", 0)
+        clock.now += core.FULL_COLLECT_EVERY_S
+        runner.cleanup(clock.now)
+        assert [ref() for ref in sims] == [None, None, None]
+        assert runner.stats["full_collections"] == before + 1
+        clock.now += 1
+        runner.cleanup(clock.now)                              # nothing removed since: no pause
+        assert runner.stats["full_collections"] == before + 1
+    finally:
+        gc.enable()
+
+
 def test_rejoining_resumes_a_room_paused_for_lack_of_viewers(runner, clock):
     room = runner.create(library_name="broker-failure-clean-election")
     runner.join(room.id, "x")
