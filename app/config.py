@@ -29,6 +29,7 @@ an explicit mapping over it, so tests pass what they need without touching the e
 | ISRLAB_ROOM_WORKERS            | processes that simulate the live rooms (0 = in the web process's runner thread) | `isrlab serve`: one per core; 0 in an app alone (tests) |
 | ISRLAB_ROOM_WORKER_PYTHON      | the interpreter of room workers (e.g. pypy3: faster for a few large rooms, slower for many small ones) | this Python |
 | ISRLAB_ROOM_WORKER_SPARE       | 1 = keep one extra room worker started and warm, to take over a dead worker's rooms without pausing the others | 1 |
+| ISRLAB_ROOM_WORKER_NICE        | CPU priority of room workers below the web process (0-19): requests and relayed frames first, then the simulations, then background jobs (10) | 3 |
 | ISRLAB_ROOM_WORKER_MEMORY_MB   | a room worker's address-space limit (RLIMIT_AS; its rooms move to another worker if it dies) | 3072 |
 | ISRLAB_ROOM_SNAPSHOT_MB        | room snapshots the web process keeps to recover a dead worker's rooms, all rooms together | 256 |
 | ISRLAB_MESSAGE_QUEUE           | a Redis URL (redis://host:port/db) shared by several web processes and one room host (`isrlab rooms`): every web process sees the same rooms (docs/deploy.md, "Many web processes") | unset: rooms live in this process |
@@ -81,6 +82,7 @@ DEFAULTS = {
     "ROOM_WORKERS": 0,
     "ROOM_WORKER_PYTHON": None,       # None = this interpreter (app/rooms/process.py says why not PyPy)
     "ROOM_WORKER_SPARE": 1,           # a warm spare worker takes over a dead worker's rooms
+    "ROOM_WORKER_NICE": 3,            # below the web process, above background jobs (app/workers.py)
     "ROOM_WORKER_MEMORY_BYTES": 3072 * 2 ** 20,  # RLIMIT_AS of a room worker (PyPy reserves generously)
     "ROOM_SNAPSHOT_BYTES": 256 * 2 ** 20,       # recovery snapshots kept in the web process, in total
     "MESSAGE_QUEUE": None,            # a Redis URL: rooms live in the room host (app/rooms/host.py)
@@ -218,6 +220,7 @@ def load_settings(environ=None):
     cfg["ROOM_WORKERS"] = max(0, _int(environ, "ISRLAB_ROOM_WORKERS", DEFAULTS["ROOM_WORKERS"]))
     cfg["ROOM_WORKER_PYTHON"] = environ.get("ISRLAB_ROOM_WORKER_PYTHON") or None
     cfg["ROOM_WORKER_SPARE"] = _int(environ, "ISRLAB_ROOM_WORKER_SPARE", DEFAULTS["ROOM_WORKER_SPARE"])
+    cfg["ROOM_WORKER_NICE"] = min(19, max(0, _int(environ, "ISRLAB_ROOM_WORKER_NICE", DEFAULTS["ROOM_WORKER_NICE"])))
     cfg["ROOM_WORKER_MEMORY_BYTES"] = _int(environ, "ISRLAB_ROOM_WORKER_MEMORY_MB", 3072) * 2 ** 20
     cfg["ROOM_SNAPSHOT_BYTES"] = _int(environ, "ISRLAB_ROOM_SNAPSHOT_MB", 256) * 2 ** 20
     cfg["MESSAGE_QUEUE"] = _message_queue(environ.get("ISRLAB_MESSAGE_QUEUE"))

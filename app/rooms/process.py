@@ -44,7 +44,7 @@ def _gone(why):
 
 
 class RoomWorker:
-    def __init__(self, index, python, setup, memory_bytes, on_message, on_exit):
+    def __init__(self, index, python, setup, memory_bytes, nice, on_message, on_exit):
         self.index = index
         self.python = python
         self.rooms = set()                 # ids of the rooms placed here (the owner's lock guards it)
@@ -55,7 +55,8 @@ class RoomWorker:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()
-        self.proc = subprocess.Popen([python, "-m", "app.rooms.worker", "--memory-bytes", str(memory_bytes)],
+        self.proc = subprocess.Popen([python, "-m", "app.rooms.worker", "--memory-bytes", str(memory_bytes),
+                                      "--nice", str(nice)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=engine_process_env(),
                                      cwd="/", bufsize=1 << 16)
         self.pid = self.proc.pid

@@ -67,6 +67,7 @@ class RemoteRunner(WorkerFailover):
     def _start_worker(self, index):
         try:
             return RoomWorker(index, self.python, self._setup(), self.settings.get("ROOM_WORKER_MEMORY_BYTES", 0),
+                              self.settings.get("ROOM_WORKER_NICE", 0),
                               self._on_message, self._on_exit)
         except OSError as exc:
             raise AppError("room", f"cannot start a room worker with {self.python}: {exc}",

@@ -283,9 +283,16 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s room-worker %(process)d %(name)s: %(message)s")
-    if argv[:1] == ["--memory-bytes"] and int(argv[1]) > 0:
+    options = dict(zip(argv[::2], argv[1::2]))
+    memory = int(options.get("--memory-bytes", 0))
+    if memory > 0:
         import resource
-        resource.setrlimit(resource.RLIMIT_AS, (int(argv[1]), int(argv[1])))
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    if int(options.get("--nice", 0)) > 0:
+        # below the web process, which answers requests and relays the frames: under a CPU-bound
+        # load it is scheduled first (issue 31: /healthz p99 under hostile load), and a worker's
+        # rooms are still ahead of background jobs (app.workers.NICE)
+        os.nice(int(options["--nice"]))
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr                 # a stray print must never corrupt the protocol
     parent = os.getppid()

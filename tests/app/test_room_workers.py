@@ -110,6 +110,19 @@ def test_a_run_is_the_same_in_a_worker_as_in_process(remote):
     remote.remove(handle.id)
 
 
+def test_room_workers_run_below_the_web_process_and_above_background_jobs(remote):
+    """ISRLAB_ROOM_WORKER_NICE (3): under a CPU-bound load the web process, which answers
+    requests and relays frames, is scheduled before the simulations, and they before jobs (10)."""
+    from app.workers import NICE
+    remote.ensure_running()
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    workers = [w for w in remote.workers if w is not None]
+    assert len(workers) == 2
+    for worker in workers:
+        assert os.getpriority(os.PRIO_PROCESS, worker.pid) == mine + DEFAULTS["ROOM_WORKER_NICE"]
+    assert mine < mine + DEFAULTS["ROOM_WORKER_NICE"] < mine + NICE
+
+
 def test_errors_keep_their_field_message_allowed_and_status(remote):
     handle = remote.create(library_name="isr-expansion", paused=True)
     with pytest.raises(AppError) as bad:
