@@ -103,10 +103,10 @@ BY_SOURCE = {
         N_('try again in a moment; the operator starts the room host with `isrlab rooms` (ISRLAB_MESSAGE_QUEUE names the same Redis)'),
     ],
     'app/rooms/process.py': [
-        N_("the simulation's worker process %(why)s; the room is being moved to another worker"),
-        N_('try again in a moment'),
         N_("%(MAX_PENDING)s requests already wait for this simulation's worker"),
         N_("the simulation's worker did not answer within %(timeout)s s"),
+        N_("the simulation's worker process %(why)s; the room is being moved to another worker"),
+        N_('try again in a moment'),
     ],
     'app/rooms/redis_runner.py': [
         N_('you are not watching a room'),
@@ -455,6 +455,15 @@ BY_SOURCE = {
         N_('broker %(broker)s has rack %(rack)s here but %(racks)s on line %(lines)s'),
         N_('one rack per broker'),
     ],
+    'engine/scenario/network_faults.py': [
+        N_('a broker id, "zk", a client name or {"rack": name}'),
+        N_('%(member)s is in two groups'),
+        N_('each node in at most one group'),
+        N_('a list of node groups'),
+        N_('give rack, or from and to, not both'),
+        N_('rack, from + to, or nothing'),
+        N_('from + to, or nothing'),
+    ],
     'engine/scenario/placement.py': [
         N_('missing, and Kafka\'s admin assignment refuses to place the topic: "Not all brokers have rack information for replica rack aware assignment" (brokers without a rack: %(missing)s)'),
         N_('an explicit assignment, or a rack in racks for every broker (or for none)'),
@@ -469,14 +478,7 @@ BY_SOURCE = {
         N_('a node id, a client name or {"rack": name}'),
     ],
     'engine/scenario/timeline.py': [
-        N_('a broker id, "zk", a client name or {"rack": name}'),
         N_('"all", "zk", "brokers", "clients" or a list of nodes'),
-        N_('%(member)s is in two groups'),
-        N_('each node in at most one group'),
-        N_('a list of node groups'),
-        N_('give rack, or from and to, not both'),
-        N_('rack, from + to, or nothing'),
-        N_('from + to, or nothing'),
         N_('%(by)s is not who did it'),
     ],
     'engine/scenario/validators.py': [
