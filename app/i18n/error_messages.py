@@ -146,6 +146,8 @@ BY_SOURCE = {
         N_('at most %(MAX_PRODUCE_COUNT)s per command'),
         N_('too many clients'),
         N_('the cluster would have %(total)s partitions'),
+        N_('%(value)s is not a speed'),
+        N_('%(SPEED_MIN)s to %(SPEED_MAX)s, or "max"'),
         N_('is not a JSON document'),
         N_('is not a room id'),
         N_('4-32 characters from A-Z a-z 0-9 _ -'),
@@ -170,8 +172,6 @@ BY_SOURCE = {
         N_('%(value)s is after the end of the run'),
         N_('restart or replay'),
         N_('%(key)s is not a partition of this cluster'),
-        N_('%(value)s is not a speed'),
-        N_('%(SPEED_MIN)s to %(SPEED_MAX)s, or "max"'),
     ],
     'app/spark/jdbc.py': [
         N_('an in-memory SQLite database cannot be shared with Spark'),

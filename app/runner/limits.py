@@ -178,3 +178,18 @@ def retarget(doc, version):
             del op["isolation.level"]
             dropped.append(f"{op.get('consumer')}: isolation.level")
     return out, dropped
+
+
+#: a live room's speed: simulated time per wall time ("max": as fast as its share of the CPU)
+SPEED_MIN = 0.1
+SPEED_MAX = 100.0
+
+
+def check_speed(value):
+    if value == "max":
+        return "max"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise AppError("speed", f"{str(value)[:20]!r} is not a speed", f'{SPEED_MIN} to {SPEED_MAX}, or "max"')
+    if not SPEED_MIN <= value <= SPEED_MAX:
+        raise AppError("speed", f"{value} is out of range", f'{SPEED_MIN} to {SPEED_MAX}, or "max"')
+    return float(value)

@@ -14,15 +14,13 @@ from engine.simulation import Simulation
 
 from .errors import AppError
 from .frames import FrameBuilder
-from .limits import check_command, check_scenario, retarget
+from .limits import check_command, check_scenario, check_speed, retarget
 from .capture import capture_live
 from .live_view import LiveView, partition_detail
 from .metrics import LiveMetrics
 from .series import LiveSeries
 from .story import EVENTS_PER_FRAME, STORY_SKIP, fresh_story, replayable, story_events  # noqa: F401 - imported from here too
 
-SPEED_MIN = 0.1
-SPEED_MAX = 100.0
 MAX_OWED_WALL_S = 0.25     # a simulation that cannot keep up never owes more than this
 STEP_BUDGET_S = 0.25       # wall time one "step" may take
 
@@ -35,16 +33,6 @@ class Viewer:
         self.last_seq = 0
         self.sent = 0
         self.skipped = 0
-
-
-def check_speed(value):
-    if value == "max":
-        return "max"
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise AppError("speed", f"{str(value)[:20]!r} is not a speed", f'{SPEED_MIN} to {SPEED_MAX}, or "max"')
-    if not SPEED_MIN <= value <= SPEED_MAX:
-        raise AppError("speed", f"{value} is out of range", f'{SPEED_MIN} to {SPEED_MAX}, or "max"')
-    return float(value)
 
 
 class Room:
