@@ -70,7 +70,10 @@ class SharedQuotas:
             log.warning("quotas counted in this process only: Redis unreachable (%s)", exc)
             return self.local.charge(address, kind) if kind else self.local.check(address)
         if answer[0] == 1:
-            kinds = [m.decode().split(":", 1)[0] for m in self.redis.zrange(mine, 0, -1)]
+            try:
+                kinds = [m.decode().split(":", 1)[0] for m in self.redis.zrange(mine, 0, -1)]
+            except redis.RedisError:
+                kinds = []                     # the refusal stands; only its detail is missing
             raise client_refusal(kinds, self.window_s, self.per_client, self.window_s - (now - float(answer[1])))
         if answer[0] == 2:
             raise global_refusal(int(answer[1]), self.window_s, self.global_cap,

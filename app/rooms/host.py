@@ -45,7 +45,10 @@ class QueueTransport:
 
     def __init__(self, url):
         import socketio
-        self.manager = socketio.RedisManager(url, channel=SOCKETIO_CHANNEL, write_only=True)
+        # time limits on every Redis call: a publish blocked on a dead connection would stop the
+        # worker's reader thread, then the worker, then every call to it
+        self.manager = socketio.RedisManager(url, channel=SOCKETIO_CHANNEL, write_only=True,
+                                             redis_options={"socket_timeout": 5, "socket_connect_timeout": 2})
         self.queued = {}                  # sid -> frames waiting in its web process's socket queue
 
     def send(self, room_id, text, sids, everyone):
@@ -156,6 +159,9 @@ class RoomHost:
                 log.warning("skipped a request that is not a room host request (%d bytes)", len(got[1]))
                 continue
             if time.time() > deadline:
+                if method == "alive":          # late, but the web process is alive all the same
+                    with self.lock:
+                        self.webs[web] = time.monotonic()
                 continue                       # its caller was already told no one answered
             answer = self._answer(web, method, args)
             if reply_key is None:

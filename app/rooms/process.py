@@ -62,11 +62,11 @@ class RoomWorker:
         self.pid = self.proc.pid
         self._stdout = self.proc.stdout
         self.send(("setup", setup))
-        self._reader = threading.Thread(target=self._read, daemon=True, name=f"isrlab-room-worker-{index}")
-        self._reader.start()
         # the backlog notes' writer starts with the first note: the spare worker, which has no
         # viewer until it takes over, keeps one thread fewer (issue 31: under 60 threads)
         self._backlog, self._backlog_ready, self._backlog_writer = {}, threading.Event(), None
+        self._reader = threading.Thread(target=self._read, daemon=True, name=f"isrlab-room-worker-{index}")
+        self._reader.start()
 
     # -- writing ------------------------------------------------------------------------------------
     def send(self, message):

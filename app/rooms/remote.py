@@ -134,12 +134,16 @@ class RemoteRunner(WorkerFailover):
     def create(self, scenario=None, library_name=None, room_id=None, owner=None, prepare=None,
                engine_version=None, paused=False):
         doc, source = self.scenario_for(library_name, scenario)
+        evicted = None
         with self.lock:
             if len(self.rooms) + self._reserved >= self.settings["MAX_ROOMS"]:
                 raise self._server_full()
             oldest = owner_quota(owner, list(self.rooms.values()), self.settings.get("MAX_ROOMS_PER_ADDRESS"))
             if oldest is not None:
-                self.remove(oldest.id)
+                # forgotten here under the lock; its worker is told after it (below): a call made
+                # holding the lock waits for a reply the reader thread may be blocked from reading
+                evicted = (oldest.id, self.placement.get(oldest.id))
+                self.remove(oldest.id, tell_worker=False)
             if room_id is None:
                 room_id = secrets.token_urlsafe(6)
                 while room_id in self.rooms:
@@ -149,6 +153,11 @@ class RemoteRunner(WorkerFailover):
                 if room_id in self.rooms:
                     raise AppError("room", "already exists", "a new room id")
             self._reserved += 1
+        if evicted is not None and evicted[1] is not None and evicted[1].alive:
+            try:
+                evicted[1].call("remove", evicted[0])
+            except AppError:
+                pass
         try:
             prepared = self._prepared(doc, prepare, engine_version)
             self.ensure_running()

@@ -243,3 +243,23 @@ def test_a_room_the_worker_removes_as_idle_leaves_every_call_answered():
         assert wait_for(lambda: rec.last(fresh.id) is not None, timeout=10)
     finally:
         runner.stop()
+
+
+def test_an_owner_over_the_quota_evicts_the_oldest_room_from_its_worker_too():
+    """MAX_ROOMS_PER_ADDRESS: the owner's least recently watched room makes way, here and in its
+    worker (told after the runner's lock is released: a call made holding it could wait for a
+    reply the reader thread, blocked on the same lock, never reads)."""
+    rec = Recorder()
+    runner = RemoteRunner({**DEFAULTS, "ROOM_WORKERS": 1, "ROOM_WORKER_SPARE": 0, "SECRET_KEY": "t",
+                           "MAX_ROOMS_PER_ADDRESS": 1}, rec)
+    try:
+        first = runner.create(library_name="isr-expansion", owner="10.0.0.7")
+        worker = runner.placement[first.id]
+        second = runner.create(library_name="isr-expansion", owner="10.0.0.7")
+        assert runner.get(first.id) is None and runner.get(second.id) is not None
+        assert worker.rooms == {second.id}
+        with pytest.raises(AppError) as gone:
+            worker.call("room", first.id, "describe", ())     # the worker no longer has it either
+        assert gone.value.status == 404
+    finally:
+        runner.stop()
