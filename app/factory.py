@@ -45,8 +45,10 @@ def create_app(config=None):
     SocketJSON.max_depth = settings["MAX_JSON_DEPTH"]
     options["json"] = SocketJSON
     if settings.get("MESSAGE_QUEUE"):
-        # frames the room host emits reach this process's sockets through Redis (app/rooms/host.py)
-        options["message_queue"] = settings["MESSAGE_QUEUE"]
+        # frames the room host emits reach this process's sockets through Redis (app/rooms/host.py);
+        # the manager Flask-SocketIO would build from message_queue= has no Redis time limits
+        from .rooms.socketio_queue import redis_manager
+        options["client_manager"] = redis_manager(settings["MESSAGE_QUEUE"])
     app.json = CheckedJSONProvider(app)
     app.request_class = CheckedRequest
     socketio = SocketIO(app, **options)

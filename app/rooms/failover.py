@@ -37,9 +37,10 @@ class WorkerFailover:
             dead.rooms.clear()
             self._backlogged.pop(dead.index, None)
             spare = self.spare if self.spare is not None and self.spare.alive else None
-            if self.workers[dead.index] is dead:
+            if self.workers[dead.index] is not dead:
+                spare = None                            # refilled already (ensure_running): the spare stays spare
+            elif spare is not None:
                 self.workers[dead.index] = spare        # the warm spare takes the dead one's place
-            if spare is not None:
                 spare.index, self.spare = dead.index, None
         log.warning("room worker %s died with %d room(s); moving them to %s", dead.pid, len(room_ids),
                     f"the spare worker {spare.pid}" if spare else "the other workers")
@@ -58,9 +59,13 @@ class WorkerFailover:
                 self.remove(room_id)
         # the next spare starts once the rooms are back: its start and warm-up take CPU the
         # recovery and the other rooms need now
-        threading.Timer(SPARE_DELAY_S, self._replace).start()
+        timer = threading.Timer(SPARE_DELAY_S, self._replace)
+        timer.daemon = True
+        timer.start()
 
     def _replace(self):
+        if self._stopped:
+            return
         try:
             self.ensure_running()
         except Exception:  # noqa: BLE001

@@ -7,7 +7,7 @@ differences:
 
 * requests come from web processes through Redis (mq.py) and are served by a few threads;
 * frames go out through Flask-SocketIO's message queue as an external emitter
-  (``socketio.RedisManager(write_only=True)``): each web process, created with the same
+  (``socketio_queue.redis_manager(url, write_only=True)``): each web process, created with the same
   ``message_queue``, delivers them to those of its sockets that are in the room's channel.
 
 A web process reports its backed-up viewers (so a slow viewer skips frames as in process, never
@@ -35,20 +35,21 @@ log = logging.getLogger(__name__)
 #: import app.web; tests/app/test_message_queue.py checks both agree)
 NAMESPACE = "/"
 CHANNEL_PREFIX = "room:"
-#: Flask-SocketIO's default channel on Redis (SocketIO(message_queue=url) in app/factory.py)
-SOCKETIO_CHANNEL = "flask-socketio"
 REQUEST_THREADS = 16          # requests served at once (each holds a Redis connection)
+#: requests still true when read late: the web process forgot the viewer whatever the host said
+#: (a leave names the room it leaves, so it cannot take the viewer out of one joined since), and
+#: a late "alive" is still a sign of life
+LATE_BUT_TRUE = frozenset(("alive", "leave"))
 
 
 class QueueTransport:
     """Frames to Socket.IO rooms through the message queue; backlogs as web processes report them."""
 
     def __init__(self, url):
-        import socketio
         # time limits on every Redis call: a publish blocked on a dead connection would stop the
         # worker's reader thread, then the worker, then every call to it
-        self.manager = socketio.RedisManager(url, channel=SOCKETIO_CHANNEL, write_only=True,
-                                             redis_options={"socket_timeout": 5, "socket_connect_timeout": 2})
+        from .socketio_queue import redis_manager
+        self.manager = redis_manager(url, write_only=True)
         self.queued = {}                  # sid -> frames waiting in its web process's socket queue
 
     def send(self, room_id, text, sids, everyone):
@@ -93,6 +94,10 @@ class RoomHost:
             thread = threading.Thread(target=self._serve, daemon=True, name=f"isrlab-room-host-{i}")
             thread.start()
             self.threads.append(thread)
+        # a thread of its own: its leaves may wait for busy workers, and HOST_KEY must not wait
+        thread = threading.Thread(target=self._watch_webs, daemon=True, name="isrlab-room-host-webs")
+        thread.start()
+        self.threads.append(thread)
 
     def _refuse_if_taken(self):
         other = self.redis.get(mq.HOST_KEY)
@@ -101,10 +106,17 @@ class RoomHost:
                              "(one room host per message queue)")
 
     def run_forever(self):
-        """Refresh HOST_KEY every second and send away the viewers of silent web processes."""
+        """Refresh HOST_KEY every second (nothing else runs in this loop, so nothing delays it:
+        a key left to expire tells every web process that the rooms are gone)."""
         while not self.stopping.wait(1.0):
             self._refresh()
-            self._forget_silent_webs()
+
+    def _watch_webs(self):
+        while not self.stopping.wait(1.0):
+            try:
+                self._forget_silent_webs()
+            except Exception:  # noqa: BLE001 - the next round tries again
+                log.exception("room host: sending away the viewers of silent web processes failed")
 
     def stop(self):
         self.stopping.set()
@@ -136,7 +148,10 @@ class RoomHost:
             for web in gone:
                 self.webs.pop(web)
         for sid in sids:
-            self._leave(sid)
+            try:
+                self._leave(sid)
+            except Exception:  # noqa: BLE001 - one viewer's leave must not keep the others in
+                log.exception("room host: viewer %s of a silent web process did not leave", sid)
         if gone:
             log.warning("web processes %s went silent: %d viewers left their rooms", sorted(gone), len(sids))
 
@@ -158,12 +173,11 @@ class RoomHost:
             except Exception:  # noqa: BLE001 - not ours (another program on this Redis): skipped
                 log.warning("skipped a request that is not a room host request (%d bytes)", len(got[1]))
                 continue
-            if time.time() > deadline:
-                if method == "alive":          # late, but the web process is alive all the same
-                    with self.lock:
-                        self.webs[web] = time.monotonic()
+            if time.time() > deadline and method not in LATE_BUT_TRUE:
                 continue                       # its caller was already told no one answered
             answer = self._answer(web, method, args)
+            if time.time() > deadline and answer[0] == "ok":
+                self._undo(method, args, answer[1])
             if reply_key is None:
                 continue
             try:
@@ -182,6 +196,21 @@ class RoomHost:
         except Exception:  # noqa: BLE001 - reported to the web process, which logs it
             log.exception("room host: %s failed", method)
             return ("error", traceback.format_exc(limit=5))
+
+    def _undo(self, method, args, value):
+        """A create or join answered after its caller gave up waiting: its web process told the
+        user it failed, so the room it made or the viewer it joined must not stay (a room nobody
+        knows, a viewer nobody shows frames to, keeping a room from going idle)."""
+        try:
+            if method == "create":
+                self.runner.remove(value)
+            elif method == "join":
+                self._leave(args[1], value[0])
+            else:
+                return
+            log.warning("room host: a %s answered after its caller's deadline was undone", method)
+        except Exception:  # noqa: BLE001
+            log.exception("room host: undoing a late %s failed", method)
 
     # -- what web processes ask -------------------------------------------------------------------------
     def do_create(self, _web, scenario, library_name, room_id, owner, prepared, engine_version, paused):
@@ -205,15 +234,18 @@ class RoomHost:
             self.sid_web[sid] = web
         return handle.id, left
 
-    def do_leave(self, _web, sid):
-        return self._leave(sid)
+    def do_leave(self, _web, sid, room_id=None):
+        return self._leave(sid, room_id)
 
-    def _leave(self, sid):
-        with self.lock:
-            self.sid_web.pop(sid, None)
-            self.transport.queued.pop(sid, None)
-            self.backlog_seq.pop(sid, None)
-        return self.runner.leave(sid)
+    def _leave(self, sid, room_id=None):
+        """``sid`` leaves its room (only if it is ``room_id``, when given)."""
+        left = self.runner.leave(sid, room_id)
+        if left is not None or room_id is None:
+            with self.lock:
+                self.sid_web.pop(sid, None)
+                self.transport.queued.pop(sid, None)
+                self.backlog_seq.pop(sid, None)
+        return left
 
     def do_resync(self, _web, sid):
         self.runner.resync(sid)

@@ -6,7 +6,9 @@ run room calls; frames do not come back this way but through Flask-SocketIO's me
 * A request is an RPUSH of a pickle ``(reply_key, deadline, web_id, method, args)`` on
   ``REQUESTS``; the host's threads BLPOP it, run it, and LPUSH ``(kind, value)`` on the reply key
   (which expires). A request the host reads after its deadline is dropped: the caller has already
-  been told the host did not answer, so a late create never makes a room nobody knows.
+  been told the host did not answer, so a late create never makes a room nobody knows. Leaves and
+  "alive" notes are the exception: late, they are still true. A request that was in time when it
+  was read but is late once answered (a create or join) is undone.
 * ``HOST_KEY`` names the running room host and expires a few seconds after it stops refreshing
   it: a web process refuses at once ("rooms are unavailable: no room host is running") instead of
   waiting for a reply nobody will send; a second host refuses to start.
@@ -113,9 +115,13 @@ class RoomHostClient:
                 raise unavailable("the room host stopped while answering (its rooms are gone)")
 
     def note(self, method, *args):
-        """A request without a reply (lost if Redis or the host is down: notes are refreshed)."""
+        """A request without a reply; False when it was not queued: Redis is down, or no room
+        host runs (queued anyway, notes would pile up in Redis for as long as none does, and a
+        host started later would read them all)."""
         import redis
         try:
+            if not self.redis.exists(HOST_KEY):
+                return False
             self.redis.rpush(REQUESTS, pickle.dumps((None, time.time() + self.timeout, self.web_id, method, args),
                                                     protocol=protocol.PROTOCOL))
             return True

@@ -13,9 +13,12 @@ exited or was killed) fails every call in flight with a 503 the user can retry, 
 """
 import itertools
 import logging
+import os
+import select
 import subprocess
 import sys
 import threading
+import time
 
 from engine.tools.worker import engine_process_env
 
@@ -26,6 +29,10 @@ log = logging.getLogger(__name__)
 
 CALL_TIMEOUT_S = 30.0      # a call the worker has not answered by then fails (the worker is stuck)
 MAX_PENDING = 256          # calls in flight to one worker at most; more are refused (503)
+#: a worker that has not read its input for this long is stuck (a full pipe: it reads between
+#: ticks, and no tick lasts seconds): it is killed and its rooms recovered, rather than blocking
+#: every caller, each holding a request thread, for good
+WRITE_TIMEOUT_S = 30.0
 
 
 def worker_python(settings):
@@ -61,6 +68,10 @@ class RoomWorker:
                                      cwd="/", bufsize=1 << 16)
         self.pid = self.proc.pid
         self._stdout = self.proc.stdout
+        # written with os.write and select, never through proc.stdin's buffer: a blocking write
+        # to a full pipe has no time limit
+        self._stdin_fd = self.proc.stdin.fileno()
+        os.set_blocking(self._stdin_fd, False)
         self.send(("setup", setup))
         # the backlog notes' writer starts with the first note: the spare worker, which has no
         # viewer until it takes over, keeps one thread fewer (issue 31: under 60 threads)
@@ -70,15 +81,28 @@ class RoomWorker:
 
     # -- writing ------------------------------------------------------------------------------------
     def send(self, message):
-        """Fire and forget (backlogs, stop); False when the worker is gone."""
-        data = protocol.encode(message)
-        try:
-            with self._write_lock:
-                self.proc.stdin.write(data)
-                self.proc.stdin.flush()
-            return True
-        except (OSError, ValueError):
-            return False
+        """Fire and forget (backlogs, stop); False when the worker is gone, or stuck: a worker
+        that reads nothing for WRITE_TIMEOUT_S is killed (its rooms then move to another)."""
+        data = memoryview(protocol.encode(message))
+        with self._write_lock:
+            try:
+                return self._write(data, time.monotonic() + WRITE_TIMEOUT_S)
+            except (OSError, ValueError):
+                return False
+
+    def _write(self, data, deadline):
+        while data:
+            try:
+                data = data[os.write(self._stdin_fd, data):]
+            except BlockingIOError:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    log.error("room worker %s read nothing for %g s: killed, its rooms are moved",
+                              self.pid, WRITE_TIMEOUT_S)
+                    self.proc.kill()            # the reader sees the end and recovery starts
+                    return False
+                select.select([], [self._stdin_fd], [], left)
+        return True
 
     def note_backlog(self, changes):
         """Tell the worker which viewers' queues changed, from the thread that reads its output.
@@ -103,6 +127,17 @@ class RoomWorker:
                 self._backlog_ready.clear()
             if changes and not self.send(("backlog", changes)):
                 return
+
+    def tell(self, method, *args):
+        """``method(*args)`` in the worker, its answer not awaited (its reply is dropped on
+        arrival): for what must happen even when the worker is slow to answer, such as a viewer
+        leaving, which otherwise kept its room from going idle. The worker reads its input in
+        order, so a later call sees it done. False when the worker is gone."""
+        with self._lock:
+            if not self.alive:
+                return False
+            call_id = next(self._ids)
+        return self.send(("call", call_id, method, args))
 
     def call(self, method, *args, timeout=CALL_TIMEOUT_S):
         """``method(*args)`` in the worker; its AppError is raised here with the same field,

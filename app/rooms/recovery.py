@@ -11,7 +11,7 @@ before ordinary events of that millisecond, so the order of events is the one th
 had), and advances to the moment reached, sampling the charts on the way as the live loop does.
 The simulation is deterministic, so the room continues with the same future it had.
 
-Memory is bounded: snapshots past ``budget`` bytes in total are refused (the room keeps its
+Memory is bounded: a journal exists from a room's creation to its removal only; snapshots past ``budget`` bytes in total are refused (the room keeps its
 older snapshot and the commands since it), and a room with more than ``MAX_JOURNAL`` commands
 since its snapshot stops being recoverable rather than growing without end.
 """
@@ -46,9 +46,18 @@ class Journals:
         self.rooms = {}
         self.refused = 0
 
+    def open(self, room_id):
+        """Keep what comes for ``room_id`` from now on (before its worker creates it). Nothing is
+        kept for a room not opened, or forgotten: a worker's late snapshot of a room removed, or
+        of one whose creation timed out here, would otherwise hold its bytes for good."""
+        with self.lock:
+            self.rooms.setdefault(room_id, Journal())
+
     def snapshot(self, room_id, run, commands_at, t_ms, blob):
         with self.lock:
-            journal = self.rooms.setdefault(room_id, Journal())
+            journal = self.rooms.get(room_id)
+            if journal is None:
+                return False
             held = len(journal.blob) if journal.blob is not None else 0
             if self.budget and self.bytes - held + len(blob) > self.budget and journal.blob is not None:
                 self.refused += 1               # keep the older snapshot (and its commands)
@@ -61,7 +70,9 @@ class Journals:
 
     def command(self, room_id, run, index, command):
         with self.lock:
-            journal = self.rooms.setdefault(room_id, Journal())
+            journal = self.rooms.get(room_id)
+            if journal is None:
+                return
             journal.commands.append((run, index, command))
             if len(journal.commands) > MAX_JOURNAL:
                 journal.commands, journal.recoverable = [], False

@@ -29,6 +29,7 @@ NOTE_EVERY_S = 0.1          # backlogs of this process's viewers, when they chan
 #: viewer with a fast connection frames every time a sample catches one
 BACKED_UP = 2
 ALIVE_EVERY_S = 5.0         # "this web process is alive" (its viewers leave when it stops saying so)
+MAX_UNSENT_LEAVES = 4096    # leaves not yet delivered (Redis down), retried with the notes
 
 
 class RedisRunner:
@@ -42,6 +43,7 @@ class RedisRunner:
         self.sid_room = {}                # this process's sockets -> the room each one watches
         self._told = {}                   # sid -> the backlog last reported to the host
         self._seq = 0                     # numbers backlog notes: the host keeps the newest per viewer
+        self._unsent_leaves = {}          # sid -> the room it left, when Redis could not be told
         self._stopping = threading.Event()
         self._notes = None
 
@@ -96,6 +98,8 @@ class RedisRunner:
     def join(self, room_id, sid):
         check_room_id(room_id)
         self.ensure_running()
+        with self.lock:
+            self._unsent_leaves.pop(sid, None)    # the host's join leaves the previous room itself
         room_id, left = self.client.call("join", room_id, sid)
         with self.lock:
             self.sid_room[sid] = room_id
@@ -108,9 +112,14 @@ class RedisRunner:
         if room_id is None:
             return None
         try:
-            self.client.call("leave", sid)
+            self.client.call("leave", sid, room_id)
         except AppError:
-            pass          # the host is gone (its rooms with it) or will drop this process's viewers
+            # a host that answers late still applies it; one that was not told (Redis down) is
+            # told again with the notes: a viewer left in keeps its room from going idle
+            with self.lock:
+                if len(self._unsent_leaves) >= MAX_UNSENT_LEAVES:
+                    self._unsent_leaves.pop(next(iter(self._unsent_leaves)))
+                self._unsent_leaves[sid] = room_id
         return room_id
 
     def resync(self, sid):
@@ -125,7 +134,9 @@ class RedisRunner:
         last_alive = 0.0
         while not self._stopping.wait(NOTE_EVERY_S):
             now = time.monotonic()
-            if now - last_alive >= ALIVE_EVERY_S and self.client.note("alive"):
+            if now - last_alive >= ALIVE_EVERY_S:
+                self.client.note("alive")       # untold (no host, Redis down): nothing to keep alive
+                self._send_unsent_leaves()
                 last_alive = now
             changes = self._backlog_changes()
             self._seq += 1
@@ -133,6 +144,16 @@ class RedisRunner:
                 with self.lock:                 # not told: tell again next time
                     for sid in changes:
                         self._told.pop(sid, None)
+
+    def _send_unsent_leaves(self):
+        with self.lock:
+            unsent = list(self._unsent_leaves.items())
+        for sid, room_id in unsent:
+            if not self.client.note("leave", sid, room_id):
+                return
+            with self.lock:
+                if self._unsent_leaves.get(sid) == room_id:
+                    del self._unsent_leaves[sid]
 
     def _backlog_changes(self):
         with self.lock:

@@ -106,11 +106,11 @@ class RemoteRunner(WorkerFailover):
         with self._start_lock:
             if self._stopped:
                 raise AppError("room", "this server is stopping", "try again later", status=503)
-            fresh = []
-            for index, worker in enumerate(self.workers):
-                if worker is None or not worker.alive:
-                    fresh.append(self._start_worker(index))
-            for worker in fresh:
+            with self.lock:
+                missing = [(index, worker) for index, worker in enumerate(self.workers)
+                           if worker is None or not worker.alive]
+            fresh = [(self._start_worker(index), seen) for index, seen in missing]
+            for worker, seen in fresh:
                 try:
                     worker.call("ping", timeout=60)
                 except Exception as exc:  # noqa: BLE001
@@ -119,7 +119,13 @@ class RemoteRunner(WorkerFailover):
                                    "see the server log; ISRLAB_ROOM_WORKER_PYTHON chooses the interpreter, "
                                    "ISRLAB_ROOM_WORKERS=0 simulates rooms in the web process", status=503) from exc
                 with self.lock:
-                    self.workers[worker.index] = worker
+                    # the slot may have been filled meanwhile (a recovery promotes the spare into
+                    # the dead worker's slot): that worker holds rooms, this fresh one none
+                    taken = self.workers[worker.index] is not seen
+                    if not taken:
+                        self.workers[worker.index] = worker
+                if taken:
+                    worker.stop()
         self._ensure_spare()
 
     def _least_loaded(self):
@@ -158,6 +164,7 @@ class RemoteRunner(WorkerFailover):
                 evicted[1].call("remove", evicted[0])
             except AppError:
                 pass
+        self.journals.open(room_id)
         try:
             prepared = self._prepared(doc, prepare, engine_version)
             self.ensure_running()
@@ -170,6 +177,9 @@ class RemoteRunner(WorkerFailover):
                 self.rooms[room_id] = handle
                 self.placement[room_id] = worker
                 worker.rooms.add(room_id)
+        except BaseException:
+            self.journals.forget(room_id)       # a late snapshot of it is not kept either
+            raise
         finally:
             with self.lock:
                 self._reserved -= 1
@@ -259,8 +269,12 @@ class RemoteRunner(WorkerFailover):
             raise AppError("room", f"no room {room_id!r}", "open a new simulation", status=404)
         return worker.call(method, *args)
 
-    def leave(self, sid):
+    def leave(self, sid, room_id=None):
+        """``sid`` leaves its room (only if that is ``room_id``, when given: a leave retried late
+        must not take a viewer out of the room it joined since)."""
         with self.lock:
+            if room_id is not None and self.sid_room.get(sid) != room_id:
+                return None
             room_id = self.sid_room.pop(sid, None)
         return self._leave_room(room_id, sid) if room_id else None
 
@@ -271,10 +285,12 @@ class RemoteRunner(WorkerFailover):
                 return None
             handle.viewers.discard(sid)
             handle.last_active_s = self.clock()
-        try:
-            self.call_room_worker(room_id, "leave_room", room_id, sid)
-        except AppError:
-            pass                         # its worker is gone: the recovered room has no such viewer
+            worker = self.placement.get(room_id)
+        # told, not called: a leave that timed out waiting for a busy worker's reply was lost, and
+        # the room, still watched in its worker, never went idle. A worker gone meanwhile does
+        # not matter: the recovered room has only the viewers above
+        if worker is not None:
+            worker.tell("leave_room", room_id, sid)
         return room_id
 
     def resync(self, sid):
@@ -298,9 +314,12 @@ class RemoteRunner(WorkerFailover):
         elif kind == "removed":
             for room_id in message[1]:
                 with self.lock:
-                    if self.placement.get(room_id) is not worker:
-                        continue
-                self.remove(room_id, tell_worker=False)
+                    ours = self.placement.get(room_id) is worker
+                    unknown = room_id not in self.rooms
+                if ours:
+                    self.remove(room_id, tell_worker=False)
+                elif unknown:                   # one whose creation timed out here
+                    self.journals.forget(room_id)
         elif kind == "stats":
             self.worker_stats[worker.index] = message[1]
 

@@ -159,6 +159,8 @@ def test_frames_reach_viewers_and_a_backed_up_viewer_skips(remote):
 
 def test_the_journals_are_bounded():
     journals = Journals(budget_bytes=100)
+    journals.open("r")
+    journals.open("s")
     assert journals.snapshot("r", 1, 0, 0, b"x" * 60)
     assert journals.snapshot("s", 1, 0, 0, b"z" * 30)
     journals.command("r", 1, 0, {"at_ms": 5})
@@ -173,6 +175,23 @@ def test_the_journals_are_bounded():
     journals.forget("r")
     journals.forget("s")
     assert journals.bytes == 0
+    # a worker's late snapshot or command of a room removed here, or never created here (its
+    # creation timed out), is not kept: it came back through them and held its bytes for good
+    assert not journals.snapshot("r", 1, 2, 20, b"w" * 10)
+    journals.command("t", 1, 0, {"at_ms": 1})
+    assert journals.bytes == 0 and journals.rooms == {}
+
+
+def test_a_room_removed_here_is_not_journaled_again_by_its_workers_late_messages(remote):
+    handle = remote.create(library_name="isr-expansion", paused=True)
+    worker = remote.placement[handle.id]
+    assert wait_for(lambda: remote.journals.recovery_of(handle.id) is not None, timeout=10)
+    before = remote.journals.bytes
+    remote.remove(handle.id)
+    assert remote.journals.bytes < before
+    remote._on_message(worker, ("snapshot", handle.id, 1, 0, 0, b"late" * 1000))
+    remote._on_message(worker, ("command", handle.id, 1, 0, {"at_ms": 5}))
+    assert handle.id not in remote.journals.rooms
 
 
 def test_a_killed_worker_costs_its_rooms_only_a_moment(remote):
@@ -261,5 +280,61 @@ def test_an_owner_over_the_quota_evicts_the_oldest_room_from_its_worker_too():
         with pytest.raises(AppError) as gone:
             worker.call("room", first.id, "describe", ())     # the worker no longer has it either
         assert gone.value.status == 404
+    finally:
+        runner.stop()
+
+
+def test_a_worker_that_reads_nothing_is_killed_and_no_caller_waits_for_good(monkeypatch):
+    """A stuck worker (stopped here with SIGSTOP) reads nothing: its input pipe fills and a
+    blocking write would hold the caller, and every caller after it waiting for the write lock,
+    for good. Writes end after WRITE_TIMEOUT_S; the worker is killed so its rooms can move."""
+    from app.rooms import process
+    monkeypatch.setattr(process, "WRITE_TIMEOUT_S", 1.0)
+    exited = threading.Event()
+    worker = process.RoomWorker(0, process.worker_python({}), {**DEFAULTS, "SECRET_KEY": "t"}, 0, 0,
+                                lambda *_: None, lambda _w: exited.set())
+    try:
+        assert worker.call("ping", timeout=60)["pid"] == worker.pid
+        os.kill(worker.pid, signal.SIGSTOP)
+        note = {f"viewer-{i:05d}": i for i in range(20000)}      # ~400 kB a note: the pipe holds 64 kB
+        started = time.monotonic()
+        results = [worker.send(("backlog", note)) for _ in range(3)]
+        took = time.monotonic() - started
+        assert results[0] is False and not any(results), "the write to a stuck worker was not refused"
+        assert took < 3.0, f"writes to a stuck worker took {took:.1f} s"
+        assert exited.wait(10), "the stuck worker was not killed (its rooms would never move)"
+        with pytest.raises(AppError) as gone:
+            worker.call("ping")
+        assert gone.value.status == 503
+    finally:
+        worker.stop()
+
+
+def test_a_worker_started_while_the_spare_takes_the_dead_ones_place_does_not_replace_it(monkeypatch):
+    """ensure_running (a create) starts a worker for a dead one's slot while the recovery puts the
+    warm spare there: the spare, which holds the recovered rooms, keeps the slot; the fresh one
+    stops. Overwritten, the spare and its rooms ran on with no slot: never chosen, never stopped."""
+    rec = Recorder()
+    runner = RemoteRunner({**DEFAULTS, "ROOM_WORKERS": 1, "SECRET_KEY": "t"}, rec)
+    try:
+        handle = runner.create(library_name="isr-expansion")
+        assert wait_for(lambda: runner.spare is not None, timeout=60), "a warm spare is ready"
+        dead, spare = runner.workers[0], runner.spare
+        monkeypatch.setattr(type(runner), "_on_exit", lambda self, worker: None)   # recovery run by hand below
+        dead.stop()
+        started = []
+        start_worker = runner._start_worker
+
+        def start_during_recovery(index):
+            worker = start_worker(index)
+            started.append(worker)
+            runner._recover(dead)                 # the spare is promoted meanwhile
+            return worker
+        monkeypatch.setattr(runner, "_start_worker", start_during_recovery)
+        runner.ensure_running()
+        assert runner.workers[0] is spare and spare.alive
+        assert runner.placement[handle.id] is spare and spare.rooms == {handle.id}
+        assert wait_for(lambda: not started[0].alive and started[0].proc.poll() is not None, timeout=10), \
+            "the fresh worker was not stopped"
     finally:
         runner.stop()

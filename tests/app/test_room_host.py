@@ -1,0 +1,143 @@
+"""The room host (app/rooms/host.py) when its answers come late or its callers' messages do: run
+here in this process against a real ``redis-server``, with one real room worker, and asked
+through the same client a web process uses (mq.RoomHostClient).
+
+A create or join the host answers after its caller stopped waiting is undone (the caller told its
+user it failed); a leave read late still applies, but only to the room it names; notes are not
+queued while no host runs."""
+import time
+
+import pytest
+import redis
+
+from app.config import load_settings
+from app.rooms import host as room_host
+from app.rooms import mq
+from app.runner import AppError
+from scripts.bench_mq import ready_within
+from tests.app.test_message_queue import Processes, start_redis
+
+
+@pytest.fixture(scope="module")
+def queue(tmp_path_factory):
+    procs = Processes(tmp_path_factory.mktemp("room-host"))
+    try:
+        _proc, url = start_redis(procs, "redis")
+        yield url
+    finally:
+        procs.stop_all()
+
+
+@pytest.fixture(scope="module")
+def host(queue):
+    client = mq.RoomHostClient(queue)
+    assert client.note("alive") is False, "a note was queued with no room host running"
+    assert redis.Redis.from_url(queue).llen(mq.REQUESTS) == 0
+    settings = {**load_settings({}), "ROOM_WORKERS": 1, "ROOM_WORKER_SPARE": 0, "MESSAGE_QUEUE": queue}
+    running = room_host.RoomHost(settings, queue, request_threads=4)
+    running.start()
+    yield running
+    running.stop()
+
+
+def viewers_of(host, room_id):
+    return host.runner.call_room(room_id, "describe", ())["viewers"]
+
+
+def slowed(monkeypatch, host, method, seconds):
+    """The host's ``method`` done as it is, after ``seconds``: a host too busy to answer in time."""
+    real = getattr(host, method)
+
+    def late(*args):
+        time.sleep(seconds)
+        return real(*args)
+    monkeypatch.setattr(host, method, late)
+
+
+def test_a_create_answered_after_its_caller_gave_up_is_undone(host, monkeypatch):
+    client = mq.RoomHostClient(host.url, timeout=0.5)
+    before = set(host.runner.rooms)
+    slowed(monkeypatch, host, "do_create", 1.0)
+    with pytest.raises(AppError) as refused:
+        client.call("create", None, "isr-expansion", "late-room", None, None, None, True)
+    assert refused.value.status == 503 and "did not answer" in refused.value.message
+    time.sleep(1.5)                              # the host has made the room by now, and undone it
+    assert set(host.runner.rooms) == before, "a room its creator was told had failed stayed"
+    assert "late-room" not in host.runner.journals.rooms
+
+
+def test_a_join_answered_after_its_caller_gave_up_is_undone(host, monkeypatch):
+    client = mq.RoomHostClient(host.url, timeout=10)
+    room_id = client.call("create", None, "isr-expansion", None, None, None, None, True)
+    slowed(monkeypatch, host, "do_join", 1.0)
+    with pytest.raises(AppError):
+        mq.RoomHostClient(host.url, timeout=0.5).call("join", room_id, "sid-late")
+    assert ready_within(lambda: "sid-late" not in host.sid_web and host.runner.sid_room.get("sid-late") is None, 5)
+    assert viewers_of(host, room_id) == 0, "a viewer nobody shows frames to kept the room watched"
+    client.call("remove", room_id)
+
+
+def test_a_leave_read_late_applies_but_only_to_the_room_it_names(host):
+    client = mq.RoomHostClient(host.url, timeout=10)
+    first = client.call("create", None, "isr-expansion", None, None, None, None, True)
+    second = client.call("create", None, "isr-expansion", None, None, None, None, True)
+    client.call("join", first, "sid-1")
+    client.call("join", first, "sid-2")
+    client.call("join", second, "sid-2")          # sid-2 moved on to the second room
+    assert (viewers_of(host, first), viewers_of(host, second)) == (1, 1)
+    late = mq.RoomHostClient(host.url, timeout=-1)  # every request it makes is past its deadline
+    assert late.note("leave", "sid-1", first)
+    assert late.note("leave", "sid-2", first)      # a leave of the room sid-2 left already
+    assert ready_within(lambda: viewers_of(host, first) == 0, 5), "a late leave was dropped: the room stays watched"
+    time.sleep(0.3)
+    assert viewers_of(host, second) == 1, "a leave of another room took the viewer out of this one"
+    assert host.sid_web.get("sid-2") == client.web_id
+    for room_id in (first, second):
+        client.call("remove", room_id)
+
+
+def test_a_publish_to_a_redis_that_never_answers_ends_within_its_time_limit(monkeypatch):
+    """A Redis host gone from the network accepts nothing and answers nothing; here a listening
+    socket that never replies. Without a read limit the emitting thread waited for good."""
+    import socket
+    import threading
+    from app.rooms import socketio_queue
+    monkeypatch.setitem(socketio_queue.REDIS_OPTIONS, "socket_timeout", 0.5)
+    silent = socket.create_server(("127.0.0.1", 0))
+    held = []
+    threading.Thread(target=lambda: held.append(silent.accept()), daemon=True).start()
+    manager = socketio_queue.redis_manager(f"redis://127.0.0.1:{silent.getsockname()[1]}/0", write_only=True)
+    started = time.monotonic()
+    manager.emit("frame", "{}", namespace="/", room="room:abc")      # two attempts, then given up
+    took = time.monotonic() - started
+    silent.close()
+    assert took < 3.0, f"a publish to a silent Redis took {took:.1f} s"
+
+
+def test_the_web_process_queue_has_limits_and_its_subscription_keepalives(queue):
+    """The subscription waits for messages for as long as no room is live; keepalives find a
+    dead Redis under it. Checked on the manager create_app gives the web process's Socket.IO."""
+    import socket
+    import threading
+    from app.factory import create_app
+    from app.rooms import socketio_queue
+    app = create_app({"MESSAGE_QUEUE": queue, "ROOM_WORKERS": 0})
+    manager = app.extensions["socketio"].server.manager
+    assert not manager.write_only and manager.channel == socketio_queue.CHANNEL
+    assert manager.redis_options["socket_timeout"] == socketio_queue.PUBLISH_TIMEOUT_S
+    # a subscription made as python-socketio makes it (redis-py, these options): keepalives on,
+    # and idle past the read limit it still gets what is published after
+    subscription = redis.Redis.from_url(queue, **manager.redis_options).pubsub(ignore_subscribe_messages=True)
+    subscription.subscribe(manager.channel)
+    sock = subscription.connection._sock
+    assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
+    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE) == 10
+    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT) == 3
+    got = []
+    listener = threading.Thread(target=lambda: got.append(next(subscription.listen())), daemon=True)
+    listener.start()
+    time.sleep(socketio_queue.PUBLISH_TIMEOUT_S + 1)
+    redis.Redis.from_url(queue).publish(manager.channel, "after-idle")
+    listener.join(5)
+    assert got and got[0]["data"] == b"after-idle", "an idle subscription broke on the read limit"
+    subscription.close()
