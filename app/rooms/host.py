@@ -37,8 +37,8 @@ NAMESPACE = "/"
 CHANNEL_PREFIX = "room:"
 REQUEST_THREADS = 16          # requests served at once (each holds a Redis connection)
 #: requests still true when read late: the web process forgot the viewer whatever the host said
-#: (a leave names the room it leaves, so it cannot take the viewer out of one joined since), and
-#: a late "alive" is still a sign of life
+#: (a leave names the join it ends, so it cannot take the viewer out of one joined since), and a
+#: late "alive" is still a sign of life
 LATE_BUT_TRUE = frozenset(("alive", "leave"))
 
 
@@ -79,6 +79,7 @@ class RoomHost:
         self.webs = {}                    # web process id -> when it was last heard of
         self.sid_web = {}                 # viewer's sid -> the web process holding its socket
         self.backlog_seq = {}             # viewer's sid -> the number of its newest backlog note
+        self.served = 0                   # requests and notes handled (tests wait on it)
         self.stopping = threading.Event()
         self.threads = []
 
@@ -176,8 +177,10 @@ class RoomHost:
             if time.time() > deadline and method not in LATE_BUT_TRUE:
                 continue                       # its caller was already told no one answered
             answer = self._answer(web, method, args)
-            if time.time() > deadline and answer[0] == "ok":
-                self._undo(method, args, answer[1])
+            if time.time() > deadline and answer[0] == "ok" and self._undo(method, args, answer[1]):
+                answer = ("late", None)        # a caller still waiting (clocks differ) is told so
+            with self.lock:
+                self.served += 1
             if reply_key is None:
                 continue
             try:
@@ -205,12 +208,14 @@ class RoomHost:
             if method == "create":
                 self.runner.remove(value)
             elif method == "join":
-                self._leave(args[1], value[0])
+                self._leave(args[1], args[2] if len(args) > 2 else None)
             else:
-                return
+                return False
             log.warning("room host: a %s answered after its caller's deadline was undone", method)
+            return True
         except Exception:  # noqa: BLE001
             log.exception("room host: undoing a late %s failed", method)
+            return False
 
     # -- what web processes ask -------------------------------------------------------------------------
     def do_create(self, _web, scenario, library_name, room_id, owner, prepared, engine_version, paused):
@@ -228,20 +233,21 @@ class RoomHost:
     def do_require(self, _web, room_id):
         return self.runner.require(room_id).id
 
-    def do_join(self, web, room_id, sid):
-        handle, left = self.runner.join(room_id, sid)
+    def do_join(self, web, room_id, sid, join_id=None):
+        handle, left = self.runner.join(room_id, sid, join_id)
         with self.lock:
             self.sid_web[sid] = web
         return handle.id, left
 
-    def do_leave(self, _web, sid, room_id=None):
-        return self._leave(sid, room_id)
+    def do_leave(self, _web, sid, join_id=None):
+        return self._leave(sid, join_id)
 
-    def _leave(self, sid, room_id=None):
-        """``sid`` leaves its room (only if it is ``room_id``, when given)."""
-        left = self.runner.leave(sid, room_id)
-        if left is not None or room_id is None:
-            with self.lock:
+    def _leave(self, sid, join_id=None):
+        """``sid`` leaves its room (only if its latest join is ``join_id``, when given); what
+        this host keeps of the viewer goes once it watches no room (its room may be gone already)."""
+        left = self.runner.leave(sid, join_id)
+        with self.lock:             # checked and dropped together: a join sets sid_web under it
+            if not self.runner.watching(sid):
                 self.sid_web.pop(sid, None)
                 self.transport.queued.pop(sid, None)
                 self.backlog_seq.pop(sid, None)

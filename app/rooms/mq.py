@@ -7,8 +7,8 @@ run room calls; frames do not come back this way but through Flask-SocketIO's me
   ``REQUESTS``; the host's threads BLPOP it, run it, and LPUSH ``(kind, value)`` on the reply key
   (which expires). A request the host reads after its deadline is dropped: the caller has already
   been told the host did not answer, so a late create never makes a room nobody knows. Leaves and
-  "alive" notes are the exception: late, they are still true. A request that was in time when it
-  was read but is late once answered (a create or join) is undone.
+  "alive" notes are the exception: late, they are still true. A create or join that was in time
+  when it was read but is late once answered is undone, and answered ("late", None).
 * ``HOST_KEY`` names the running room host and expires a few seconds after it stops refreshing
   it: a web process refuses at once ("rooms are unavailable: no room host is running") instead of
   waiting for a reply nobody will send; a second host refuses to start.
@@ -48,12 +48,22 @@ def safe_url(url):
     return urlunsplit(parts._replace(netloc=netloc))
 
 
+def keepalive_options(url):
+    """TCP keepalives that find a dead Redis under an idle connection within about 25 s; none for
+    a ``unix://`` socket (redis-py refuses them there)."""
+    if not url.startswith(("redis://", "rediss://")):
+        return {}
+    probes = {getattr(socket, name): value for name, value in
+              (("TCP_KEEPIDLE", 10), ("TCP_KEEPINTVL", 5), ("TCP_KEEPCNT", 3)) if hasattr(socket, name)}
+    return {"socket_keepalive": True, "socket_keepalive_options": probes}
+
+
 def connect(url, block_s=CALL_TIMEOUT_S):
     """A Redis client whose every call ends: connecting within CONNECT_TIMEOUT_S, reading within
     ``block_s`` plus a margin (a BLPOP of ``block_s`` must not time out first)."""
     import redis
     return redis.Redis.from_url(url, socket_connect_timeout=CONNECT_TIMEOUT_S, socket_timeout=block_s + 5,
-                                health_check_interval=30, socket_keepalive=True)
+                                health_check_interval=30, **keepalive_options(url))
 
 
 def unavailable(why):
@@ -99,6 +109,8 @@ class RoomHostClient:
             return value
         if kind == "user":
             protocol.raise_user_error(value)
+        if kind == "late":
+            raise unavailable("the room host answered after this request's deadline, and undid it")
         raise RuntimeError(f"room host: {value}")
 
     def _wait(self, reply_key, deadline):

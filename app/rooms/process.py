@@ -6,15 +6,15 @@ it may be another interpreter (PyPy), which needs only a path and two pipes. Its
 the engine workers' (``engine.tools.worker.engine_process_env``: this project on PYTHONPATH, a
 fixed hash seed, PyPy's nursery) and it runs from "/" so no other checkout shadows this one.
 
-One reader thread per worker reads its messages in order: replies wake the caller waiting for
+One writer thread per worker writes what is sent to it (pipe_writer.py: no caller waits on the
+pipe; a worker that reads nothing for long is killed as stuck). One reader thread per worker
+reads its messages in order: replies wake the caller waiting for
 them; frames, statuses, snapshots and the rest go to ``on_message``. End of stream (the worker
 exited or was killed) fails every call in flight with a 503 the user can retry, and calls
 ``on_exit`` once.
 """
 import itertools
 import logging
-import os
-import select
 import subprocess
 import sys
 import threading
@@ -24,16 +24,12 @@ from engine.tools.worker import engine_process_env
 
 from ..runner.errors import AppError
 from . import protocol
+from .pipe_writer import PipeWriter
 
 log = logging.getLogger(__name__)
 
 CALL_TIMEOUT_S = 30.0      # a call the worker has not answered by then fails (the worker is stuck)
 MAX_PENDING = 256          # calls in flight to one worker at most; more are refused (503)
-#: a worker that has not read its input for this long is stuck (a full pipe: it reads between
-#: ticks, and no tick lasts seconds): it is killed and its rooms recovered, rather than blocking
-#: every caller, each holding a request thread, for good
-WRITE_TIMEOUT_S = 30.0
-
 
 def worker_python(settings):
     """The interpreter of room workers: ISRLAB_ROOM_WORKER_PYTHON, else this one. Not PyPy by
@@ -59,85 +55,66 @@ class RoomWorker:
         self.on_exit = on_exit
         self.alive = True
         self._pending = {}
+        self._told = set()                 # ids of calls told, not awaited: their errors are logged
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self._write_lock = threading.Lock()
+        self._handling_since = None        # when the reader began handing a message over (None: reading)
+        self._backlog, self._backlog_lock = {}, threading.Lock()
         self.proc = subprocess.Popen([python, "-m", "app.rooms.worker", "--memory-bytes", str(memory_bytes),
                                       "--nice", str(nice)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=engine_process_env(),
                                      cwd="/", bufsize=1 << 16)
         self.pid = self.proc.pid
         self._stdout = self.proc.stdout
-        # written with os.write and select, never through proc.stdin's buffer: a blocking write
-        # to a full pipe has no time limit
-        self._stdin_fd = self.proc.stdin.fileno()
-        os.set_blocking(self._stdin_fd, False)
+        self._writer = PipeWriter(self.proc.stdin, f"isrlab-room-worker-{index}-writer", self._stuck,
+                                  self._reader_busy, when_idle=self._take_backlog)
         self.send(("setup", setup))
-        # the backlog notes' writer starts with the first note: the spare worker, which has no
-        # viewer until it takes over, keeps one thread fewer (issue 31: under 60 threads)
-        self._backlog, self._backlog_ready, self._backlog_writer = {}, threading.Event(), None
         self._reader = threading.Thread(target=self._read, daemon=True, name=f"isrlab-room-worker-{index}")
         self._reader.start()
 
     # -- writing ------------------------------------------------------------------------------------
     def send(self, message):
-        """Fire and forget (backlogs, stop); False when the worker is gone, or stuck: a worker
-        that reads nothing for WRITE_TIMEOUT_S is killed (its rooms then move to another)."""
-        data = memoryview(protocol.encode(message))
-        with self._write_lock:
-            try:
-                return self._write(data, time.monotonic() + WRITE_TIMEOUT_S)
-            except (OSError, ValueError):
-                return False
+        """Queue ``message`` for the worker (never waits on its pipe: pipe_writer.py); False when
+        the worker is gone or stuck."""
+        return self._writer.send(protocol.encode(message))
 
-    def _write(self, data, deadline):
-        while data:
-            try:
-                data = data[os.write(self._stdin_fd, data):]
-            except BlockingIOError:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    log.error("room worker %s read nothing for %g s: killed, its rooms are moved",
-                              self.pid, WRITE_TIMEOUT_S)
-                    self.proc.kill()            # the reader sees the end and recovery starts
-                    return False
-                select.select([], [self._stdin_fd], [], left)
-        return True
+    def _stuck(self, why):
+        log.error("room worker %s is stuck (%s): killed, its rooms move to another worker", self.pid, why)
+        self.proc.kill()                   # the reader sees the end; the owner recovers the rooms
+
+    def _reader_busy(self):
+        """Whether the reader is held up handing a message over (our side is slow, not the worker)."""
+        since = self._handling_since
+        return since is not None and time.monotonic() - since > 1.0
 
     def note_backlog(self, changes):
-        """Tell the worker which viewers' queues changed, from the thread that reads its output.
-        That thread must never wait on the worker's input: a worker blocked writing a large reply
-        to a full pipe reads nothing, so a full input pipe would stop both for good. The notes are
-        merged (the latest count per viewer is all the worker keeps) and written by a thread of
-        their own."""
-        with self._lock:
+        """Tell the worker which viewers' queues changed. Called by the thread that reads the
+        worker's output, which must never wait on its input; merged (the latest count per viewer
+        is all the worker keeps) and written when nothing else is queued."""
+        with self._backlog_lock:
             self._backlog.update(changes)
-            if self._backlog_writer is None:
-                self._backlog_writer = threading.Thread(target=self._send_backlogs, daemon=True,
-                                                        name=f"isrlab-room-worker-{self.index}-backlog")
-                self._backlog_writer.start()
-        self._backlog_ready.set()
+        self._writer.wake()
 
-    def _send_backlogs(self):
-        while self.alive:
-            if not self._backlog_ready.wait(1.0):
-                continue
-            with self._lock:
-                changes, self._backlog = self._backlog, {}
-                self._backlog_ready.clear()
-            if changes and not self.send(("backlog", changes)):
-                return
+    def _take_backlog(self):
+        with self._backlog_lock:
+            changes, self._backlog = self._backlog, {}
+        return protocol.encode(("backlog", changes)) if changes else None
 
     def tell(self, method, *args):
-        """``method(*args)`` in the worker, its answer not awaited (its reply is dropped on
-        arrival): for what must happen even when the worker is slow to answer, such as a viewer
-        leaving, which otherwise kept its room from going idle. The worker reads its input in
-        order, so a later call sees it done. False when the worker is gone."""
+        """``method(*args)`` in the worker, its answer not awaited (an error in it is logged): for
+        what must happen even when the worker is slow to answer, such as a viewer leaving, which
+        otherwise kept its room from going idle. The worker reads its input in order, so a later
+        call sees it done. False when the worker is gone."""
         with self._lock:
             if not self.alive:
                 return False
             call_id = next(self._ids)
-        return self.send(("call", call_id, method, args))
+            self._told.add(call_id)
+        if self.send(("call", call_id, method, args)):
+            return True
+        with self._lock:
+            self._told.discard(call_id)
+        return False
 
     def call(self, method, *args, timeout=CALL_TIMEOUT_S):
         """``method(*args)`` in the worker; its AppError is raised here with the same field,
@@ -175,26 +152,38 @@ class RoomWorker:
             while True:
                 message = protocol.read(self._stdout)
                 if message[0] == "reply":
-                    with self._lock:
-                        slot = self._pending.pop(message[1], None)
-                    if slot is not None:
-                        slot["answer"] = (message[2], message[3])
-                        slot["done"].set()
+                    self._answered(*message[1:])
                     continue
+                self._handling_since = time.monotonic()
                 try:
                     self.on_message(self, message)
                 except Exception:  # noqa: BLE001 - a relay error must not stop the reading
                     log.exception("room worker %s: handling %s failed", self.pid, message[0])
+                finally:
+                    self._handling_since = None
         except (protocol.ProtocolError, OSError, ValueError, EOFError) as exc:
             if self.alive:
                 log.warning("room worker %s (%s) ended: %s", self.pid, self.python, exc)
         finally:
             self._ended()
 
+    def _answered(self, call_id, kind, value):
+        with self._lock:
+            slot = self._pending.pop(call_id, None)
+            told = call_id in self._told
+            self._told.discard(call_id)
+        if slot is not None:
+            slot["answer"] = (kind, value)
+            slot["done"].set()
+        elif told and kind == "error":
+            log.error("room worker %s: a call told without waiting failed: %s", self.pid, value)
+
     def _ended(self):
+        self._writer.end()
         with self._lock:
             was_alive, self.alive = self.alive, False
             pending, self._pending = self._pending, {}
+            self._told.clear()
         for slot in pending.values():
             slot["answer"] = ("gone", "stopped")
             slot["done"].set()
@@ -207,13 +196,10 @@ class RoomWorker:
 
     def stop(self):
         """End the worker: ask, then close its input, then kill; its rooms are not recovered."""
+        self.send(("stop",))
         with self._lock:
             self.alive = False
-        self.send(("stop",))
-        try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
+        self._writer.close()                # writes "stop", then closes the worker's input
         try:
             self.proc.wait(timeout=3)
         except subprocess.TimeoutExpired:

@@ -11,6 +11,7 @@ What stays in this process is what belongs to its sockets: which room each of th
 (``room_of`` needs no round trip), and how backed up each one's queue is — reported to the host
 every ``NOTE_EVERY_S`` so it skips a slow viewer's frames as it would in process.
 """
+import itertools
 import threading
 import time
 
@@ -43,7 +44,9 @@ class RedisRunner:
         self.sid_room = {}                # this process's sockets -> the room each one watches
         self._told = {}                   # sid -> the backlog last reported to the host
         self._seq = 0                     # numbers backlog notes: the host keeps the newest per viewer
-        self._unsent_leaves = {}          # sid -> the room it left, when Redis could not be told
+        self._join_of = {}                # sid -> the number of its latest join (its leave names it)
+        self._joins = itertools.count(1)
+        self._unsent_leaves = {}          # sid -> the join it ended, when Redis could not be told
         self._stopping = threading.Event()
         self._notes = None
 
@@ -99,27 +102,31 @@ class RedisRunner:
         check_room_id(room_id)
         self.ensure_running()
         with self.lock:
-            self._unsent_leaves.pop(sid, None)    # the host's join leaves the previous room itself
-        room_id, left = self.client.call("join", room_id, sid)
+            join_id = next(self._joins)
+        # an unsent leave of an earlier join stays: if this join fails, it is still owed; if it
+        # succeeds, the host ignores it (it names an earlier join)
+        room_id, left = self.client.call("join", room_id, sid, join_id)
         with self.lock:
             self.sid_room[sid] = room_id
+            self._join_of[sid] = join_id
         return RoomHandle(self, room_id, None, self.clock()), left
 
     def leave(self, sid):
         with self.lock:
             room_id = self.sid_room.pop(sid, None)
+            join_id = self._join_of.pop(sid, None)
             self._told.pop(sid, None)
         if room_id is None:
             return None
         try:
-            self.client.call("leave", sid, room_id)
+            self.client.call("leave", sid, join_id)
         except AppError:
             # a host that answers late still applies it; one that was not told (Redis down) is
             # told again with the notes: a viewer left in keeps its room from going idle
             with self.lock:
                 if len(self._unsent_leaves) >= MAX_UNSENT_LEAVES:
                     self._unsent_leaves.pop(next(iter(self._unsent_leaves)))
-                self._unsent_leaves[sid] = room_id
+                self._unsent_leaves[sid] = join_id
         return room_id
 
     def resync(self, sid):
@@ -148,11 +155,11 @@ class RedisRunner:
     def _send_unsent_leaves(self):
         with self.lock:
             unsent = list(self._unsent_leaves.items())
-        for sid, room_id in unsent:
-            if not self.client.note("leave", sid, room_id):
+        for sid, join_id in unsent:
+            if not self.client.note("leave", sid, join_id):
                 return
             with self.lock:
-                if self._unsent_leaves.get(sid) == room_id:
+                if self._unsent_leaves.get(sid) == join_id:
                     del self._unsent_leaves[sid]
 
     def _backlog_changes(self):

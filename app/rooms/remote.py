@@ -42,6 +42,7 @@ class RemoteRunner(WorkerFailover):
         self.lock = threading.RLock()
         self.rooms = {}                    # room id -> RoomHandle
         self.sid_room = {}
+        self.sid_join = {}                 # sid -> the number its web process gave its latest join
         self.placement = {}                # room id -> RoomWorker
         self.workers = [None] * max(1, settings["ROOM_WORKERS"])
         self.python = worker_python(settings)
@@ -49,7 +50,7 @@ class RemoteRunner(WorkerFailover):
         self.worker_stats = {}
         self.recovered = {"workers_lost": 0, "rooms": 0, "rooms_lost": 0}
         self._backlogged = {}              # worker index -> {sid: queued frames}
-        self._reserved = 0
+        self._creating = set()             # ids of rooms being created (counted against MAX_ROOMS)
         self._stopped = False
         self._start_lock = threading.Lock()
         # a spare worker, started and warmed in advance, takes over a dead worker's rooms: the
@@ -109,15 +110,21 @@ class RemoteRunner(WorkerFailover):
             with self.lock:
                 missing = [(index, worker) for index, worker in enumerate(self.workers)
                            if worker is None or not worker.alive]
-            fresh = [(self._start_worker(index), seen) for index, seen in missing]
-            for worker, seen in fresh:
-                try:
+            fresh = []
+            try:
+                for index, seen in missing:
+                    fresh.append((self._start_worker(index), seen))
+                for worker, _seen in fresh:
                     worker.call("ping", timeout=60)
-                except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # noqa: BLE001 - none of them is kept: a retry starts them again
+                for worker, _seen in fresh:
                     worker.stop()
-                    raise AppError("room", f"a room worker ({self.python}) did not start: {exc}",
-                                   "see the server log; ISRLAB_ROOM_WORKER_PYTHON chooses the interpreter, "
-                                   "ISRLAB_ROOM_WORKERS=0 simulates rooms in the web process", status=503) from exc
+                if isinstance(exc, AppError):
+                    raise
+                raise AppError("room", f"a room worker ({self.python}) did not start: {exc}",
+                               "see the server log; ISRLAB_ROOM_WORKER_PYTHON chooses the interpreter, "
+                               "ISRLAB_ROOM_WORKERS=0 simulates rooms in the web process", status=503) from exc
+            for worker, seen in fresh:
                 with self.lock:
                     # the slot may have been filled meanwhile (a recovery promotes the spare into
                     # the dead worker's slot): that worker holds rooms, this fresh one none
@@ -142,28 +149,25 @@ class RemoteRunner(WorkerFailover):
         doc, source = self.scenario_for(library_name, scenario)
         evicted = None
         with self.lock:
-            if len(self.rooms) + self._reserved >= self.settings["MAX_ROOMS"]:
+            if len(self.rooms) + len(self._creating) >= self.settings["MAX_ROOMS"]:
                 raise self._server_full()
             oldest = owner_quota(owner, list(self.rooms.values()), self.settings.get("MAX_ROOMS_PER_ADDRESS"))
             if oldest is not None:
-                # forgotten here under the lock; its worker is told after it (below): a call made
-                # holding the lock waits for a reply the reader thread may be blocked from reading
+                # forgotten here under the lock; its worker is told after it (below): nothing is
+                # sent to a worker holding the lock
                 evicted = (oldest.id, self.placement.get(oldest.id))
                 self.remove(oldest.id, tell_worker=False)
             if room_id is None:
                 room_id = secrets.token_urlsafe(6)
-                while room_id in self.rooms:
+                while room_id in self.rooms or room_id in self._creating:
                     room_id = secrets.token_urlsafe(6)
             else:
                 check_room_id(room_id)
-                if room_id in self.rooms:
+                if room_id in self.rooms or room_id in self._creating:
                     raise AppError("room", "already exists", "a new room id")
-            self._reserved += 1
-        if evicted is not None and evicted[1] is not None and evicted[1].alive:
-            try:
-                evicted[1].call("remove", evicted[0])
-            except AppError:
-                pass
+            self._creating.add(room_id)     # one create per id at a time: they would share a journal
+        if evicted is not None and evicted[1] is not None:
+            evicted[1].tell("remove", evicted[0])
         self.journals.open(room_id)
         try:
             prepared = self._prepared(doc, prepare, engine_version)
@@ -182,7 +186,7 @@ class RemoteRunner(WorkerFailover):
             raise
         finally:
             with self.lock:
-                self._reserved -= 1
+                self._creating.discard(room_id)
         return handle
 
     @staticmethod
@@ -232,6 +236,7 @@ class RemoteRunner(WorkerFailover):
             if handle is not None:
                 for sid in handle.viewers:
                     self.sid_room.pop(sid, None)
+                    self.sid_join.pop(sid, None)
             if worker is not None:
                 worker.rooms.discard(room_id)
         self.journals.forget(room_id)
@@ -248,15 +253,19 @@ class RemoteRunner(WorkerFailover):
             return self.rooms.get(room_id) if room_id else None
 
     # -- viewers ----------------------------------------------------------------------------------------
-    def join(self, room_id, sid):
+    def join(self, room_id, sid, join_id=None):
+        """``sid`` watches ``room_id`` (and leaves its previous room). ``join_id``: the number its
+        web process gave this join, which a later ``leave`` names (a room host's web processes)."""
         handle = self.require(room_id)
         with self.lock:
             previous = self.sid_room.get(sid)
-        if previous == room_id:
-            return handle, None
+            if previous == room_id:
+                self.sid_join[sid] = join_id
+                return handle, None
         self.call_room_worker(room_id, "join", room_id, sid)
         with self.lock:
             self.sid_room[sid] = room_id
+            self.sid_join[sid] = join_id
             handle.viewers.add(sid)
             handle.last_active_s = self.clock()
         left = self._leave_room(previous, sid) if previous else None
@@ -269,14 +278,20 @@ class RemoteRunner(WorkerFailover):
             raise AppError("room", f"no room {room_id!r}", "open a new simulation", status=404)
         return worker.call(method, *args)
 
-    def leave(self, sid, room_id=None):
-        """``sid`` leaves its room (only if that is ``room_id``, when given: a leave retried late
-        must not take a viewer out of the room it joined since)."""
+    def leave(self, sid, join_id=None):
+        """``sid`` leaves its room; with ``join_id``, only if its latest join is that one: a leave
+        that comes late must not take the viewer out of a room it joined since, the same room
+        included. Checked and done under the lock, so no join slips in between."""
         with self.lock:
-            if room_id is not None and self.sid_room.get(sid) != room_id:
+            if join_id is not None and self.sid_join.get(sid) != join_id:
                 return None
             room_id = self.sid_room.pop(sid, None)
+            self.sid_join.pop(sid, None)
         return self._leave_room(room_id, sid) if room_id else None
+
+    def watching(self, sid):
+        with self.lock:
+            return sid in self.sid_room
 
     def _leave_room(self, room_id, sid):
         with self.lock:

@@ -14,23 +14,18 @@ of a worker, for as long as TCP retransmits, many minutes. So the limits are set
   process's subscription waiting silently for good, its viewers getting no frames; with them it
   fails within KEEPALIVE_S and python-socketio reconnects.
 """
-import socket
-
 import socketio
 
-from .mq import CONNECT_TIMEOUT_S
+from .mq import CONNECT_TIMEOUT_S, keepalive_options
 
 #: Flask-SocketIO's default channel on Redis (what ``SocketIO(message_queue=url)`` uses)
 CHANNEL = "flask-socketio"
 PUBLISH_TIMEOUT_S = 5
-_KEEPIDLE_S, _KEEPINTVL_S, _KEEPCNT = 10, 5, 3
-KEEPALIVE_S = _KEEPIDLE_S + _KEEPINTVL_S * _KEEPCNT
-REDIS_OPTIONS = {"socket_timeout": PUBLISH_TIMEOUT_S, "socket_connect_timeout": CONNECT_TIMEOUT_S,
-                 "socket_keepalive": True,
-                 "socket_keepalive_options": {socket.TCP_KEEPIDLE: _KEEPIDLE_S, socket.TCP_KEEPINTVL: _KEEPINTVL_S,
-                                              socket.TCP_KEEPCNT: _KEEPCNT}}
+KEEPALIVE_S = 25                    # mq.keepalive_options: 10 s idle, then 3 probes 5 s apart
+REDIS_OPTIONS = {"socket_timeout": PUBLISH_TIMEOUT_S, "socket_connect_timeout": CONNECT_TIMEOUT_S}
 
 
 def redis_manager(url, write_only=False):
     """The message queue's client manager (``SocketIO(client_manager=…)``, or an emitter)."""
-    return socketio.RedisManager(url, channel=CHANNEL, write_only=write_only, redis_options=dict(REDIS_OPTIONS))
+    return socketio.RedisManager(url, channel=CHANNEL, write_only=write_only,
+                                 redis_options={**REDIS_OPTIONS, **keepalive_options(url)})

@@ -5,6 +5,7 @@ through the same client a web process uses (mq.RoomHostClient).
 A create or join the host answers after its caller stopped waiting is undone (the caller told its
 user it failed); a leave read late still applies, but only to the room it names; notes are not
 queued while no host runs."""
+import threading
 import time
 
 import pytest
@@ -36,6 +37,7 @@ def host(queue):
     settings = {**load_settings({}), "ROOM_WORKERS": 1, "ROOM_WORKER_SPARE": 0, "MESSAGE_QUEUE": queue}
     running = room_host.RoomHost(settings, queue, request_threads=4)
     running.start()
+    threading.Thread(target=running.run_forever, daemon=True).start()     # keeps HOST_KEY fresh
     yield running
     running.stop()
 
@@ -54,14 +56,19 @@ def slowed(monkeypatch, host, method, seconds):
     monkeypatch.setattr(host, method, late)
 
 
+def served_past(host, before, count=1, timeout=10):
+    """Wait until the host has handled ``count`` more requests than ``before``."""
+    assert ready_within(lambda: host.served >= before + count, timeout), "the host did not handle the requests"
+
+
 def test_a_create_answered_after_its_caller_gave_up_is_undone(host, monkeypatch):
     client = mq.RoomHostClient(host.url, timeout=0.5)
-    before = set(host.runner.rooms)
+    before, served = set(host.runner.rooms), host.served
     slowed(monkeypatch, host, "do_create", 1.0)
     with pytest.raises(AppError) as refused:
         client.call("create", None, "isr-expansion", "late-room", None, None, None, True)
     assert refused.value.status == 503 and "did not answer" in refused.value.message
-    time.sleep(1.5)                              # the host has made the room by now, and undone it
+    served_past(host, served)                      # the host made the room, after the deadline
     assert set(host.runner.rooms) == before, "a room its creator was told had failed stayed"
     assert "late-room" not in host.runner.journals.rooms
 
@@ -70,37 +77,48 @@ def test_a_join_answered_after_its_caller_gave_up_is_undone(host, monkeypatch):
     client = mq.RoomHostClient(host.url, timeout=10)
     room_id = client.call("create", None, "isr-expansion", None, None, None, None, True)
     slowed(monkeypatch, host, "do_join", 1.0)
+    served = host.served
     with pytest.raises(AppError):
-        mq.RoomHostClient(host.url, timeout=0.5).call("join", room_id, "sid-late")
-    assert ready_within(lambda: "sid-late" not in host.sid_web and host.runner.sid_room.get("sid-late") is None, 5)
+        mq.RoomHostClient(host.url, timeout=0.5).call("join", room_id, "sid-late", 1)
+    served_past(host, served)
+    assert "sid-late" not in host.sid_web and not host.runner.watching("sid-late")
     assert viewers_of(host, room_id) == 0, "a viewer nobody shows frames to kept the room watched"
     client.call("remove", room_id)
 
 
-def test_a_leave_read_late_applies_but_only_to_the_room_it_names(host):
+def test_a_leave_read_late_applies_but_only_to_the_join_it_names(host):
     client = mq.RoomHostClient(host.url, timeout=10)
     first = client.call("create", None, "isr-expansion", None, None, None, None, True)
     second = client.call("create", None, "isr-expansion", None, None, None, None, True)
-    client.call("join", first, "sid-1")
-    client.call("join", first, "sid-2")
-    client.call("join", second, "sid-2")          # sid-2 moved on to the second room
-    assert (viewers_of(host, first), viewers_of(host, second)) == (1, 1)
+    client.call("join", first, "sid-1", 1)
+    client.call("join", first, "sid-2", 1)
+    client.call("join", second, "sid-2", 2)        # sid-2 moved on to the second room
+    client.call("join", first, "sid-3", 1)
+    client.call("leave", "sid-3", 1)
+    client.call("join", first, "sid-3", 2)         # sid-3 left the first room and came back
+    assert (viewers_of(host, first), viewers_of(host, second)) == (2, 1)
     late = mq.RoomHostClient(host.url, timeout=-1)  # every request it makes is past its deadline
-    assert late.note("leave", "sid-1", first)
-    assert late.note("leave", "sid-2", first)      # a leave of the room sid-2 left already
-    assert ready_within(lambda: viewers_of(host, first) == 0, 5), "a late leave was dropped: the room stays watched"
-    time.sleep(0.3)
-    assert viewers_of(host, second) == 1, "a leave of another room took the viewer out of this one"
-    assert host.sid_web.get("sid-2") == client.web_id
+    served = host.served
+    assert late.note("leave", "sid-1", 1)
+    assert late.note("leave", "sid-2", 1)          # ends the join sid-2 replaced
+    assert late.note("leave", "sid-3", 1)          # ends the join before sid-3 came back
+    served_past(host, served, 3)
+    assert viewers_of(host, first) == 1, "the late leave was dropped, or it took sid-3 out of the room it rejoined"
+    assert viewers_of(host, second) == 1, "a leave of an earlier join took the viewer out of its room"
+    assert host.runner.watching("sid-3") and not host.runner.watching("sid-1")
+    assert host.sid_web.get("sid-2") == client.web_id and "sid-1" not in host.sid_web
     for room_id in (first, second):
         client.call("remove", room_id)
+    # a viewer whose room was removed under it is forgotten by its leave all the same
+    assert "sid-2" in host.sid_web
+    client.call("leave", "sid-2", 2)
+    assert "sid-2" not in host.sid_web and host.do_stats(None)["room_host"]["viewers"] == len(host.sid_web)
 
 
 def test_a_publish_to_a_redis_that_never_answers_ends_within_its_time_limit(monkeypatch):
     """A Redis host gone from the network accepts nothing and answers nothing; here a listening
     socket that never replies. Without a read limit the emitting thread waited for good."""
     import socket
-    import threading
     from app.rooms import socketio_queue
     monkeypatch.setitem(socketio_queue.REDIS_OPTIONS, "socket_timeout", 0.5)
     silent = socket.create_server(("127.0.0.1", 0))
@@ -118,7 +136,6 @@ def test_the_web_process_queue_has_limits_and_its_subscription_keepalives(queue)
     """The subscription waits for messages for as long as no room is live; keepalives find a
     dead Redis under it. Checked on the manager create_app gives the web process's Socket.IO."""
     import socket
-    import threading
     from app.factory import create_app
     from app.rooms import socketio_queue
     app = create_app({"MESSAGE_QUEUE": queue, "ROOM_WORKERS": 0})
@@ -141,3 +158,35 @@ def test_the_web_process_queue_has_limits_and_its_subscription_keepalives(queue)
     listener.join(5)
     assert got and got[0]["data"] == b"after-idle", "an idle subscription broke on the read limit"
     subscription.close()
+
+
+class NoBacklog:
+    """This web process's sockets, none of them backed up (the runner reads only that)."""
+
+    def backlog(self, _sid):
+        return 0
+
+
+def test_a_leave_redis_did_not_take_is_sent_again_even_after_a_failed_join(host, queue):
+    """A viewer's leave lost to a Redis blip kept it in its room for good (the room never went
+    idle); it is sent again with the notes, and a join that fails meanwhile does not cancel it."""
+    from app.rooms.redis_runner import RedisRunner
+    from tests.app.test_message_queue import free_port
+    good = mq.RoomHostClient(queue, timeout=10)
+    runner = RedisRunner({**load_settings({}), "MESSAGE_QUEUE": queue}, NoBacklog(), client=good)
+    try:
+        room_id = good.call("create", None, "isr-expansion", None, None, None, None, True)
+        runner.join(room_id, "sid-w")
+        assert host.runner.watching("sid-w")
+        runner.client = mq.RoomHostClient(f"redis://127.0.0.1:{free_port()}/0", web_name=good.web_id)  # Redis away
+        assert runner.leave("sid-w") == room_id
+        with pytest.raises(AppError):
+            runner.join(room_id, "sid-w")
+        assert host.runner.watching("sid-w"), "the host was told nothing while Redis was away"
+        runner.client = good                                                                   # Redis back
+        runner._send_unsent_leaves()
+        assert ready_within(lambda: not host.runner.watching("sid-w"), 5), "the lost leave was never sent"
+        assert viewers_of(host, room_id) == 0
+        good.call("remove", room_id)
+    finally:
+        runner.stop()

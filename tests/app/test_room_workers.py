@@ -284,29 +284,66 @@ def test_an_owner_over_the_quota_evicts_the_oldest_room_from_its_worker_too():
         runner.stop()
 
 
-def test_a_worker_that_reads_nothing_is_killed_and_no_caller_waits_for_good(monkeypatch):
-    """A stuck worker (stopped here with SIGSTOP) reads nothing: its input pipe fills and a
-    blocking write would hold the caller, and every caller after it waiting for the write lock,
-    for good. Writes end after WRITE_TIMEOUT_S; the worker is killed so its rooms can move."""
-    from app.rooms import process
-    monkeypatch.setattr(process, "WRITE_TIMEOUT_S", 1.0)
+def stopped_worker(monkeypatch, on_message=lambda *_: None):
+    """A real worker, then stopped with SIGSTOP (stuck: it reads nothing), with a 1 s stall limit."""
+    from app.rooms import pipe_writer, process
+    monkeypatch.setattr(pipe_writer, "STALL_S", 1.0)
     exited = threading.Event()
     worker = process.RoomWorker(0, process.worker_python({}), {**DEFAULTS, "SECRET_KEY": "t"}, 0, 0,
-                                lambda *_: None, lambda _w: exited.set())
+                                on_message, lambda _w: exited.set())
+    assert worker.call("ping", timeout=60)["pid"] == worker.pid
+    return worker, exited
+
+
+def flood(worker):
+    """Notes past what the pipe holds (64 kB): each send returns at once, queued."""
+    note = {f"viewer-{i:05d}": i for i in range(20000)}            # ~400 kB each
+    started = time.monotonic()
+    assert all(worker.send(("backlog", note)) for _ in range(3)), "a send to a live worker was refused"
+    assert time.monotonic() - started < 1.0, "a sender waited on the worker's pipe"
+
+
+def test_a_worker_that_reads_nothing_is_killed_and_no_caller_waits_for_good(monkeypatch):
+    """A stuck worker (stopped here with SIGSTOP) reads nothing: its input pipe fills. Written
+    directly, the caller, and every caller after it, waited for good, each holding a thread.
+    Sends are queued; the writer gives the worker up after STALL_S and it is killed, so its
+    rooms can move."""
+    worker, exited = stopped_worker(monkeypatch)
     try:
-        assert worker.call("ping", timeout=60)["pid"] == worker.pid
         os.kill(worker.pid, signal.SIGSTOP)
-        note = {f"viewer-{i:05d}": i for i in range(20000)}      # ~400 kB a note: the pipe holds 64 kB
-        started = time.monotonic()
-        results = [worker.send(("backlog", note)) for _ in range(3)]
-        took = time.monotonic() - started
-        assert results[0] is False and not any(results), "the write to a stuck worker was not refused"
-        assert took < 3.0, f"writes to a stuck worker took {took:.1f} s"
+        flood(worker)
         assert exited.wait(10), "the stuck worker was not killed (its rooms would never move)"
+        assert not worker.send(("backlog", {"a": 1}))
         with pytest.raises(AppError) as gone:
             worker.call("ping")
         assert gone.value.status == 503
     finally:
+        worker.stop()
+
+
+def test_a_worker_is_not_killed_while_our_side_is_the_slow_one(monkeypatch):
+    """While the thread reading the worker's output is held up on our side (a frame relay waiting
+    on Redis), a worker blocked writing to us reads nothing either: that is our delay, not a stuck
+    worker, and killing it would move rooms into workers held up the same way."""
+    release, handling = threading.Event(), threading.Event()
+
+    def slow_relay(_worker, message):
+        if message[0] == "snapshot":
+            handling.set()
+            release.wait(30)
+    worker, exited = stopped_worker(monkeypatch, slow_relay)
+    try:
+        from engine.scenario.library import library
+        worker.tell("create", "slow", library()["isr-expansion"], {"kind": "library", "name": "isr-expansion"},
+                    None, True, None)
+        assert handling.wait(10)
+        os.kill(worker.pid, signal.SIGSTOP)
+        flood(worker)
+        assert not exited.wait(3.0), "a worker was killed for our own reader's delay"
+        release.set()                        # our side moves again; the worker is still stopped
+        assert exited.wait(10), "the stuck worker was not killed once our side was not the slow one"
+    finally:
+        release.set()
         worker.stop()
 
 
@@ -320,8 +357,7 @@ def test_a_worker_started_while_the_spare_takes_the_dead_ones_place_does_not_rep
         handle = runner.create(library_name="isr-expansion")
         assert wait_for(lambda: runner.spare is not None, timeout=60), "a warm spare is ready"
         dead, spare = runner.workers[0], runner.spare
-        monkeypatch.setattr(type(runner), "_on_exit", lambda self, worker: None)   # recovery run by hand below
-        dead.stop()
+        dead.stop()                               # stopped, not dead: no recovery starts by itself
         started = []
         start_worker = runner._start_worker
 
@@ -338,3 +374,23 @@ def test_a_worker_started_while_the_spare_takes_the_dead_ones_place_does_not_rep
             "the fresh worker was not stopped"
     finally:
         runner.stop()
+
+
+def test_an_idle_workers_writer_thread_ends_and_comes_back_with_the_next_call(monkeypatch):
+    """The spare worker idles until a worker dies: its writer thread ends meanwhile (issue 31's
+    thread bound), and the next call starts one again."""
+    from app.rooms import pipe_writer, process
+    monkeypatch.setattr(pipe_writer, "IDLE_EXIT_S", 0.3)
+    worker = process.RoomWorker(7, process.worker_python({}), {**DEFAULTS, "SECRET_KEY": "t"}, 0, 0,
+                                lambda *_: None, lambda _w: None)
+
+    def writers():
+        return [t for t in threading.enumerate() if t.name == "isrlab-room-worker-7-writer"]
+    try:
+        assert worker.call("ping", timeout=60)["pid"] == worker.pid
+        assert wait_for(lambda: not writers(), timeout=5), "an idle writer thread stayed"
+        assert worker.call("ping", timeout=10)["pid"] == worker.pid
+        assert len(writers()) <= 1
+    finally:
+        worker.stop()
+    assert worker.proc.poll() is not None and not writers()
