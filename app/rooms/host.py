@@ -11,8 +11,8 @@ differences:
   ``message_queue``, delivers them to those of its sockets that are in the room's channel.
 
 A web process reports its backed-up viewers (so a slow viewer skips frames as in process, never
-stalling its room) and says it is alive every few seconds; the viewers of one that stops saying
-so leave their rooms (which then go idle and are removed as usual).
+stalling its room) and refreshes its "alive" key in Redis every few seconds; the viewers of one
+whose key is gone leave their rooms (which then go idle and are removed as usual).
 """
 import logging
 import os
@@ -37,8 +37,8 @@ NAMESPACE = "/"
 CHANNEL_PREFIX = "room:"
 REQUEST_THREADS = 16          # requests served at once (each holds a Redis connection)
 #: requests still true when read late: the web process forgot the viewer whatever the host said
-#: (a leave names the join it ends, so it cannot take the viewer out of one joined since), and a
-#: late "alive" is still a sign of life
+#: (a leave names the join it ends, so it cannot take the viewer out of one joined since); "alive"
+#: is what web processes of an earlier version send
 LATE_BUT_TRUE = frozenset(("alive", "leave"))
 
 
@@ -76,7 +76,8 @@ class RoomHost:
         self.identity = f"{socket.gethostname()} pid {os.getpid()}, {len(self.runner.workers)} room workers"
         self.request_threads = request_threads
         self.lock = threading.Lock()
-        self.webs = {}                    # web process id -> when it was last heard of
+        self.webs = {}                    # web process id -> when it last asked something
+        self.web_missing = {}             # web process id -> since when its "alive" key is gone
         self.sid_web = {}                 # viewer's sid -> the web process holding its socket
         self.backlog_seq = {}             # viewer's sid -> the number of its newest backlog note
         self.served = 0                   # requests and notes handled (tests wait on it)
@@ -142,19 +143,40 @@ class RoomHost:
             log.warning("cannot reach Redis at %s: %s", mq.safe_url(self.url), exc)
 
     def _forget_silent_webs(self):
+        """The viewers of web processes whose "alive" key (mq.WEB_KEY) has been gone for
+        WEB_GRACE_S leave their rooms; a Redis that cannot be asked judges no one."""
+        import redis
+        with self.lock:
+            webs = list(self.webs)
+        if not webs:
+            return
+        try:
+            pipe = self.redis.pipeline(transaction=False)
+            for web in webs:
+                pipe.exists(mq.WEB_KEY + web)
+            present = pipe.execute()
+        except redis.RedisError:
+            return
         now = time.monotonic()
         with self.lock:
-            gone = {w for w, seen in self.webs.items() if now - seen > mq.WEB_TTL_S}
-            sids = [sid for sid, w in self.sid_web.items() if w in gone]
+            gone = set()
+            for web, alive in zip(webs, present):
+                if alive:
+                    self.web_missing.pop(web, None)
+                elif now - self.web_missing.setdefault(web, now) >= mq.WEB_GRACE_S:
+                    gone.add(web)
+            # each leave names the join it ends: one made since (the web process came back) stays
+            leaving = [(sid, self.runner.join_of(sid)) for sid, w in self.sid_web.items() if w in gone]
             for web in gone:
-                self.webs.pop(web)
-        for sid in sids:
+                self.webs.pop(web, None)
+                self.web_missing.pop(web, None)
+        for sid, join_id in leaving:
             try:
-                self._leave(sid)
+                self._leave(sid, join_id)
             except Exception:  # noqa: BLE001 - one viewer's leave must not keep the others in
                 log.exception("room host: viewer %s of a silent web process did not leave", sid)
         if gone:
-            log.warning("web processes %s went silent: %d viewers left their rooms", sorted(gone), len(sids))
+            log.warning("web processes %s went silent: %d viewers left their rooms", sorted(gone), len(leaving))
 
     # -- requests --------------------------------------------------------------------------------------
     def _serve(self):
@@ -175,6 +197,8 @@ class RoomHost:
                 log.warning("skipped a request that is not a room host request (%d bytes)", len(got[1]))
                 continue
             if time.time() > deadline and method not in LATE_BUT_TRUE:
+                with self.lock:
+                    self.served += 1
                 continue                       # its caller was already told no one answered
             answer = self._answer(web, method, args)
             if time.time() > deadline and answer[0] == "ok" and self._undo(method, args, answer[1]):
@@ -203,7 +227,9 @@ class RoomHost:
     def _undo(self, method, args, value):
         """A create or join answered after its caller gave up waiting: its web process told the
         user it failed, so the room it made or the viewer it joined must not stay (a room nobody
-        knows, a viewer nobody shows frames to, keeping a room from going idle)."""
+        knows, a viewer nobody shows frames to, keeping a room from going idle). A join that moved
+        the viewer out of its previous room does not put it back: there the viewer counts no more
+        until it joins again (the user was shown an error), which leaks nothing."""
         try:
             if method == "create":
                 self.runner.remove(value)

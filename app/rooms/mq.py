@@ -12,8 +12,11 @@ run room calls; frames do not come back this way but through Flask-SocketIO's me
 * ``HOST_KEY`` names the running room host and expires a few seconds after it stops refreshing
   it: a web process refuses at once ("rooms are unavailable: no room host is running") instead of
   waiting for a reply nobody will send; a second host refuses to start.
-* Fire-and-forget notes (a web process's backed-up viewers, its heartbeat) are requests without a
-  reply key.
+* Fire-and-forget notes (a web process's backed-up viewers, leaves Redis did not take at first)
+  are requests without a reply key.
+* A web process says it is alive by refreshing ``WEB_KEY + its id`` (expiring WEB_TTL_S), not by a
+  request: requests wait for a free host thread, and a host whose threads all wait on a stuck
+  worker would have taken every web process for dead and sent all their viewers away.
 
 Redis and both ends are this deployment's own: pickle is trusted here as it is for the room
 workers' pipes (protocol.py) and for Flask-SocketIO's own Redis messages. Keep Redis private.
@@ -32,7 +35,10 @@ PREFIX = "isrlab:rooms:"
 REQUESTS = PREFIX + "requests"
 HOST_KEY = PREFIX + "host"
 HOST_TTL_S = 5                 # the host refreshes HOST_KEY every second; gone 5 s after it stops
-WEB_TTL_S = 15                 # a web process silent this long is gone: its viewers leave their rooms
+WEB_TTL_S = 15                 # a web process's "alive" key lives this long unless refreshed (every 5 s)
+WEB_GRACE_S = 7                # ... and once it is gone this long (a Redis restart loses every key,
+                               # each web process sets its own again within 5 s), its viewers leave
+WEB_KEY = PREFIX + "web:"      # + the web process's id
 REPLY_TTL_S = 60               # an unread reply expires
 CALL_TIMEOUT_S = 15.0          # a request the host has not answered by then is refused (503)
 CONNECT_TIMEOUT_S = 2.0        # a Redis that does not accept a connection by then is down
@@ -137,6 +143,14 @@ class RoomHostClient:
             self.redis.rpush(REQUESTS, pickle.dumps((None, time.time() + self.timeout, self.web_id, method, args),
                                                     protocol=protocol.PROTOCOL))
             return True
+        except redis.RedisError:
+            return False
+
+    def alive(self):
+        """Refresh this web process's "alive" key; False when Redis cannot be told."""
+        import redis
+        try:
+            return bool(self.redis.set(WEB_KEY + self.web_id, 1, ex=WEB_TTL_S))
         except redis.RedisError:
             return False
 

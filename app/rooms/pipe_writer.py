@@ -9,10 +9,11 @@ in order, so the worker still sees every message in the order it was sent.
 Bounded both ways:
 
 * the queue holds at most MAX_QUEUED_BYTES; past it the worker is declared stuck;
-* the writer gives up on a worker that takes no byte for STALL_S while the thread reading its
-  output is not busy (so the worker is not blocked on us): the worker is stuck, not slow. A
-  reader that is busy (a relay of frames waiting on Redis, say) is our side being slow: then the
-  writer waits, rather than killing workers whose only fault is our delay.
+* the writer gives up on a worker that takes no byte for STALL_S and sends nothing either (nor
+  is our reader of its output handing a message over): the worker is stuck, not slow. A worker
+  that still sends, or whose output our reader is still handing over (a relay of frames waiting
+  on Redis, say), may be blocked writing to us: then the delay is ours, and the writer waits,
+  rather than killing workers whose only fault is our slowness.
 
 Either way ``on_stuck`` is called once (the owner kills the process; its rooms move elsewhere)
 and every later ``send`` is refused.
@@ -33,17 +34,24 @@ IDLE_EXIT_S = 10.0      # a writer with nothing to write this long ends; the nex
                         # (the spare worker, idle until it takes over, costs no thread meanwhile)
 
 
+class TooLarge(ValueError):
+    def __init__(self, size):
+        super().__init__(f"a message of {size} bytes")
+        self.size = size
+
+
 class PipeWriter:
-    def __init__(self, stream, name, on_stuck, reader_busy, when_idle=None):
+    def __init__(self, stream, name, on_stuck, heard_since, when_idle=None):
         """``stream``: the pipe's file object (closed by this writer when it ends);
-        ``reader_busy()``: whether our reader of the worker's output is held up on our side;
+        ``heard_since(t)``: whether the worker sent anything since monotonic time ``t``, or our
+        reader is handing a message of it over now;
         ``when_idle()``: bytes to write once the queue is empty (merged notes), or None; called
         holding this writer's lock, so it must take no lock its callers hold while sending."""
         self._stream = stream
         self._fd = stream.fileno()
         os.set_blocking(self._fd, False)
         self._on_stuck = on_stuck
-        self._reader_busy = reader_busy
+        self._heard_since = heard_since
         self._when_idle = when_idle
         self._queue = collections.deque()
         self._queued_bytes = 0
@@ -56,7 +64,10 @@ class PipeWriter:
         self._poller.register(self._fd, select.POLLOUT)
 
     def send(self, data):
-        """Queue ``data``; False when the writer has ended or the worker is stuck."""
+        """Queue ``data``; False when the writer has ended or the worker is stuck. A message
+        larger than the whole queue may hold is refused (TooLarge), the worker left alone."""
+        if len(data) > MAX_QUEUED_BYTES:
+            raise TooLarge(len(data))
         with self._cond:
             if not self._open:
                 return False
@@ -101,6 +112,8 @@ class PipeWriter:
 
     # -- the writer thread ----------------------------------------------------------------------------
     def _next(self):
+        """The next bytes to write; None: close the pipe; False: idle for IDLE_EXIT_S, end."""
+        timed_out = False
         with self._cond:
             while True:
                 if self._queue:
@@ -112,9 +125,10 @@ class PipeWriter:
                 idle = self._when_idle() if self._when_idle is not None and self._open else None
                 if idle:
                     return idle
-                if not self._cond.wait(IDLE_EXIT_S) and not self._queue and not self._closing:
-                    self._thread = None     # idle: this thread ends, the pipe stays open
+                if timed_out:               # looked at everything once more after the wait: a
+                    self._thread = None     # notify racing its timeout is not lost
                     return False
+                timed_out = not self._cond.wait(IDLE_EXIT_S)
 
     def _run(self):
         while True:
@@ -146,7 +160,7 @@ class PipeWriter:
             except OSError:                # the worker is gone (its reader notices and says so)
                 return False
             now = time.monotonic()
-            if stalled_since is None or self._reader_busy():
+            if stalled_since is None or self._heard_since(stalled_since):
                 stalled_since = now
             elif now - stalled_since > STALL_S:
                 with self._cond:

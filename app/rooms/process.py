@@ -24,7 +24,7 @@ from engine.tools.worker import engine_process_env
 
 from ..runner.errors import AppError
 from . import protocol
-from .pipe_writer import PipeWriter
+from .pipe_writer import MAX_QUEUED_BYTES, PipeWriter, TooLarge
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,7 @@ class RoomWorker:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._handling_since = None        # when the reader began handing a message over (None: reading)
+        self._last_heard = time.monotonic()  # when the worker last sent anything
         self._backlog, self._backlog_lock = {}, threading.Lock()
         self.proc = subprocess.Popen([python, "-m", "app.rooms.worker", "--memory-bytes", str(memory_bytes),
                                       "--nice", str(nice)],
@@ -67,7 +68,7 @@ class RoomWorker:
         self.pid = self.proc.pid
         self._stdout = self.proc.stdout
         self._writer = PipeWriter(self.proc.stdin, f"isrlab-room-worker-{index}-writer", self._stuck,
-                                  self._reader_busy, when_idle=self._take_backlog)
+                                  self._heard_since, when_idle=self._take_backlog)
         self.send(("setup", setup))
         self._reader = threading.Thread(target=self._read, daemon=True, name=f"isrlab-room-worker-{index}")
         self._reader.start()
@@ -76,16 +77,21 @@ class RoomWorker:
     def send(self, message):
         """Queue ``message`` for the worker (never waits on its pipe: pipe_writer.py); False when
         the worker is gone or stuck."""
-        return self._writer.send(protocol.encode(message))
+        try:
+            return self._writer.send(protocol.encode(message))
+        except TooLarge as exc:
+            raise AppError("room", f"this simulation's state is too large to hand to a room worker "
+                           f"({exc.size / 2 ** 20:.0f} MB, at most {MAX_QUEUED_BYTES // 2 ** 20} MB)",
+                           "a smaller or shorter scenario", status=413) from exc
 
     def _stuck(self, why):
         log.error("room worker %s is stuck (%s): killed, its rooms move to another worker", self.pid, why)
         self.proc.kill()                   # the reader sees the end; the owner recovers the rooms
 
-    def _reader_busy(self):
-        """Whether the reader is held up handing a message over (our side is slow, not the worker)."""
-        since = self._handling_since
-        return since is not None and time.monotonic() - since > 1.0
+    def _heard_since(self, moment):
+        """Whether the worker sent anything since ``moment``, or the reader is handing a message
+        of it over now (then the worker may be blocked writing to us: our delay, not its)."""
+        return self._handling_since is not None or self._last_heard > moment
 
     def note_backlog(self, changes):
         """Tell the worker which viewers' queues changed. Called by the thread that reads the
@@ -151,6 +157,7 @@ class RoomWorker:
         try:
             while True:
                 message = protocol.read(self._stdout)
+                self._last_heard = time.monotonic()
                 if message[0] == "reply":
                     self._answered(*message[1:])
                     continue
@@ -196,9 +203,9 @@ class RoomWorker:
 
     def stop(self):
         """End the worker: ask, then close its input, then kill; its rooms are not recovered."""
-        self.send(("stop",))
         with self._lock:
-            self.alive = False
+            self.alive = False              # first: the end of the worker is no death to recover from
+        self.send(("stop",))
         self._writer.close()                # writes "stop", then closes the worker's input
         try:
             self.proc.wait(timeout=3)

@@ -29,7 +29,7 @@ NOTE_EVERY_S = 0.1          # backlogs of this process's viewers, when they chan
 #: (sampled at any moment, not just before a send as in process): skipping on it would cost a
 #: viewer with a fast connection frames every time a sample catches one
 BACKED_UP = 2
-ALIVE_EVERY_S = 5.0         # "this web process is alive" (its viewers leave when it stops saying so)
+ALIVE_EVERY_S = 5.0         # "this web process is alive" (mq.WEB_KEY; its viewers leave when it stops)
 MAX_UNSENT_LEAVES = 4096    # leaves not yet delivered (Redis down), retried with the notes
 
 
@@ -46,7 +46,8 @@ class RedisRunner:
         self._seq = 0                     # numbers backlog notes: the host keeps the newest per viewer
         self._join_of = {}                # sid -> the number of its latest join (its leave names it)
         self._joins = itertools.count(1)
-        self._unsent_leaves = {}          # sid -> the join it ended, when Redis could not be told
+        self._unsent_leaves = {}          # (sid, join id) -> True: leaves owed to the host (Redis was down,
+                                          # or a join went unanswered and may have been made)
         self._stopping = threading.Event()
         self._notes = None
 
@@ -105,10 +106,19 @@ class RedisRunner:
             join_id = next(self._joins)
         # an unsent leave of an earlier join stays: if this join fails, it is still owed; if it
         # succeeds, the host ignores it (it names an earlier join)
-        room_id, left = self.client.call("join", room_id, sid, join_id)
+        try:
+            room_id, left = self.client.call("join", room_id, sid, join_id)
+        except AppError as exc:
+            if exc.status == 503:           # not answered: the host may have made it all the same
+                self._owe_leave(sid, join_id)
+            raise
         with self.lock:
+            if join_id < self._join_of.get(sid, 0):
+                return RoomHandle(self, self.sid_room[sid], None, self.clock()), None    # a later join won
             self.sid_room[sid] = room_id
             self._join_of[sid] = join_id
+            self._told[sid] = -1            # report its backlog, 0 included: an older note, served
+                                            # late, may have left it "backed up" at the host
         return RoomHandle(self, room_id, None, self.clock()), left
 
     def leave(self, sid):
@@ -123,11 +133,14 @@ class RedisRunner:
         except AppError:
             # a host that answers late still applies it; one that was not told (Redis down) is
             # told again with the notes: a viewer left in keeps its room from going idle
-            with self.lock:
-                if len(self._unsent_leaves) >= MAX_UNSENT_LEAVES:
-                    self._unsent_leaves.pop(next(iter(self._unsent_leaves)))
-                self._unsent_leaves[sid] = join_id
+            self._owe_leave(sid, join_id)
         return room_id
+
+    def _owe_leave(self, sid, join_id):
+        with self.lock:
+            if len(self._unsent_leaves) >= MAX_UNSENT_LEAVES:
+                self._unsent_leaves.pop(next(iter(self._unsent_leaves)))
+            self._unsent_leaves[(sid, join_id)] = True
 
     def resync(self, sid):
         handle = self.room_of(sid)
@@ -142,7 +155,7 @@ class RedisRunner:
         while not self._stopping.wait(NOTE_EVERY_S):
             now = time.monotonic()
             if now - last_alive >= ALIVE_EVERY_S:
-                self.client.note("alive")       # untold (no host, Redis down): nothing to keep alive
+                self.client.alive()             # untold (Redis down): no frames reach us either
                 self._send_unsent_leaves()
                 last_alive = now
             changes = self._backlog_changes()
@@ -154,13 +167,12 @@ class RedisRunner:
 
     def _send_unsent_leaves(self):
         with self.lock:
-            unsent = list(self._unsent_leaves.items())
+            unsent = list(self._unsent_leaves)
         for sid, join_id in unsent:
             if not self.client.note("leave", sid, join_id):
                 return
             with self.lock:
-                if self._unsent_leaves.get(sid) == join_id:
-                    del self._unsent_leaves[sid]
+                self._unsent_leaves.pop((sid, join_id), None)
 
     def _backlog_changes(self):
         with self.lock:

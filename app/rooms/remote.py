@@ -43,6 +43,7 @@ class RemoteRunner(WorkerFailover):
         self.rooms = {}                    # room id -> RoomHandle
         self.sid_room = {}
         self.sid_join = {}                 # sid -> the number its web process gave its latest join
+        self._viewer_locks = [threading.Lock() for _ in range(64)]     # one viewer's joins in turn
         self.placement = {}                # room id -> RoomWorker
         self.workers = [None] * max(1, settings["ROOM_WORKERS"])
         self.python = worker_python(settings)
@@ -119,9 +120,8 @@ class RemoteRunner(WorkerFailover):
             except Exception as exc:  # noqa: BLE001 - none of them is kept: a retry starts them again
                 for worker, _seen in fresh:
                     worker.stop()
-                if isinstance(exc, AppError):
-                    raise
-                raise AppError("room", f"a room worker ({self.python}) did not start: {exc}",
+                why = exc.message if isinstance(exc, AppError) else exc
+                raise AppError("room", f"a room worker ({self.python}) did not start: {why}",
                                "see the server log; ISRLAB_ROOM_WORKER_PYTHON chooses the interpreter, "
                                "ISRLAB_ROOM_WORKERS=0 simulates rooms in the web process", status=503) from exc
             for worker, seen in fresh:
@@ -201,7 +201,7 @@ class RemoteRunner(WorkerFailover):
         return pickle.dumps(prepared if isinstance(prepared, Simulation) else fresh, protocol=4)
 
     def _server_full(self):
-        return server_full(len(self.rooms), self.settings["MAX_ROOMS"],
+        return server_full(len(self.rooms) + len(self._creating), self.settings["MAX_ROOMS"],
                            f" (the server may raise ISRLAB_MAX_ROOMS; its {len(self.workers)} room workers, "
                            "ISRLAB_ROOM_WORKERS, share the rooms)")
 
@@ -255,20 +255,26 @@ class RemoteRunner(WorkerFailover):
     # -- viewers ----------------------------------------------------------------------------------------
     def join(self, room_id, sid, join_id=None):
         """``sid`` watches ``room_id`` (and leaves its previous room). ``join_id``: the number its
-        web process gave this join, which a later ``leave`` names (a room host's web processes)."""
+        web process gave this join (increasing), which a later ``leave`` names. One viewer's joins
+        run one at a time (two at once, a double click, each read the same previous room and the
+        viewer ended up in both); a join older than the viewer's latest is refused."""
         handle = self.require(room_id)
-        with self.lock:
-            previous = self.sid_room.get(sid)
-            if previous == room_id:
+        with self._viewer_locks[hash(sid) % len(self._viewer_locks)]:
+            with self.lock:
+                latest = self.sid_join.get(sid)
+                if join_id is not None and latest is not None and join_id < latest:
+                    raise AppError("room", "a later join of this viewer came first", "join again", status=409)
+                previous = self.sid_room.get(sid)
+                if previous == room_id:
+                    self.sid_join[sid] = join_id
+                    return handle, None
+            self.call_room_worker(room_id, "join", room_id, sid)
+            with self.lock:
+                self.sid_room[sid] = room_id
                 self.sid_join[sid] = join_id
-                return handle, None
-        self.call_room_worker(room_id, "join", room_id, sid)
-        with self.lock:
-            self.sid_room[sid] = room_id
-            self.sid_join[sid] = join_id
-            handle.viewers.add(sid)
-            handle.last_active_s = self.clock()
-        left = self._leave_room(previous, sid) if previous else None
+                handle.viewers.add(sid)
+                handle.last_active_s = self.clock()
+            left = self._leave_room(previous, sid) if previous else None
         return handle, left
 
     def call_room_worker(self, room_id, method, *args):
@@ -288,6 +294,10 @@ class RemoteRunner(WorkerFailover):
             room_id = self.sid_room.pop(sid, None)
             self.sid_join.pop(sid, None)
         return self._leave_room(room_id, sid) if room_id else None
+
+    def join_of(self, sid):
+        with self.lock:
+            return self.sid_join.get(sid)
 
     def watching(self, sid):
         with self.lock:

@@ -293,7 +293,7 @@ def test_the_viewers_of_a_web_process_that_dies_leave_their_rooms(cluster, viewe
     os.killpg(web_c.pid, signal.SIGKILL)          # no disconnect reaches anyone: the process is gone
     web_c.wait(timeout=10)
     wait_until(lambda: json.load(urllib.request.urlopen(url, timeout=5))["viewers"] == 1,
-               mq.WEB_TTL_S + 10, "the dead web process's viewer leaving the room")
+               mq.WEB_TTL_S + mq.WEB_GRACE_S + 10, "the dead web process's viewer leaving the room")
 
 
 def test_max_rooms_is_counted_once_for_all_web_processes(cluster, viewers):

@@ -190,3 +190,51 @@ def test_a_leave_redis_did_not_take_is_sent_again_even_after_a_failed_join(host,
         good.call("remove", room_id)
     finally:
         runner.stop()
+
+
+def test_a_web_process_is_judged_by_its_alive_key_not_by_how_lately_the_host_read_from_it(host, monkeypatch):
+    """A host whose request threads all wait on a stuck worker reads nothing for a while: judged
+    by the last request read, every web process looked dead and all viewers were sent away while
+    they watched. Judged by the key each web process refreshes, only a dead one is."""
+    monkeypatch.setattr(mq, "WEB_GRACE_S", 0)
+    client = mq.RoomHostClient(host.url, timeout=10)
+    room_id = client.call("create", None, "isr-expansion", None, None, None, None, True)
+    client.call("join", room_id, "sid-alive", 1)
+    assert client.alive()
+    with host.lock:
+        host.webs[client.web_id] = time.monotonic() - 3600       # nothing read from it for an hour
+    host._forget_silent_webs()
+    assert host.runner.watching("sid-alive"), "a live web process's viewer was sent away"
+    redis.Redis.from_url(host.url).delete(mq.WEB_KEY + client.web_id)  # the web process died
+    assert ready_within(lambda: not host.runner.watching("sid-alive"), 5), "a dead web process's viewer stayed"
+    assert "sid-alive" not in host.sid_web and client.web_id not in host.webs
+    client.call("remove", room_id)
+
+
+def test_two_joins_of_one_viewer_at_once_leave_it_in_one_room_the_later_one(host):
+    """A double click sends two joins together, each handled by its own thread: both read the same
+    previous room, and the viewer ended up counted in both rooms (one of them never idle)."""
+    client = mq.RoomHostClient(host.url, timeout=10)
+    rooms = [client.call("create", None, "isr-expansion", None, None, None, None, True) for _ in range(2)]
+    for attempt in range(5):
+        sid = f"sid-twice-{attempt}"
+        results, together = {}, threading.Barrier(2)
+
+        def join(room_id, join_id):
+            together.wait(5)
+            try:
+                results[join_id] = host.runner.join(room_id, sid, join_id)[0].id
+            except AppError as exc:
+                results[join_id] = exc.status
+        threads = [threading.Thread(target=join, args=(room_id, join_id))
+                   for room_id, join_id in ((rooms[0], 2 * attempt + 1), (rooms[1], 2 * attempt + 2))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        counts = [viewers_of(host, room_id) for room_id in rooms]
+        assert counts == [0, 1], f"the viewer is counted in {counts} (joins answered {results})"
+        assert host.runner.join_of(sid) == 2 * attempt + 2
+        host.runner.leave(sid)
+    for room_id in rooms:
+        client.call("remove", room_id)
