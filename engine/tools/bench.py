@@ -7,7 +7,7 @@ and restart. Every fetch round trip Kafka would make is simulated.
 Two floors are measured in the same run, so the ratios hold across machines and load:
 
 * the bare loop: push (time, seq, fn, arg), pop, call — the fastest any heap kernel can go
-  (in the kernel's layout: integer keys on PyPy);
+  (in the kernel's layout: one queue per millisecond on PyPy);
 * the engine's kernel: the real ``Scheduler``, ``Network`` and ``Node`` (request, reply, request
   timeout, timers) with handlers that do nothing but keep the traffic going, in the reference
   run's shape (about nine deliveries in ten, one timer in ten).
@@ -41,7 +41,9 @@ import time
 
 from engine.core.network import Network, Node
 from engine.core.rng import Streams
-from engine.core.scheduler import KEY_SHIFT, KeyedScheduler, new_scheduler
+from collections import deque
+
+from engine.core.scheduler import CalendarScheduler, new_scheduler
 from engine.simulation import Simulation
 from engine.tools.worker import engine_process_env
 
@@ -77,8 +79,8 @@ def bare_loop_rate(events=1_000_000):
     def handler(arg):
         state["n"] += 1
 
-    if isinstance(new_scheduler(), KeyedScheduler):
-        return _bare_keyed_loop(events, handler)
+    if isinstance(new_scheduler(), CalendarScheduler):
+        return _bare_calendar_loop(events, handler)
     heap = []
     for i in range(1000):
         heapq.heappush(heap, (i, i, handler, None))
@@ -92,23 +94,30 @@ def bare_loop_rate(events=1_000_000):
     return events / (time.perf_counter() - started)
 
 
-def _bare_keyed_loop(events, handler):
-    """The same loop over integer keys (time above KEY_SHIFT bits, seq below) and a dict."""
-    keys, entries = [], {}
+def _bare_calendar_loop(events, handler):
+    """The same loop over one FIFO queue per time and a heap of the times."""
+    times, queues = [], {}
+
+    def push(t, seq, fn, arg):
+        if t not in queues:
+            queues[t] = deque()
+            heapq.heappush(times, t)
+        queues[t].append((seq, fn, arg))
+
     for i in range(1000):
-        key = (i << KEY_SHIFT) + i
-        heapq.heappush(keys, key)
-        entries[key] = (handler, None)
+        push(i, i, handler, None)
     seq = 1000
     started = time.perf_counter()
     for _ in range(events):
-        key = heapq.heappop(keys)
-        fn, arg = entries.pop(key)
+        t = times[0]
+        queue = queues[t]
+        _s, fn, arg = queue.popleft()
+        if not queue:
+            heapq.heappop(times)
+            del queues[t]
         fn(arg)
         seq += 1
-        key = (((key >> KEY_SHIFT) + 1 + (seq % 7)) << KEY_SHIFT) + seq
-        heapq.heappush(keys, key)
-        entries[key] = (fn, arg)
+        push(t + 1 + (seq % 7), seq, fn, arg)
     return events / (time.perf_counter() - started)
 
 
