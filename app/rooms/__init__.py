@@ -12,7 +12,9 @@ moment: its rooms come back in another worker from their latest snapshot and the
 * worker.py   — the worker process (``python -m app.rooms.worker``), Flask-free;
 * process.py  — the web side of one worker: start, call, read, notice its death;
 * recovery.py — per-room snapshots kept in the web process, and replaying them;
-* remote.py   — ``RemoteRunner`` and its room handles; failover.py — a dead worker's rooms moved.
+* pipe_writer.py — the thread that writes to a worker: no caller waits on its pipe;
+* remote.py   — ``RemoteRunner`` and its room handles; viewers.py — its joins and leaves;
+  failover.py — a dead worker's rooms moved.
 
 With ``ISRLAB_MESSAGE_QUEUE`` (several web processes): host.py (``isrlab rooms``), mq.py (requests
 over Redis), redis_runner.py (the web process's side), socketio_queue.py (frames over Redis).

@@ -146,8 +146,8 @@ class RoomHost:
         """The viewers of web processes whose "alive" key (mq.WEB_KEY) has been gone for
         WEB_GRACE_S leave their rooms; a Redis that cannot be asked judges no one."""
         import redis
-        with self.lock:
-            webs = list(self.webs)
+        with self.lock:         # a web process a join just named counts even if a round dropped it
+            webs = sorted(set(self.webs) | set(self.sid_web.values()))
         if not webs:
             return
         try:
@@ -175,7 +175,7 @@ class RoomHost:
                 self._leave(sid, join_id)
             except Exception:  # noqa: BLE001 - one viewer's leave must not keep the others in
                 log.exception("room host: viewer %s of a silent web process did not leave", sid)
-        if gone:
+        if leaving:
             log.warning("web processes %s went silent: %d viewers left their rooms", sorted(gone), len(leaving))
 
     # -- requests --------------------------------------------------------------------------------------
@@ -313,8 +313,9 @@ class RoomHost:
                 else:
                     self.transport.queued.pop(sid, None)
 
-    def do_alive(self, _web):
-        return None
+    def do_alive(self, web):
+        """What a web process of the previous version sends instead of refreshing its key."""
+        self.redis.set(mq.WEB_KEY + web, 1, ex=mq.WEB_TTL_S)
 
 
 def serve(settings, url, workers=None):

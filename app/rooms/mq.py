@@ -36,7 +36,7 @@ REQUESTS = PREFIX + "requests"
 HOST_KEY = PREFIX + "host"
 HOST_TTL_S = 5                 # the host refreshes HOST_KEY every second; gone 5 s after it stops
 WEB_TTL_S = 15                 # a web process's "alive" key lives this long unless refreshed (every 5 s)
-WEB_GRACE_S = 7                # ... and once it is gone this long (a Redis restart loses every key,
+WEB_GRACE_S = 12               # ... and once it is gone this long (a Redis restart loses every key,
                                # each web process sets its own again within 5 s), its viewers leave
 WEB_KEY = PREFIX + "web:"      # + the web process's id
 REPLY_TTL_S = 60               # an unread reply expires
@@ -146,10 +146,13 @@ class RoomHostClient:
         except redis.RedisError:
             return False
 
-    def alive(self):
-        """Refresh this web process's "alive" key; False when Redis cannot be told."""
+    def alive(self, alive=True):
+        """Refresh this web process's "alive" key (``alive`` False: drop it, at its end); False
+        when Redis cannot be told."""
         import redis
         try:
+            if not alive:
+                return bool(self.redis.delete(WEB_KEY + self.web_id))
             return bool(self.redis.set(WEB_KEY + self.web_id, 1, ex=WEB_TTL_S))
         except redis.RedisError:
             return False

@@ -8,15 +8,15 @@ in order, so the worker still sees every message in the order it was sent.
 
 Bounded both ways:
 
-* the queue holds at most MAX_QUEUED_BYTES; past it the worker is declared stuck;
-* the writer gives up on a worker that takes no byte for STALL_S and sends nothing either (nor
-  is our reader of its output handing a message over): the worker is stuck, not slow. A worker
-  that still sends, or whose output our reader is still handing over (a relay of frames waiting
-  on Redis, say), may be blocked writing to us: then the delay is ours, and the writer waits,
-  rather than killing workers whose only fault is our slowness.
-
-Either way ``on_stuck`` is called once (the owner kills the process; its rooms move elsewhere)
-and every later ``send`` is refused.
+* the queue holds at most MAX_QUEUED_BYTES: a send past it is refused (``Full``: the caller is
+  told to try again), the worker left alone;
+* the writer gives up on a worker that takes no byte for STALL_S and answers no call either
+  (``progress_since``: replies come from the thread that reads its input), while our reader of
+  its output is not the slow side: the worker is stuck. A worker whose output our reader is
+  still handing over (a relay of frames waiting on Redis, say) may be blocked writing to us:
+  then the delay is ours, and the writer waits, rather than killing workers whose only fault is
+  our slowness. A stuck worker's ``on_stuck`` is called once (the owner kills the process; its
+  rooms move elsewhere) and every later ``send`` is refused.
 """
 import collections
 import logging
@@ -34,24 +34,26 @@ IDLE_EXIT_S = 10.0      # a writer with nothing to write this long ends; the nex
                         # (the spare worker, idle until it takes over, costs no thread meanwhile)
 
 
-class TooLarge(ValueError):
+class Full(ValueError):
+    """The queue cannot take this message now (or ever, when ``size`` > MAX_QUEUED_BYTES)."""
+
     def __init__(self, size):
         super().__init__(f"a message of {size} bytes")
         self.size = size
 
 
 class PipeWriter:
-    def __init__(self, stream, name, on_stuck, heard_since, when_idle=None):
+    def __init__(self, stream, name, on_stuck, progress_since, when_idle=None):
         """``stream``: the pipe's file object (closed by this writer when it ends);
-        ``heard_since(t)``: whether the worker sent anything since monotonic time ``t``, or our
-        reader is handing a message of it over now;
+        ``progress_since(t)``: whether the worker answered a call since monotonic time ``t``, or
+        our reader is handing a message of it over now;
         ``when_idle()``: bytes to write once the queue is empty (merged notes), or None; called
         holding this writer's lock, so it must take no lock its callers hold while sending."""
         self._stream = stream
         self._fd = stream.fileno()
         os.set_blocking(self._fd, False)
         self._on_stuck = on_stuck
-        self._heard_since = heard_since
+        self._progress_since = progress_since
         self._when_idle = when_idle
         self._queue = collections.deque()
         self._queued_bytes = 0
@@ -64,21 +66,17 @@ class PipeWriter:
         self._poller.register(self._fd, select.POLLOUT)
 
     def send(self, data):
-        """Queue ``data``; False when the writer has ended or the worker is stuck. A message
-        larger than the whole queue may hold is refused (TooLarge), the worker left alone."""
-        if len(data) > MAX_QUEUED_BYTES:
-            raise TooLarge(len(data))
+        """Queue ``data``; False when the writer has ended or the worker is stuck; ``Full`` when
+        the queue cannot hold it."""
         with self._cond:
             if not self._open:
                 return False
-            if self._queued_bytes + len(data) <= MAX_QUEUED_BYTES:
-                self._queue.append(data)
-                self._queued_bytes += len(data)
-                self._run_writer()
-                return True
-            self._open = False
-        self._stuck(f"{MAX_QUEUED_BYTES // 2 ** 20} MB wait to be written to it")
-        return False
+            if self._queued_bytes + len(data) > MAX_QUEUED_BYTES:
+                raise Full(len(data))
+            self._queue.append(data)
+            self._queued_bytes += len(data)
+            self._run_writer()
+            return True
 
     def wake(self):
         """Something for ``when_idle`` to write."""
@@ -160,7 +158,7 @@ class PipeWriter:
             except OSError:                # the worker is gone (its reader notices and says so)
                 return False
             now = time.monotonic()
-            if stalled_since is None or self._heard_since(stalled_since):
+            if stalled_since is None or self._progress_since(stalled_since):
                 stalled_since = now
             elif now - stalled_since > STALL_S:
                 with self._cond:

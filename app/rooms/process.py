@@ -24,7 +24,8 @@ from engine.tools.worker import engine_process_env
 
 from ..runner.errors import AppError
 from . import protocol
-from .pipe_writer import MAX_QUEUED_BYTES, PipeWriter, TooLarge
+from . import pipe_writer
+from .pipe_writer import Full, PipeWriter
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ class RoomWorker:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._handling_since = None        # when the reader began handing a message over (None: reading)
-        self._last_heard = time.monotonic()  # when the worker last sent anything
+        self._last_reply = time.monotonic()  # when the worker last answered a call
         self._backlog, self._backlog_lock = {}, threading.Lock()
         self.proc = subprocess.Popen([python, "-m", "app.rooms.worker", "--memory-bytes", str(memory_bytes),
                                       "--nice", str(nice)],
@@ -68,7 +69,7 @@ class RoomWorker:
         self.pid = self.proc.pid
         self._stdout = self.proc.stdout
         self._writer = PipeWriter(self.proc.stdin, f"isrlab-room-worker-{index}-writer", self._stuck,
-                                  self._heard_since, when_idle=self._take_backlog)
+                                  self._progress_since, when_idle=self._take_backlog)
         self.send(("setup", setup))
         self._reader = threading.Thread(target=self._read, daemon=True, name=f"isrlab-room-worker-{index}")
         self._reader.start()
@@ -76,22 +77,28 @@ class RoomWorker:
     # -- writing ------------------------------------------------------------------------------------
     def send(self, message):
         """Queue ``message`` for the worker (never waits on its pipe: pipe_writer.py); False when
-        the worker is gone or stuck."""
+        the worker is gone or stuck; an AppError (413, or 503 to retry) when its queue is full."""
         try:
             return self._writer.send(protocol.encode(message))
-        except TooLarge as exc:
-            raise AppError("room", f"this simulation's state is too large to hand to a room worker "
-                           f"({exc.size / 2 ** 20:.0f} MB, at most {MAX_QUEUED_BYTES // 2 ** 20} MB)",
-                           "a smaller or shorter scenario", status=413) from exc
+        except Full as exc:
+            limit = pipe_writer.MAX_QUEUED_BYTES
+            if exc.size > limit:
+                raise AppError("room", f"this simulation's state is too large to hand to a room worker "
+                               f"({exc.size / 2 ** 20:.0f} MB, at most {limit // 2 ** 20} MB)",
+                               "a smaller or shorter scenario", status=413) from exc
+            raise AppError("room", "the simulation's worker is still receiving earlier requests",
+                           "try again in a moment", status=503).with_retry_after(2) from exc
 
     def _stuck(self, why):
         log.error("room worker %s is stuck (%s): killed, its rooms move to another worker", self.pid, why)
         self.proc.kill()                   # the reader sees the end; the owner recovers the rooms
 
-    def _heard_since(self, moment):
-        """Whether the worker sent anything since ``moment``, or the reader is handing a message
-        of it over now (then the worker may be blocked writing to us: our delay, not its)."""
-        return self._handling_since is not None or self._last_heard > moment
+    def _progress_since(self, moment):
+        """Whether the worker answered a call since ``moment`` (its frames and stats come from
+        another thread of it, and prove nothing about the one that reads its input), or the
+        reader is handing a message of it over now (the worker may be blocked writing to us:
+        our delay, not its)."""
+        return self._handling_since is not None or self._last_reply > moment
 
     def note_backlog(self, changes):
         """Tell the worker which viewers' queues changed. Called by the thread that reads the
@@ -116,8 +123,11 @@ class RoomWorker:
                 return False
             call_id = next(self._ids)
             self._told.add(call_id)
-        if self.send(("call", call_id, method, args)):
-            return True
+        try:
+            if self.send(("call", call_id, method, args)):
+                return True
+        except AppError as exc:
+            log.error("room worker %s: %s was not told: %s", self.pid, method, exc.message)
         with self._lock:
             self._told.discard(call_id)
         return False
@@ -134,7 +144,13 @@ class RoomWorker:
                                "try again in a moment", status=503).with_retry_after(1)
             call_id = next(self._ids)
             self._pending[call_id] = slot
-        if not self.send(("call", call_id, method, args)):
+        try:
+            sent = self.send(("call", call_id, method, args))
+        except AppError:                       # refused by its queue (413, or 503 to retry)
+            with self._lock:
+                self._pending.pop(call_id, None)
+            raise
+        if not sent:
             with self._lock:
                 self._pending.pop(call_id, None)
             raise _gone("has stopped")
@@ -157,8 +173,8 @@ class RoomWorker:
         try:
             while True:
                 message = protocol.read(self._stdout)
-                self._last_heard = time.monotonic()
                 if message[0] == "reply":
+                    self._last_reply = time.monotonic()
                     self._answered(*message[1:])
                     continue
                 self._handling_since = time.monotonic()
@@ -205,7 +221,10 @@ class RoomWorker:
         """End the worker: ask, then close its input, then kill; its rooms are not recovered."""
         with self._lock:
             self.alive = False              # first: the end of the worker is no death to recover from
-        self.send(("stop",))
+        try:
+            self.send(("stop",))
+        except AppError:
+            pass                            # its queue is full: the end of its input stops it too
         self._writer.close()                # writes "stop", then closes the worker's input
         try:
             self.proc.wait(timeout=3)

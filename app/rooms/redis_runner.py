@@ -11,6 +11,7 @@ What stays in this process is what belongs to its sockets: which room each of th
 (``room_of`` needs no round trip), and how backed up each one's queue is — reported to the host
 every ``NOTE_EVERY_S`` so it skips a slow viewer's frames as it would in process.
 """
+import collections
 import itertools
 import threading
 import time
@@ -33,6 +34,16 @@ ALIVE_EVERY_S = 5.0         # "this web process is alive" (mq.WEB_KEY; its viewe
 MAX_UNSENT_LEAVES = 4096    # leaves not yet delivered (Redis down), retried with the notes
 
 
+MAX_REMEMBERED = 100_000     # viewers whose latest join numbers are kept
+
+
+def _remember(table, sid, join_id):
+    table[sid] = join_id
+    table.move_to_end(sid)
+    while len(table) > MAX_REMEMBERED:
+        table.popitem(last=False)
+
+
 class RedisRunner:
     def __init__(self, settings, transport, clock=time.monotonic, client=None):
         self.settings = settings
@@ -46,6 +57,8 @@ class RedisRunner:
         self._seq = 0                     # numbers backlog notes: the host keeps the newest per viewer
         self._join_of = {}                # sid -> the number of its latest join (its leave names it)
         self._joins = itertools.count(1)
+        self._issued = collections.OrderedDict()      # sid -> the number of its latest join asked
+        self._left_upto = collections.OrderedDict()   # sid -> the latest join asked when it last left
         self._unsent_leaves = {}          # (sid, join id) -> True: leaves owed to the host (Redis was down,
                                           # or a join went unanswered and may have been made)
         self._stopping = threading.Event()
@@ -104,6 +117,7 @@ class RedisRunner:
         self.ensure_running()
         with self.lock:
             join_id = next(self._joins)
+            _remember(self._issued, sid, join_id)
         # an unsent leave of an earlier join stays: if this join fails, it is still owed; if it
         # succeeds, the host ignores it (it names an earlier join)
         try:
@@ -115,6 +129,11 @@ class RedisRunner:
         with self.lock:
             if join_id < self._join_of.get(sid, 0):
                 return RoomHandle(self, self.sid_room[sid], None, self.clock()), None    # a later join won
+            left_since = join_id <= self._left_upto.get(sid, 0)
+        if left_since:                      # the viewer left (its socket closed) while this join was
+            self._owe_leave(sid, join_id)   # on its way: the host's membership must end too
+            raise AppError("room", "you left before this join was answered", "join again", status=409)
+        with self.lock:
             self.sid_room[sid] = room_id
             self._join_of[sid] = join_id
             self._told[sid] = -1            # report its backlog, 0 included: an older note, served
@@ -126,6 +145,8 @@ class RedisRunner:
             room_id = self.sid_room.pop(sid, None)
             join_id = self._join_of.pop(sid, None)
             self._told.pop(sid, None)
+            if sid in self._issued:         # a join of it still on its way is undone when answered
+                _remember(self._left_upto, sid, self._issued[sid])
         if room_id is None:
             return None
         try:
@@ -154,16 +175,17 @@ class RedisRunner:
         last_alive = 0.0
         while not self._stopping.wait(NOTE_EVERY_S):
             now = time.monotonic()
-            if now - last_alive >= ALIVE_EVERY_S:
-                self.client.alive()             # untold (Redis down): no frames reach us either
+            if now - last_alive >= ALIVE_EVERY_S and self.client.alive():   # else again next pass
+                self.client.note("alive")       # what a room host of the previous version reads
                 self._send_unsent_leaves()
                 last_alive = now
             changes = self._backlog_changes()
             self._seq += 1
             if changes and not self.client.note("backlog", self._seq, changes):
-                with self.lock:                 # not told: tell again next time
+                with self.lock:                 # not told: tell again next time, whatever the value
                     for sid in changes:
-                        self._told.pop(sid, None)
+                        if sid in self.sid_room:
+                            self._told[sid] = -1
 
     def _send_unsent_leaves(self):
         with self.lock:
@@ -204,4 +226,5 @@ class RedisRunner:
 
     def stop(self):
         self._stopping.set()
+        self.client.alive(False)                # its viewers leave now, not when the key expires
         self.client.close()

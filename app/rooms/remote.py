@@ -12,6 +12,7 @@ journals recovery needs, and tells the worker which viewers' connections are bac
 slow viewer skips frames and catches up from its own base, as in process). When a worker dies,
 its rooms are rebuilt in the others (or in its replacement) from their journals (recovery.py).
 """
+import collections
 import logging
 import secrets
 import threading
@@ -25,6 +26,7 @@ from ..runner.limits import check_room_id
 from .handle import RoomHandle
 from .process import RoomWorker, worker_python
 from .failover import WorkerFailover
+from .viewers import RoomViewers
 from .recovery import Journals
 
 log = logging.getLogger(__name__)
@@ -33,7 +35,7 @@ log = logging.getLogger(__name__)
 PRIVATE_SETTINGS = ("SECRET_KEY", "SNAPSHOT_KEY", "DATABASE_URL", "MESSAGE_QUEUE")
 
 
-class RemoteRunner(WorkerFailover):
+class RemoteRunner(WorkerFailover, RoomViewers):
     def __init__(self, settings, transport, clock=time.monotonic):
         self.settings = settings
         self.transport = transport
@@ -43,7 +45,8 @@ class RemoteRunner(WorkerFailover):
         self.rooms = {}                    # room id -> RoomHandle
         self.sid_room = {}
         self.sid_join = {}                 # sid -> the number its web process gave its latest join
-        self._viewer_locks = [threading.Lock() for _ in range(64)]     # one viewer's joins in turn
+        self._joined = collections.OrderedDict()   # sid -> its latest join's number, kept after it leaves
+        self._viewer_locks = {}            # sid -> [lock, users]: one viewer's joins in turn
         self.placement = {}                # room id -> RoomWorker
         self.workers = [None] * max(1, settings["ROOM_WORKERS"])
         self.python = worker_python(settings)
@@ -252,78 +255,6 @@ class RemoteRunner(WorkerFailover):
             room_id = self.sid_room.get(sid)
             return self.rooms.get(room_id) if room_id else None
 
-    # -- viewers ----------------------------------------------------------------------------------------
-    def join(self, room_id, sid, join_id=None):
-        """``sid`` watches ``room_id`` (and leaves its previous room). ``join_id``: the number its
-        web process gave this join (increasing), which a later ``leave`` names. One viewer's joins
-        run one at a time (two at once, a double click, each read the same previous room and the
-        viewer ended up in both); a join older than the viewer's latest is refused."""
-        handle = self.require(room_id)
-        with self._viewer_locks[hash(sid) % len(self._viewer_locks)]:
-            with self.lock:
-                latest = self.sid_join.get(sid)
-                if join_id is not None and latest is not None and join_id < latest:
-                    raise AppError("room", "a later join of this viewer came first", "join again", status=409)
-                previous = self.sid_room.get(sid)
-                if previous == room_id:
-                    self.sid_join[sid] = join_id
-                    return handle, None
-            self.call_room_worker(room_id, "join", room_id, sid)
-            with self.lock:
-                self.sid_room[sid] = room_id
-                self.sid_join[sid] = join_id
-                handle.viewers.add(sid)
-                handle.last_active_s = self.clock()
-            left = self._leave_room(previous, sid) if previous else None
-        return handle, left
-
-    def call_room_worker(self, room_id, method, *args):
-        with self.lock:
-            worker = self.placement.get(room_id)
-        if worker is None:
-            raise AppError("room", f"no room {room_id!r}", "open a new simulation", status=404)
-        return worker.call(method, *args)
-
-    def leave(self, sid, join_id=None):
-        """``sid`` leaves its room; with ``join_id``, only if its latest join is that one: a leave
-        that comes late must not take the viewer out of a room it joined since, the same room
-        included. Checked and done under the lock, so no join slips in between."""
-        with self.lock:
-            if join_id is not None and self.sid_join.get(sid) != join_id:
-                return None
-            room_id = self.sid_room.pop(sid, None)
-            self.sid_join.pop(sid, None)
-        return self._leave_room(room_id, sid) if room_id else None
-
-    def join_of(self, sid):
-        with self.lock:
-            return self.sid_join.get(sid)
-
-    def watching(self, sid):
-        with self.lock:
-            return sid in self.sid_room
-
-    def _leave_room(self, room_id, sid):
-        with self.lock:
-            handle = self.rooms.get(room_id)
-            if handle is None:
-                return None
-            handle.viewers.discard(sid)
-            handle.last_active_s = self.clock()
-            worker = self.placement.get(room_id)
-        # told, not called: a leave that timed out waiting for a busy worker's reply was lost, and
-        # the room, still watched in its worker, never went idle. A worker gone meanwhile does
-        # not matter: the recovered room has only the viewers above
-        if worker is not None:
-            worker.tell("leave_room", room_id, sid)
-        return room_id
-
-    def resync(self, sid):
-        handle = self.room_of(sid)
-        if handle is None:
-            raise AppError("room", "you are not watching a room", "join a room first")
-        self.call_room_worker(handle.id, "resync", sid)
-        return handle
 
     # -- what workers send ----------------------------------------------------------------------------
     def _on_message(self, worker, message):

@@ -198,9 +198,9 @@ def test_a_web_process_is_judged_by_its_alive_key_not_by_how_lately_the_host_rea
     they watched. Judged by the key each web process refreshes, only a dead one is."""
     monkeypatch.setattr(mq, "WEB_GRACE_S", 0)
     client = mq.RoomHostClient(host.url, timeout=10)
+    assert client.alive()                        # first: the host's watcher runs every second
     room_id = client.call("create", None, "isr-expansion", None, None, None, None, True)
     client.call("join", room_id, "sid-alive", 1)
-    assert client.alive()
     with host.lock:
         host.webs[client.web_id] = time.monotonic() - 3600       # nothing read from it for an hour
     host._forget_silent_webs()
@@ -234,7 +234,46 @@ def test_two_joins_of_one_viewer_at_once_leave_it_in_one_room_the_later_one(host
             thread.join(30)
         counts = [viewers_of(host, room_id) for room_id in rooms]
         assert counts == [0, 1], f"the viewer is counted in {counts} (joins answered {results})"
+        assert results[2 * attempt + 2] == rooms[1] and results[2 * attempt + 1] in (rooms[0], 409)
         assert host.runner.join_of(sid) == 2 * attempt + 2
         host.runner.leave(sid)
     for room_id in rooms:
+        client.call("remove", room_id)
+
+
+def test_a_join_answered_after_its_viewer_left_ends_at_the_host_too(host):
+    """The viewer's socket closed while its join was on its way: recorded when answered, the
+    host kept a viewer no one will ever take out (its room never idle). The join is refused
+    here and its membership ended at the host, by its number; a later join of the viewer is
+    not taken out by it."""
+    from app.rooms.redis_runner import RedisRunner
+    client = mq.RoomHostClient(host.url, timeout=10)
+    runner = RedisRunner({**load_settings({}), "MESSAGE_QUEUE": host.url}, NoBacklog(), client=client)
+    room_id = client.call("create", None, "isr-expansion", None, None, None, None, True)
+    try:
+        call = client.call
+
+        def leave_meanwhile(method, *args, **kwargs):
+            answer = call(method, *args, **kwargs)
+            if method == "join":
+                client.call = call
+                runner.sid_room["sid-gone"] = room_id     # as the web layer's earlier join left it
+                runner.leave("sid-gone")                  # the socket closes before the answer is read
+            return answer
+        client.call = leave_meanwhile
+        with pytest.raises(AppError) as refused:
+            runner.join(room_id, "sid-gone")
+        assert refused.value.status == 409
+        runner._send_unsent_leaves()
+        assert ready_within(lambda: not host.runner.watching("sid-gone"), 5), "the host kept a viewer that left"
+        assert viewers_of(host, room_id) == 0
+        # a join the host answers after a later one of the same viewer is refused, even after a leave
+        host.runner.join(room_id, "sid-old", 5)
+        host.runner.leave("sid-old", 5)
+        with pytest.raises(AppError) as older:
+            host.runner.join(room_id, "sid-old", 4)
+        assert older.value.status == 409 and not host.runner.watching("sid-old")
+    finally:
+        client.call = call
+        runner.stop()
         client.call("remove", room_id)

@@ -376,6 +376,54 @@ def test_a_worker_started_while_the_spare_takes_the_dead_ones_place_does_not_rep
         runner.stop()
 
 
+class Sleeps:
+    """Unpickled in the worker, it sleeps there: the worker's thread that reads its input hangs
+    (as on a fork whose state takes forever to load) while its tick thread goes on."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+
+    def __reduce__(self):
+        return time.sleep, (self.seconds,)
+
+
+def test_a_worker_whose_input_reader_hangs_is_killed_though_its_rooms_still_tick(monkeypatch):
+    """The worker's tick thread keeps sending frames and stats while the thread that reads its
+    input hangs: counting any message as progress never found it stuck, and every call to its
+    rooms waited 30 s. Only answers to calls count."""
+    import pickle
+    from engine.scenario.library import library
+    worker, exited = stopped_worker(monkeypatch)
+    try:
+        scenario, source = library()["isr-expansion"], {"kind": "library", "name": "isr-expansion"}
+        worker.call("create", "ticking", scenario, source, None, False, None, timeout=60)
+        worker.tell("create", "hangs", scenario, source, None, False, pickle.dumps(Sleeps(60)))
+        flood(worker)
+        assert exited.wait(15), "a worker that reads nothing was not killed: its rooms' ticks counted as progress"
+    finally:
+        worker.stop()
+
+
+def test_a_message_its_queue_cannot_hold_is_refused_and_costs_the_worker_nothing(monkeypatch):
+    """Larger than the whole queue: 413, the worker left alone and none of its 256 call slots
+    spent (each refusal kept one, and after 256 the worker refused every call)."""
+    from app.rooms import pipe_writer, process
+    monkeypatch.setattr(pipe_writer, "MAX_QUEUED_BYTES", 100_000)
+    exited = threading.Event()
+    worker = process.RoomWorker(0, process.worker_python({}), {**DEFAULTS, "SECRET_KEY": "t"}, 0, 0,
+                                lambda *_: None, lambda _w: exited.set())
+    try:
+        for _ in range(process.MAX_PENDING + 10):
+            with pytest.raises(AppError) as refused:
+                worker.call("ping", b"x" * 200_000)
+            assert refused.value.status == 413 and "too large" in refused.value.message
+        assert worker.tell("ping", b"x" * 200_000) is False
+        assert not worker._pending and not worker._told
+        assert worker.call("ping", timeout=30)["pid"] == worker.pid and not exited.is_set()
+    finally:
+        worker.stop()
+
+
 def test_an_idle_workers_writer_thread_ends_and_comes_back_with_the_next_call(monkeypatch):
     """The spare worker idles until a worker dies: its writer thread ends meanwhile (issue 31's
     thread bound), and the next call starts one again."""
