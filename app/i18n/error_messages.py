@@ -131,8 +131,8 @@ BY_SOURCE = {
         N_('set ISRLAB_ROOM_WORKER_PYTHON to a Python that can import this project, or ISRLAB_ROOM_WORKERS=0 to simulate rooms in the web process'),
     ],
     'app/rooms/viewers.py': [
-        N_('a later join of this viewer came first'),
         N_('no room %(room_id)s'),
+        N_('a later join of this viewer came first'),
     ],
     'app/runner/core.py': [
         N_('%(viewers)s viewers already'),

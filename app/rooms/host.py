@@ -37,9 +37,8 @@ NAMESPACE = "/"
 CHANNEL_PREFIX = "room:"
 REQUEST_THREADS = 16          # requests served at once (each holds a Redis connection)
 #: requests still true when read late: the web process forgot the viewer whatever the host said
-#: (a leave names the join it ends, so it cannot take the viewer out of one joined since); "alive"
-#: is what web processes of an earlier version send
-LATE_BUT_TRUE = frozenset(("alive", "leave"))
+#: (a leave names the join it ends, so it cannot take the viewer out of one joined since)
+LATE_BUT_TRUE = frozenset(("leave",))
 
 
 class QueueTransport:

@@ -6,8 +6,8 @@ run room calls; frames do not come back this way but through Flask-SocketIO's me
 * A request is an RPUSH of a pickle ``(reply_key, deadline, web_id, method, args)`` on
   ``REQUESTS``; the host's threads BLPOP it, run it, and LPUSH ``(kind, value)`` on the reply key
   (which expires). A request the host reads after its deadline is dropped: the caller has already
-  been told the host did not answer, so a late create never makes a room nobody knows. Leaves and
-  "alive" notes are the exception: late, they are still true. A create or join that was in time
+  been told the host did not answer, so a late create never makes a room nobody knows. Leaves are
+  the exception: late, they are still true. A create or join that was in time
   when it was read but is late once answered is undone, and answered ("late", None).
 * ``HOST_KEY`` names the running room host and expires a few seconds after it stops refreshing
   it: a web process refuses at once ("rooms are unavailable: no room host is running") instead of

@@ -9,7 +9,8 @@ in order, so the worker still sees every message in the order it was sent.
 Bounded both ways:
 
 * the queue holds at most MAX_QUEUED_BYTES: a send past it is refused (``Full``: the caller is
-  told to try again), the worker left alone;
+  told to try again), the worker left alone; small messages (leaves, removes) still go in, up to
+  twice that;
 * the writer gives up on a worker that takes no byte for STALL_S and answers no call either
   (``progress_since``: replies come from the thread that reads its input), while our reader of
   its output is not the slow side: the worker is stuck. A worker whose output our reader is
@@ -28,6 +29,9 @@ import time
 log = logging.getLogger(__name__)
 
 MAX_QUEUED_BYTES = 64 * 2 ** 20
+SMALL_BYTES = 4096      # a message this small (a leave, a remove) is queued past the limit: lost,
+                        # it would keep a viewer in a room, or a room alive, for good; many of
+                        # them stay small, and a worker that reads nothing is killed anyway
 STALL_S = 30.0
 POLL_MS = 500
 IDLE_EXIT_S = 10.0      # a writer with nothing to write this long ends; the next send starts one
@@ -71,7 +75,8 @@ class PipeWriter:
         with self._cond:
             if not self._open:
                 return False
-            if self._queued_bytes + len(data) > MAX_QUEUED_BYTES:
+            if self._queued_bytes + len(data) > MAX_QUEUED_BYTES and (
+                    len(data) > SMALL_BYTES or self._queued_bytes > 2 * MAX_QUEUED_BYTES):
                 raise Full(len(data))
             self._queue.append(data)
             self._queued_bytes += len(data)

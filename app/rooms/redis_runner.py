@@ -226,5 +226,7 @@ class RedisRunner:
 
     def stop(self):
         self._stopping.set()
-        self.client.alive(False)                # its viewers leave now, not when the key expires
-        self.client.close()
+        if self._notes is not None:
+            self._notes.join(timeout=5)         # no refresh of the key after it is dropped
+        self.client.alive(False)                # its viewers leave WEB_GRACE_S from now, not after
+        self.client.close()                     # the key would have expired

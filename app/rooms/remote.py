@@ -46,6 +46,7 @@ class RemoteRunner(WorkerFailover, RoomViewers):
         self.sid_room = {}
         self.sid_join = {}                 # sid -> the number its web process gave its latest join
         self._joined = collections.OrderedDict()   # sid -> its latest join's number, kept after it leaves
+        self._left_first = collections.OrderedDict()   # sid -> a join number whose leave came before it
         self._viewer_locks = {}            # sid -> [lock, users]: one viewer's joins in turn
         self.placement = {}                # room id -> RoomWorker
         self.workers = [None] * max(1, settings["ROOM_WORKERS"])

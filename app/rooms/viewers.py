@@ -15,42 +15,69 @@ from ..runner.errors import AppError
 MAX_JOIN_NUMBERS = 100_000    # viewers whose latest join number is kept after they left
 
 
+def _remember(table, sid, join_id):
+    """``table[sid] = join_id``, the table bounded to its MAX_JOIN_NUMBERS latest viewers."""
+    table[sid] = join_id
+    table.move_to_end(sid)
+    while len(table) > MAX_JOIN_NUMBERS:
+        table.popitem(last=False)
+
+
 class RoomViewers:
-    """Needs the RemoteRunner's lock, rooms, placement, sid_room, sid_join, _joined,
+    """Needs the RemoteRunner's lock, rooms, placement, sid_room, sid_join, _joined, _left_first,
     _viewer_locks and clock, and its require and room_of."""
 
     def join(self, room_id, sid, join_id=None):
         """``sid`` watches ``room_id`` (and leaves its previous room). ``join_id``: the number its
         web process gave this join (increasing), which a later ``leave`` names. One viewer's joins
         run one at a time (two at once, a double click, each read the same previous room and the
-        viewer ended up in both); a join older than the viewer's latest is refused."""
+        viewer ended up in both); a join older than the viewer's latest, or one whose leave came
+        first, is refused."""
         handle = self.require(room_id)
         with self._viewer_lock(sid):
             with self.lock:
-                if join_id is not None and join_id < self._joined.get(sid, join_id):
-                    raise AppError("room", "a later join of this viewer came first", "join again", status=409)
+                self._refuse_if_stale(sid, join_id)
                 previous = self.sid_room.get(sid)
                 if previous == room_id:
                     self._record_join(sid, join_id)
                     return handle, None
-            self.call_room_worker(room_id, "join", room_id, sid)
+            try:
+                self.call_room_worker(room_id, "join", room_id, sid)
+            except AppError as exc:
+                if exc.status == 503:           # queued, unanswered: it may run later, so undo it
+                    self._tell_leave(room_id, sid)
+                raise
             with self.lock:
-                self.sid_room[sid] = room_id
-                self._record_join(sid, join_id)
-                handle.viewers.add(sid)
-                handle.last_active_s = self.clock()
+                try:
+                    self._refuse_if_stale(sid, join_id)    # its leave came while it ran
+                except AppError:
+                    undo = True
+                else:
+                    undo = False
+                    self.sid_room[sid] = room_id
+                    self._record_join(sid, join_id)
+                    handle.viewers.add(sid)
+                    handle.last_active_s = self.clock()
+            if undo:
+                self._tell_leave(room_id, sid)
+                raise AppError("room", "you left before this join was answered", "join again", status=409)
             left = self._leave_room(previous, sid) if previous else None
         return handle, left
+
+    def _refuse_if_stale(self, sid, join_id):
+        """(Holding the lock.) 409 for a join older than the viewer's latest, or whose leave came
+        before it (a leave and a join sent in turn may be served in the other order)."""
+        if join_id is None:
+            return
+        if join_id < self._joined.get(sid, join_id) or join_id <= self._left_first.get(sid, 0):
+            raise AppError("room", "a later join of this viewer came first", "join again", status=409)
 
     def _record_join(self, sid, join_id):
         """(Holding the lock.) The viewer's latest join; its number outlives the membership, so a
         join made before a leave and answered after it is still refused as older."""
         self.sid_join[sid] = join_id
         if join_id is not None:
-            self._joined[sid] = join_id
-            self._joined.move_to_end(sid)
-            while len(self._joined) > MAX_JOIN_NUMBERS:
-                self._joined.popitem(last=False)
+            _remember(self._joined, sid, join_id)
 
     @contextlib.contextmanager
     def _viewer_lock(self, sid):
@@ -81,6 +108,8 @@ class RoomViewers:
         included. Checked and done under the lock, so no join slips in between."""
         with self.lock:
             if join_id is not None and self.sid_join.get(sid) != join_id:
+                if join_id > self._joined.get(sid, 0):      # its join has not come yet, or is running
+                    _remember(self._left_first, sid, join_id)
                 return None
             room_id = self.sid_room.pop(sid, None)
             self.sid_join.pop(sid, None)
@@ -108,6 +137,13 @@ class RoomViewers:
         if worker is not None:
             worker.tell("leave_room", room_id, sid)
         return room_id
+
+    def _tell_leave(self, room_id, sid):
+        """The worker of ``room_id`` drops ``sid`` from it, unless it watches it here."""
+        with self.lock:
+            worker = None if self.sid_room.get(sid) == room_id else self.placement.get(room_id)
+        if worker is not None:
+            worker.tell("leave_room", room_id, sid)
 
     def resync(self, sid):
         handle = self.room_of(sid)

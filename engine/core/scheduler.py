@@ -59,14 +59,19 @@ class Scheduler:
         return self._heap[0][0] if self._heap else None
 
     def step(self):
-        """Dispatch one entry. Returns False when nothing is left."""
-        if not self._heap:
+        """Dispatch one entry. Returns False when nothing is left. (Each layout has its own
+        ``_pop``; the hot loop, ``_dispatch_until``, inlines it.)"""
+        if self.next_time_ms() is None:
             return False
-        time_ms, _seq, fn, arg = heappop(self._heap)
-        self.now_ms = time_ms
+        self.now_ms, fn, arg = self._pop()
         self.events += 1
         fn(arg)
         return True
+
+    def _pop(self):
+        """The first entry, as (time_ms, fn, arg)."""
+        time_ms, _seq, fn, arg = heappop(self._heap)
+        return time_ms, fn, arg
 
     def run_until(self, end_ms, stop=None):
         """Dispatch every entry with time <= end_ms, then set now_ms = end_ms.
@@ -152,15 +157,10 @@ class KeyedScheduler(Scheduler):
     def next_time_ms(self):
         return self._keys[0] >> KEY_SHIFT if self._keys else None
 
-    def step(self):
-        if not self._keys:
-            return False
+    def _pop(self):
         key = heappop(self._keys)
         fn, arg = self._entries.pop(key)
-        self.now_ms = key >> KEY_SHIFT
-        self.events += 1
-        fn(arg)
-        return True
+        return key >> KEY_SHIFT, fn, arg
 
     def _dispatch_until(self, end_ms, stop):
         keys = self._keys
@@ -239,14 +239,6 @@ class CalendarScheduler(Scheduler):
             heappop(times)
             del self._queues[time_ms]
         return time_ms, fn, arg
-
-    def step(self):
-        if not self._times:
-            return False
-        self.now_ms, fn, arg = self._pop()
-        self.events += 1
-        fn(arg)
-        return True
 
     def _dispatch_until(self, end_ms, stop):
         times = self._times

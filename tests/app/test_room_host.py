@@ -277,3 +277,20 @@ def test_a_join_answered_after_its_viewer_left_ends_at_the_host_too(host):
         client.call = call
         runner.stop()
         client.call("remove", room_id)
+
+
+def test_a_leave_served_before_its_join_keeps_that_join_out(host):
+    """A web process's leave and the join it ends, sent in turn, may be served in the other order
+    (several host threads, a join slow on its worker): the join must not then stay for good."""
+    client = mq.RoomHostClient(host.url, timeout=10)
+    room_id = client.call("create", None, "isr-expansion", None, None, None, None, True)
+    try:
+        assert host.runner.leave("sid-order", 3) is None          # the leave of join 3 comes first
+        with pytest.raises(AppError) as refused:
+            host.runner.join(room_id, "sid-order", 3)
+        assert refused.value.status == 409 and not host.runner.watching("sid-order")
+        assert viewers_of(host, room_id) == 0
+        host.runner.join(room_id, "sid-order", 4)                 # a later join is the viewer's own
+        assert host.runner.watching("sid-order") and viewers_of(host, room_id) == 1
+    finally:
+        client.call("remove", room_id)
