@@ -24,6 +24,7 @@ from ..runner.limits import check_room_id
 from . import mq
 from .handle import RoomHandle
 from .remote import RemoteRunner
+from .viewers import remember_join
 
 NOTE_EVERY_S = 0.1          # backlogs of this process's viewers, when they change
 #: a socket queue holding this many frames is backed up. One frame waiting is the one in flight
@@ -32,16 +33,6 @@ NOTE_EVERY_S = 0.1          # backlogs of this process's viewers, when they chan
 BACKED_UP = 2
 ALIVE_EVERY_S = 5.0         # "this web process is alive" (mq.WEB_KEY; its viewers leave when it stops)
 MAX_UNSENT_LEAVES = 4096    # leaves not yet delivered (Redis down), retried with the notes
-
-
-MAX_REMEMBERED = 100_000     # viewers whose latest join numbers are kept
-
-
-def _remember(table, sid, join_id):
-    table[sid] = join_id
-    table.move_to_end(sid)
-    while len(table) > MAX_REMEMBERED:
-        table.popitem(last=False)
 
 
 class RedisRunner:
@@ -117,7 +108,7 @@ class RedisRunner:
         self.ensure_running()
         with self.lock:
             join_id = next(self._joins)
-            _remember(self._issued, sid, join_id)
+            remember_join(self._issued, sid, join_id)
         # an unsent leave of an earlier join stays: if this join fails, it is still owed; if it
         # succeeds, the host ignores it (it names an earlier join)
         try:
@@ -146,7 +137,7 @@ class RedisRunner:
             join_id = self._join_of.pop(sid, None)
             self._told.pop(sid, None)
             if sid in self._issued:         # a join of it still on its way is undone when answered
-                _remember(self._left_upto, sid, self._issued[sid])
+                remember_join(self._left_upto, sid, self._issued[sid])
         if room_id is None:
             return None
         try:

@@ -15,8 +15,9 @@ from ..runner.errors import AppError
 MAX_JOIN_NUMBERS = 100_000    # viewers whose latest join number is kept after they left
 
 
-def _remember(table, sid, join_id):
-    """``table[sid] = join_id``, the table bounded to its MAX_JOIN_NUMBERS latest viewers."""
+def remember_join(table, sid, join_id):
+    """``table[sid] = join_id``, the table bounded to its MAX_JOIN_NUMBERS latest viewers (the
+    room host's, and each web process's own: redis_runner.py)."""
     table[sid] = join_id
     table.move_to_end(sid)
     while len(table) > MAX_JOIN_NUMBERS:
@@ -77,7 +78,7 @@ class RoomViewers:
         join made before a leave and answered after it is still refused as older."""
         self.sid_join[sid] = join_id
         if join_id is not None:
-            _remember(self._joined, sid, join_id)
+            remember_join(self._joined, sid, join_id)
 
     @contextlib.contextmanager
     def _viewer_lock(self, sid):
@@ -109,7 +110,7 @@ class RoomViewers:
         with self.lock:
             if join_id is not None and self.sid_join.get(sid) != join_id:
                 if join_id > self._joined.get(sid, 0):      # its join has not come yet, or is running
-                    _remember(self._left_first, sid, join_id)
+                    remember_join(self._left_first, sid, join_id)
                 return None
             room_id = self.sid_room.pop(sid, None)
             self.sid_join.pop(sid, None)
