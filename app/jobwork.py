@@ -11,6 +11,7 @@ from engine.simulation import Simulation
 
 from .replay.save import capture_result, prepare_captured, summary_of_sim
 from .runner.limits import run_capped
+from .store.packed import PackedRows
 
 
 def saved_run_rows(scenario, end_ms, limits, surface, title, source, events=None, engine_version=None,
@@ -32,6 +33,7 @@ def saved_run_rows(scenario, end_ms, limits, surface, title, source, events=None
     if isinstance(events, list):
         matches = json.dumps(events, sort_keys=True) == json.dumps(captured["events"], sort_keys=True)
     prepared = prepare_captured(captured, title=title, source=source)
+    prepared["events"] = PackedRows(prepared["events"])     # the server unpickles them a chunk at a time
     prepared["history_matches"] = matches
     return prepared
 

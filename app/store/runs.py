@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from .db import reading, writing
 from .errors import StoreError
 from .models import OUTCOMES, SOURCES, Run, RunEvent, RunSnapshot, RunViolation, SeekIndex
+from .packed import batches
 
 TITLE_MAX = 200
 QUERY_MAX = 100
@@ -167,9 +168,9 @@ def _bulk(conn, model, columns, rows, run_id):
         cursor.copy_expert(f"COPY {table.name} ({quoted}) FROM STDIN WITH (FORMAT csv)", buffer)
         cursor.close()
         return
-    for start in range(0, len(rows), BATCH):
-        conn.execute(insert(table), [dict(zip(names, (run_id, start + i) + row))
-                                     for i, row in enumerate(rows[start:start + BATCH])])
+    numbered = ((run_id, i) + row for i, row in enumerate(rows))      # rows may be PackedRows
+    for batch in batches(numbered, BATCH):
+        conn.execute(insert(table), [dict(zip(names, row)) for row in batch])
 
 
 # -- reading ---------------------------------------------------------------------------------------------
