@@ -24,6 +24,10 @@ from engine.sim_operations import TimelineOperations, describe_op  # noqa: F401
 from engine.version import (ENGINE_VERSION, V1_1_0, V1_2_0, has_1_3_rules,  # noqa: F401
                             has_1_4_rules, has_1_5_rules, supported)
 from engine.zookeeper.server import ZkServer
+from engine.core import jit_hints
+
+# PyPy: the hottest handlers get traces of their own (engine/core/jit_hints.py); nothing elsewhere
+jit_hints.apply()
 
 TOP_LEVEL_ZNODES = ("/brokers/ids", "/brokers/topics", "/isr_change_notification", "/admin",
                     "/config/topics")
