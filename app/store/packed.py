@@ -21,9 +21,8 @@ class PackedRows:
     __slots__ = ("_chunks", "_length")
 
     def __init__(self, rows):
-        rows = iter(rows)
         self._chunks, self._length = [], 0
-        while chunk := list(itertools.islice(rows, CHUNK_ROWS)):
+        for chunk in batches(rows, CHUNK_ROWS):
             self._chunks.append(pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL))
             self._length += len(chunk)
 
