@@ -12,7 +12,7 @@ disconnected (NETWORK_EXCEPTION) up to 3.4, as timed out (REQUEST_TIMED_OUT) fro
 (KAFKA-14317, ``ClientResponse.wasTimedOut``).
 """
 from engine.core.messages import DISCONNECTED
-from engine.core.network import Node
+from engine.core.node import Node
 
 #: Timers of a client that are not a return of its poll: the sweep of its request deadlines, the
 #: idle poll's own timer (which decides for itself), the end of a poll, and the application's

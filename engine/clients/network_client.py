@@ -3,7 +3,7 @@ metadata they route by, and the connections to brokers (§6 client facts).
 """
 from engine.clients.in_flight_requests import RequestTimeouts
 from engine.core.messages import METADATA
-from engine.core.network import Node
+from engine.core.node import Node
 
 #: Request-level errors after which the client closes the connection and backs off before
 #: reconnecting: a refused or reset connection, and its own request timeout (NetworkClient

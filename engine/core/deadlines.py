@@ -5,7 +5,7 @@ them are cancelled by the answer. So instead of one scheduler entry each they wa
 queues, one per delay (equal delays expire in the order they were set), swept by a single
 timer of the node's. A deadline is moot once its request was answered (``request=True``: ``arg``
 no longer in ``pending``) or its parked operation is done (``arg.done``); the sweep drops moot
-ones and fires the due ones. A mixin of ``network.Node``, whose ``pending``, ``incarnation``,
+ones and fires the due ones. A mixin of ``node.Node``, whose ``pending``, ``incarnation``,
 ``scheduler`` and ``set_timer`` it uses (``Node.request`` inlines ``set_deadline``'s common case).
 """
 from collections import deque

@@ -12,7 +12,7 @@ controller that runs on the leader once it has committed its epoch's first recor
 """
 from engine.core.messages import (ALTER_PARTITION, BEGIN_QUORUM_EPOCH, BROKER_HEARTBEAT, BROKER_REGISTRATION,
                         END_QUORUM_EPOCH, METADATA_FETCH, VOTE)
-from engine.core.network import Node
+from engine.core.node import Node
 from engine.kraft.combined import wake_listener
 from engine.kraft.raft_election import RaftElection
 from engine.kraft.raft_replication import RaftReplication

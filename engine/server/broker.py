@@ -17,7 +17,7 @@ from engine.server.leader import SERVING_STATES, ReplicaLeader
 from engine.core.messages import (ALTER_ISR, CONTROLLED_SHUTDOWN, DISCONNECTED, FETCH, LEADER_AND_ISR, LIST_OFFSETS,
                        INIT_PRODUCER_ID, METADATA, OFFSETS_FOR_LEADER_EPOCH, PRODUCE, STOP_REPLICA,
                        UPDATE_METADATA, ZK_RESPONSE, ZK_WATCH)
-from engine.core.network import Node
+from engine.core.node import Node
 from engine.server.replica_manager import (ISR_CHANGE_BLACKOUT_MS, ISR_CHANGE_CHECK_MS,  # noqa: F401
                               ISR_CHANGE_MAX_DELAY_MS, ReplicaManagerTasks)
 from engine.zookeeper.zookeeper_client import ZkClient

@@ -39,7 +39,8 @@ import subprocess
 import sys
 import time
 
-from engine.core.network import Network, Node
+from engine.core.network import Network
+from engine.core.node import Node
 from engine.core.rng import Streams
 from collections import deque
 

@@ -2,7 +2,8 @@
 request's deadline leaves its queue when the next deadline is set there, not at its own expiry
 (30 s later: long enough to outlive PyPy's nursery); an unanswered one still fires at exactly
 request.timeout.ms (Kafka's NetworkClient default 30000)."""
-from engine.core.network import Network, Node
+from engine.core.network import Network
+from engine.core.node import Node
 from engine.core.rng import Streams
 from engine.core.scheduler import new_scheduler
 
