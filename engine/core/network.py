@@ -58,9 +58,6 @@ class Network(TcpHolds):
         self.sent = 0
         self.dropped = 0
         self.observer = None        # callable(kind, envelope) for traces; kind: send|deliver|drop
-        if getattr(scheduler, "keyed", False):   # (a test's stand-in scheduler has no layout)
-            # PyPy's layouts: a message's entry holds None for this, no bound method per send
-            scheduler.deliver = self._deliver
 
     def add_node(self, node_id, node):
         self.nodes[node_id] = node
@@ -179,7 +176,7 @@ class Network(TcpHolds):
         # Scheduler.schedule_at, inlined on CPython: one call less per message
         sched._seq = seq = sched._seq + 1
         if sched.keyed:
-            sched.push(deliver, seq, None, env)
+            sched.push(deliver, seq, self._deliver, env)
         else:
             heappush(sched._heap, (deliver, seq, self._deliver, env))
         return env

@@ -126,14 +126,13 @@ class KeyedScheduler(Scheduler):
 
     Pickles as a plain ``Scheduler`` (same entries, same order), so a snapshot never depends on
     the interpreter that made it."""
-    __slots__ = ("_keys", "_entries", "deliver")
+    __slots__ = ("_keys", "_entries")
     keyed = True
 
     def __init__(self):
         super().__init__()
         self._keys = []
         self._entries = {}
-        self.deliver = None   # the network's delivery: what an entry's fn of None calls
 
     def push(self, time_ms, seq, fn, arg):
         key = (time_ms << KEY_SHIFT) + seq + KEY_SEQ_OFFSET
@@ -161,22 +160,18 @@ class KeyedScheduler(Scheduler):
     def _pop(self):
         key = heappop(self._keys)
         fn, arg = self._entries.pop(key)
-        return key >> KEY_SHIFT, self.deliver if fn is None else fn, arg
+        return key >> KEY_SHIFT, fn, arg
 
     def _dispatch_until(self, end_ms, stop):
         keys = self._keys
         entries = self._entries
-        deliver = self.deliver
         limit = (end_ms + 1) << KEY_SHIFT     # every key of a time <= end_ms is below it
         while keys and keys[0] < limit:
             key = heappop(keys)
             fn, arg = entries.pop(key)
             self.now_ms = key >> KEY_SHIFT
             self.events += 1
-            if fn is None:
-                deliver(arg)
-            else:
-                fn(arg)
+            fn(arg)
             if stop is not None and stop():
                 return True
         return False
@@ -187,9 +182,7 @@ class KeyedScheduler(Scheduler):
     def entries(self):
         """The pending entries as (time_ms, seq, fn, arg), in heap order."""
         mask = (1 << KEY_SHIFT) - 1
-        deliver = self.deliver
-        return [(key >> KEY_SHIFT, (key & mask) - KEY_SEQ_OFFSET, deliver if fn is None else fn, arg)
-                for key in self._keys for fn, arg in (self._entries[key],)]
+        return [(key >> KEY_SHIFT, (key & mask) - KEY_SEQ_OFFSET, *self._entries[key]) for key in self._keys]
 
     def __reduce__(self):
         # a heap of keys maps to a valid tuple heap: the same order, entry for entry
@@ -206,22 +199,14 @@ class CalendarScheduler(Scheduler):
 
     Ordinary entries take increasing seqs, so appending keeps a queue in seq order; boot and
     timeline entries (negative seqs) are inserted before them (``_insert``). Pickles as a plain
-    ``Scheduler``, like ``KeyedScheduler``.
-
-    A message's entry holds None where the others hold their function: the dispatch loop calls
-    ``deliver`` (the network's ``_deliver``, set by ``Network``) for it. Nine entries in ten are
-    messages; one known callee lets PyPy inline the delivery into the loop's trace, and no bound
-    method is built per message (3.5% fewer instructions in bench-medium's first run,
-    ``scripts/bench_instructions.py``). ``_pop``, ``entries`` and the pickle give the function
-    back, so nothing outside the kernel ever sees the None."""
-    __slots__ = ("_times", "_queues", "deliver")
+    ``Scheduler``, like ``KeyedScheduler``."""
+    __slots__ = ("_times", "_queues")
     keyed = True   # callers push through ``push``
 
     def __init__(self):
         super().__init__()
         self._times = []     # heap of the times that have a queue
         self._queues = {}    # time -> deque of (seq, fn, arg), in seq order
-        self.deliver = None  # the network's delivery: what an entry's fn of None calls
 
     def push(self, time_ms, seq, fn, arg):
         queues = self._queues
@@ -253,12 +238,11 @@ class CalendarScheduler(Scheduler):
         if not queue:
             heappop(times)
             del self._queues[time_ms]
-        return time_ms, self.deliver if fn is None else fn, arg
+        return time_ms, fn, arg
 
     def _dispatch_until(self, end_ms, stop):
         times = self._times
         queues = self._queues
-        deliver = self.deliver
         while times and times[0] <= end_ms:
             time_ms = times[0]   # self._pop(), inlined: once per entry
             queue = queues[time_ms]
@@ -268,10 +252,7 @@ class CalendarScheduler(Scheduler):
                 del queues[time_ms]
             self.now_ms = time_ms
             self.events += 1
-            if fn is None:
-                deliver(arg)   # a message: one known callee, inlined into the loop's trace
-            else:
-                fn(arg)
+            fn(arg)
             if stop is not None and stop():
                 return True
         return False
@@ -281,8 +262,7 @@ class CalendarScheduler(Scheduler):
 
     def entries(self):
         """The pending entries as (time_ms, seq, fn, arg), sorted (so in heap order)."""
-        deliver = self.deliver
-        return [(time_ms, seq, deliver if fn is None else fn, arg) for time_ms in sorted(self._times)
+        return [(time_ms, seq, fn, arg) for time_ms in sorted(self._times)
                 for seq, fn, arg in self._queues[time_ms]]
 
     def __reduce__(self):

@@ -133,33 +133,6 @@ def test_library_runs_on_a_pypy_layout_give_their_golden_digests(forced):
         assert trace_hash(docs[case]) == golden[case], case
 
 
-def test_a_pypy_layout_holds_none_for_a_message_and_gives_back_the_networks_delivery(forced):
-    """On PyPy's layouts a message's entry holds None (the dispatch loop calls the network's
-    ``_deliver`` for it: one known callee); the entry read back, stepped or pickled is the
-    network's delivery again, so a snapshot never holds the None."""
-    doc = {name: doc for name, _v, doc in cases()}["zombie-leader-after-pause"]
-    sim = Simulation(doc)
-    sched = sim.scheduler
-    assert sched.deliver == sim.network._deliver
-    held = []
-    while not held and sched.step():   # to the first moment a message is on the wire
-        held = [arg for _t, _s, fn, arg in sched.entries() if fn == sim.network._deliver]
-    assert held and all(type(env).__name__ == "Envelope" for env in held)
-    raw = list(sched._queues.values()) if forced is CalendarScheduler else \
-        [list(sched._entries.values())]
-    assert sum(1 for queue in raw for entry in queue if entry[-2] is None) == len(held)
-    restored = pickle.loads(pickle.dumps(sched))
-    assert all(fn is not None for _t, _s, fn, _a in restored._heap)
-    while sched.next_time_ms() is not None and sched.events < 10_000:
-        before = sim.network.sent
-        time_ms, fn, arg = sched._pop()
-        if arg in held:
-            assert fn == sim.network._deliver and before == sim.network.sent
-            break
-    else:
-        raise AssertionError("no message entry was popped")
-
-
 def test_a_snapshot_of_a_pypy_layout_run_continues_to_the_same_result(forced):
     doc = {name: doc for name, _v, doc in cases()}["zombie-leader-after-pause"]
     whole = Simulation(doc).run()
