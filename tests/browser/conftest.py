@@ -46,9 +46,13 @@ def serving(folder, name):
 
 
 @pytest.fixture(scope="session")
-def server():
+def server(tmp_path_factory):
+    # a store of its own: with the defaults the suite wrote its runs into <repo>/instance, the
+    # developer's own saved runs
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    app = create_app({"SECRET_KEY": "browser-tests", **TEST_CLIENT_LIMITS})
+    folder = tmp_path_factory.mktemp("browser-store")
+    app = create_app({"SECRET_KEY": "browser-tests", "DATABASE_URL": f"sqlite:///{folder}/runs.db",
+                      "INSTANCE_PATH": str(folder), **TEST_CLIENT_LIMITS})
     srv = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
