@@ -49,16 +49,8 @@ def serving(folder, name):
 def server(tmp_path_factory):
     # a store of its own: with the defaults the suite wrote its runs into <repo>/instance, the
     # developer's own saved runs
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    folder = tmp_path_factory.mktemp("browser-store")
-    app = create_app({"SECRET_KEY": "browser-tests", "DATABASE_URL": f"sqlite:///{folder}/runs.db",
-                      "INSTANCE_PATH": str(folder), **TEST_CLIENT_LIMITS})
-    srv = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield app, f"http://127.0.0.1:{srv.server_port}"
-    srv.shutdown()
-    runner_of(app).stop()
+    with serving(tmp_path_factory.mktemp("browser-store"), "browser-tests") as served:
+        yield served
 
 
 @pytest.fixture(scope="module")
