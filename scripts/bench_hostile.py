@@ -9,7 +9,9 @@ and for ``--seconds`` (default 60) drives, all at once:
 * six large rooms (16 brokers, 256 partitions) at maximum speed, each with a viewer;
 * a fork storm from one address;
 
-while one client watches a small library room over a websocket and another polls ``/healthz``.
+while one client watches a small library room over a websocket and another polls ``/healthz``
+and, in turn, a control: a bare threaded HTTP server from Python's standard library, in a session
+of its own, whose answer times are this machine's floor under the same load (``serve_bare``).
 Those two observers run in a process and a session of their own (as a viewer's browser would
 be), so what they measure is the server's answer time and frame rate, not the wait for this
 script's own GIL, which the ~30 load-generating threads hold most of the time, nor their wait for
@@ -20,8 +22,9 @@ have started) runs at ``--load-nice`` (default 10), set on its session as a whol
 deployment the visitors' CPUs are not the server's, but here all of it shares two cores.
 ``--load-nice 0`` measures that shared-machine worst case: the load generator's session gets the
 same share of the two cores as the server's. ``--loads`` drives only some of the loads.
-Prints the small room's frames/s, ``/healthz`` p50/p99, the server's peak RSS and thread count
-(gunicorn's worker, read from /proc), 500s seen, and requests refused (413/429) versus run.
+Prints the small room's frames/s, ``/healthz`` p50/p99 beside the control's, the server's peak
+RSS and thread count (gunicorn's worker, read from /proc), 500s seen, and requests refused
+(413/429) versus run.
 Aims (issue: bounded work): >= 20 frames/s, p99 < 200 ms, RSS < 1.5 GB, threads < 60, no 500.
 
     .venv/bin/python scripts/bench_hostile.py [--seconds 60] [--load-nice 0] [--loads heavy_save,search]
@@ -101,14 +104,48 @@ def descendants(pid):
     return [int(p) for p in out] + [d for p in out for d in descendants(int(p))]
 
 
-def observe(base, seconds, out, ready):
-    """The observers' process: a small library room's watcher and the /healthz prober. Puts
-    {"frames": [monotonic times], "health_ms": [...], "stats": [(t, runner stats)],
-    "drops": n} on ``out`` when ``seconds`` have passed. It runs in a session of its own
+def serve_bare(port):
+    """The control: a bare threaded HTTP/1.1 server (the standard library's, nothing else running
+    in it) answering every GET with a small JSON body, in a session of its own like the server.
+    Probed beside the real ``/healthz``, its answer times are the floor this machine and load set
+    for any Python server, measured in the same seconds."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    os.setsid()
+
+    class Health(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"                   # keep-alive, as the real prober uses
+
+        def do_GET(self):                               # noqa: N802 (the standard library's name)
+            body = b'{"status": "ok"}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_):
+            pass
+    ThreadingHTTPServer(("127.0.0.1", port), Health).serve_forever()
+
+
+def timed_get(session, url):
+    started = time.perf_counter()
+    try:
+        reply = session.get(url, timeout=10)
+    except requests.RequestException:
+        return 10000.0, None
+    return (time.perf_counter() - started) * 1000, reply
+
+
+def observe(base, bare, seconds, out, ready):
+    """The observers' process: a small library room's watcher and the /healthz prober, which also
+    probes the bare control server at ``bare`` between two probes of the real one. Puts
+    {"frames": [monotonic times], "health_ms": [...], "bare_ms": [...], "stats": [(t, runner
+    stats)], "drops": n} on ``out`` when ``seconds`` have passed. It runs in a session of its own
     (see ``own_session``): a visitor's browser does not share the load generator's CPU."""
     os.setsid()
     deadline = time.monotonic() + seconds
-    seen, health_ms, stats, drops = [], [], [], [0]
+    seen, health_ms, bare_ms, stats, drops = [], [], [], [], [0]
     watcher = socketio.Client()
     watcher.on("frame", lambda _data: seen.append(time.monotonic()))
 
@@ -122,20 +159,22 @@ def observe(base, seconds, out, ready):
         print(f"the small room was refused: {created}", file=sys.stderr)
     ready.set()                   # the room exists before the load starts: no quota race
     deadline = time.monotonic() + seconds
-    session = requests.Session()
+    session, control = requests.Session(), requests.Session()
     while time.monotonic() < deadline:
-        started = time.perf_counter()
-        try:
-            reply = session.get(base + "/healthz", timeout=10)
-            health_ms.append((time.perf_counter() - started) * 1000)
-            if reply.ok:                                   # the runner's own counters, over time
-                stats.append((time.monotonic(), reply.json().get("stats", {})))
-        except requests.RequestException:
-            health_ms.append(10000.0)
-        time.sleep(0.05)
+        elapsed, reply = timed_get(session, base + "/healthz")
+        health_ms.append(elapsed)
+        if reply is not None and reply.ok:                 # the runner's own counters, over time
+            stats.append((time.monotonic(), reply.json().get("stats", {})))
+        time.sleep(0.025)
+        bare_ms.append(timed_get(control, bare)[0])
+        time.sleep(0.025)
     watcher.disconnect()
-    out.put({"frames": seen, "health_ms": health_ms, "stats": stats, "drops": drops[0],
-             "start": deadline - seconds})
+    out.put({"frames": seen, "health_ms": health_ms, "bare_ms": bare_ms, "stats": stats,
+             "drops": drops[0], "start": deadline - seconds})
+
+
+def percentile(ordered, fraction):
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
 
 
 def big_scenario(seconds=60):
@@ -261,7 +300,11 @@ def main():
     drops = {}
     spawn = multiprocessing.get_context("spawn")
     observed, ready = spawn.Queue(), spawn.Event()
-    observer = spawn.Process(target=observe, args=(base, args.seconds, observed, ready))
+    bare_port = free_port()
+    bare = spawn.Process(target=serve_bare, args=(bare_port,), daemon=True)
+    bare.start()
+    observer = spawn.Process(target=observe, args=(base, f"http://127.0.0.1:{bare_port}/healthz",
+                                                   args.seconds, observed, ready))
     observer.start()
     ready.wait(timeout=60)
     if args.load_nice:                  # the server and the observers keep the priority they started with
@@ -284,8 +327,9 @@ def main():
     start = seen_by["start"]
     window = [t for t in seen_by["frames"] if t >= start + 5]              # after the load ramped up
     fps = len(window) / max(args.seconds - 5, 1)
-    health = sorted(results["health_ms"]) or [0.0]
-    p99 = health[min(len(health) - 1, int(len(health) * 0.99))]
+    health, floor = sorted(results["health_ms"]) or [0.0], sorted(seen_by["bare_ms"]) or [0.0]
+    p99, floor_p99 = percentile(health, 0.99), percentile(floor, 0.99)
+    bare.terminate()
     proc.terminate()
     try:
         proc.wait(timeout=30)
@@ -299,10 +343,13 @@ def main():
         print(f"server runner: {rate('ticks'):.1f} ticks/s, {rate('late_ticks'):.1f} late ticks/s, "
               f"{rate('frames'):.1f} frames built/s, {rate('frames_deferred'):.1f} frames deferred/s "
               f"(a small room sends one frame per tick; fewer frames seen than ticks = the client read slowly)")
-    print(f"load generator at nice {args.load_nice} driving {', '.join(l for l in LOADS if l in chosen)}; "
+    print(f"load generator at nice {args.load_nice} driving {', '.join(name for name in LOADS if name in chosen)}; "
           "the server and the observers at nice 0")
     print(f"small room: {fps:.1f} frames/s (aim >= 20)")
     print(f"/healthz: p50 {statistics.median(health):.0f} ms, p99 {p99:.0f} ms (aim < 200), {len(health)} probes")
+    print(f"control, a bare threaded Python HTTP server in a session of its own, probed in turn: "
+          f"p50 {statistics.median(floor):.0f} ms, p99 {floor_p99:.0f} ms; the server's p99 is "
+          f"{p99 / max(floor_p99, 0.1):.1f}x the control's")
     print(f"server worker: peak RSS {results['rss'] / 2 ** 20:.0f} MB (aim < 1536), peak threads "
           f"{results['threads']} (aim < 60); with its worker processes and Spark's JVM: peak RSS "
           f"{results.get('rss_all', 0) / 2 ** 20:.0f} MB")
